@@ -1,0 +1,133 @@
+"""Building candidates: nvcc into a shared library per candidate, driven by ninja.
+
+The cache key hashes everything that can change the binary: the kernel source, the knobs,
+the instantiation set, the arch, the flags and the nvcc version. Several candidates build in
+parallel (ninja -j), a rebuilt candidate is a cache hit, and a compile error is a result with
+its log kept, never an exception that stops a search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from kernel_src.knobs import SOURCE, Knobs, source_hash
+
+FLAGS = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-lineinfo", "-Xptxas", "-v"]
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+class BuildSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    knobs: Knobs
+    arch: str  # "sm_90"
+    dtypes: tuple[str, ...] = ("float16",)
+    dims: tuple[int, ...] = (128,)
+    causals: tuple[bool, ...] = (False, True)
+
+    def defines(self) -> dict[str, int]:
+        d = self.knobs.defines()
+        d["FA_DTYPES"] = sum(1 << ("float16", "bfloat16").index(t) for t in set(self.dtypes))
+        d["FA_DIMS"] = sum(1 << (64, 128).index(x) for x in set(self.dims))
+        d["FA_CAUSALS"] = sum(1 << int(c) for c in set(self.causals))
+        return d
+
+    def flags(self) -> list[str]:
+        num = self.arch.removeprefix("sm_")
+        return FLAGS + [f"-gencode=arch=compute_{num},code=sm_{num}"] + [f"-D{k}={v}" for k, v in sorted(self.defines().items())]
+
+    def key(self) -> str:
+        h = hashlib.sha256()
+        for part in (source_hash(), self.knobs.canonical(), " ".join(self.flags()), nvcc_version()):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:16]
+
+
+class BuildResult(BaseModel):
+    key: str
+    ok: bool
+    library: str | None
+    log: str
+    seconds: float
+    cached: bool
+
+
+def nvcc_path() -> str:
+    found = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc") and "/usr/local/cuda/bin/nvcc")
+    if not found:
+        raise BuildError("nvcc was not found on PATH or in /usr/local/cuda/bin; install the CUDA toolkit (12.0 or newer)")
+    return found
+
+
+@lru_cache(maxsize=1)
+def nvcc_version() -> str:
+    out = subprocess.run([nvcc_path(), "--version"], capture_output=True, text=True).stdout
+    return out.strip().splitlines()[-1] if out.strip() else "unknown"
+
+
+def ninja_path() -> str:
+    found = shutil.which("ninja")
+    if found:
+        return found
+    try:
+        import ninja  # the PyPI package ships the binary
+
+        return os.path.join(ninja.BIN_DIR, "ninja")
+    except ImportError as e:  # pragma: no cover - ninja is a declared dependency
+        raise BuildError("ninja was not found; pip install ninja") from e
+
+
+def _q(s: str) -> str:
+    return s.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, timeout: float = 600) -> dict[str, BuildResult]:
+    """Build every spec (cache hits skipped by ninja); returns results keyed by spec.key()."""
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    nvcc = nvcc_path()
+    lines = [
+        "ninja_required_version = 1.5",
+        "rule nvcc",
+        f"  command = {nvcc} $flags $in -o $out > $out.log 2>&1 || (cat $out.log; exit 1)",
+        "  description = nvcc $out",
+        "",
+    ]
+    keys = {}
+    for spec in specs:
+        key = spec.key()
+        keys[key] = spec
+        (cache_dir / key).mkdir(exist_ok=True)
+        (cache_dir / key / "spec.json").write_text(spec.model_dump_json(indent=1))
+    for key, spec in keys.items():
+        lines.append(f"build {_q(str(cache_dir / key / 'fa.so'))}: nvcc {_q(str(SOURCE))}")
+        lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
+    (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
+    before = {k: (cache_dir / k / "fa.so").exists() for k in keys}
+    t0 = time.perf_counter()
+    cmd = [ninja_path(), "-f", str(cache_dir / "build.ninja"), "-k", "0"]
+    if jobs:
+        cmd += ["-j", str(jobs)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    seconds = time.perf_counter() - t0
+    results = {}
+    for key in keys:
+        so = cache_dir / key / "fa.so"
+        log_path = cache_dir / key / "fa.so.log"
+        log = log_path.read_text() if log_path.exists() else proc.stdout[-4000:]
+        ok = so.exists()
+        results[key] = BuildResult(key=key, ok=ok, library=str(so) if ok else None, log=log,
+                                   seconds=0.0 if before[key] else seconds, cached=before[key] and ok)
+    return results

@@ -1,0 +1,201 @@
+"""One candidate's life: knobs -> pre-flight -> build -> C1 -> paired timing -> C2 -> outcome.
+
+Everything that touches the GPU runs in a child process (experiments.worker) so that a
+kernel which faults or hangs becomes an outcome (CRASH / TIMEOUT) and the next candidate gets
+a fresh process and a fresh CUDA context.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from kernel_src.arch import ArchLimits, launch_refusal
+from kernel_src.knobs import Knobs
+
+from .build import BuildResult, BuildSpec, build
+from .outcome import Outcome
+from .problem import Shape, c1_shapes
+
+_RESOURCE_WORDS = ("too many resources", "out of resources", "invalid argument", "shared memory")
+
+
+class JobResult(BaseModel):
+    status: str  # "ok" | "error" | "crash" | "timeout"
+    steps: list[dict]
+    stderr: str = ""
+
+    def step(self, tag: str) -> dict | None:
+        return next((s for s in self.steps if s.get("tag") == tag), None)
+
+    def value(self, tag: str) -> dict | None:
+        s = self.step(tag)
+        return s.get("result") if s else None
+
+
+class Evaluation(BaseModel):
+    outcome: Outcome
+    detail: str
+    build: BuildResult | None = None
+    attributes: dict | None = None
+    c1: dict | None = None
+    paired: dict | None = None
+    c2: dict | None = None
+
+
+class Lab:
+    """The real, GPU-backed side of an experiment, for one problem shape on one device."""
+
+    def __init__(self, shape: Shape, limits: ArchLimits, cache_dir: Path, *, budget_s: float = 3.0,
+                 jobs: int | None = None):
+        self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
+        self.budget_s, self.jobs = budget_s, jobs
+        self._libs: dict[str, BuildResult] = {}
+
+    # ---- build ---------------------------------------------------------------------------
+    def spec(self, knobs: Knobs) -> BuildSpec:
+        return BuildSpec(knobs=knobs, arch=self.limits.arch, dtypes=(self.shape.dtype,), dims=(self.shape.D,),
+                         causals=(False, True))
+
+    def preflight(self, knobs: Knobs) -> str | None:
+        return launch_refusal(self.limits, smem=knobs.smem_bytes(self.shape.D), threads=knobs.threads())
+
+    def build(self, knobs_list: list[Knobs]) -> dict[str, BuildResult]:
+        """Build several candidates in parallel; results keyed by knobs.key()."""
+        todo = [k for k in knobs_list if k.key() not in self._libs]
+        if todo:
+            specs = {k.key(): self.spec(k) for k in todo}
+            res = build(list(specs.values()), self.cache_dir / "build", jobs=self.jobs)
+            for kk, spec in specs.items():
+                self._libs[kk] = res[spec.key()]
+        return {k.key(): self._libs[k.key()] for k in knobs_list}
+
+    def library(self, knobs: Knobs) -> str:
+        b = self.build([knobs])[knobs.key()]
+        if not b.ok:
+            raise RuntimeError(f"{knobs.label()} does not build:\n{b.log[-2000:]}")
+        return b.library
+
+    # ---- child processes -----------------------------------------------------------------
+    def run_job(self, steps: list[dict], timeout: float) -> JobResult:
+        with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
+            job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
+            job.write_text(json.dumps({"steps": steps}))
+            proc = subprocess.Popen([sys.executable, "-m", "experiments.worker", str(job), str(out)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            try:
+                _, err = proc.communicate(timeout=timeout)
+                status = "ok" if proc.returncode == 0 else ("error" if proc.returncode == 3 else "crash")
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                _, err = proc.communicate()
+                status = "timeout"
+            data = json.loads(out.read_text()) if out.exists() else {"steps": []}
+        return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:])
+
+    def _timeout(self, n_paired: int = 1) -> float:
+        return 120 + n_paired * (self.budget_s * 3 + 30)
+
+    # ---- the experiment ------------------------------------------------------------------
+    def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float) -> Evaluation:
+        refusal = self.preflight(cand)
+        if refusal:
+            return Evaluation(outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=refusal)
+        b = self.build([base, cand])
+        if not b[cand.key()].ok:
+            return Evaluation(outcome=Outcome.COMPILE_FAIL, detail="nvcc failed; log kept", build=b[cand.key()])
+        lib_a, lib_b = b[base.key()].library, b[cand.key()].library
+        sd = self.shape.model_dump()
+        steps = [
+            {"do": "attributes", "tag": "attributes", "lib": lib_b, "shape": sd},
+            {"do": "check", "tag": "c1", "lib": lib_b, "shapes": [s.model_dump() for s in c1_shapes(self.shape)]},
+            {"do": "paired", "tag": "paired", "stop_if_failed": True, "base": {"lib": lib_a}, "cand": {"lib": lib_b},
+             "shape": sd, "budget_s": self.budget_s},
+            {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "if_margin_at_least": t_keep},
+        ]
+        job = self.run_job(steps, self._timeout())
+        return decide(job, b[cand.key()], t_keep=t_keep, t_noise=t_noise)
+
+    def attributes(self, knobs: Knobs) -> dict:
+        job = self.run_job([{"do": "attributes", "tag": "attributes", "lib": self.library(knobs),
+                             "shape": self.shape.model_dump()}], 120)
+        if job.status != "ok":
+            raise RuntimeError(f"could not read attributes of {knobs.label()}: {job.stderr[-500:]}")
+        return job.value("attributes")
+
+    def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
+        return self.run_job([{"do": "check", "tag": "check", "lib": self.library(knobs),
+                              "shapes": [s.model_dump() for s in shapes]}], self._timeout())
+
+    def paired(self, base: dict, cand: dict) -> JobResult:
+        """base/cand: {"knobs": Knobs} or {"sdpa": backend}."""
+        arm = lambda a: {"lib": self.library(a["knobs"])} if "knobs" in a else {"sdpa": a["sdpa"]}
+        return self.run_job([{"do": "paired", "tag": "paired", "base": arm(base), "cand": arm(cand),
+                              "shape": self.shape.model_dump(), "budget_s": self.budget_s}], self._timeout())
+
+    def aa_null(self, knobs: Knobs, repeats: int) -> list[dict]:
+        """A/A: the same library against itself, each repeat in a fresh process, through the
+        same paired path a keep test takes."""
+        out = []
+        for _ in range(repeats):
+            job = self.paired({"knobs": knobs}, {"knobs": knobs})
+            if job.status != "ok":
+                raise RuntimeError(f"A/A null failed ({job.status}): {job.stderr[-800:]}")
+            out.append(job.value("paired"))
+        return out
+
+
+def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float) -> Evaluation:
+    """The outcome of one evaluate job; pure, so replayed jobs decide the same way."""
+    ev = Evaluation(outcome=Outcome.CRASH, detail="", build=built, attributes=job.value("attributes"),
+                    c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"))
+    failed = next((s for s in job.steps if "error" in s), None)
+    if job.status == "timeout":
+        ev.outcome, ev.detail = Outcome.TIMEOUT, f"child process exceeded its deadline during {_last_tag(job)}"
+        return ev
+    if failed is not None:
+        err = failed["error"]
+        resource = "launch" in err and any(w in err.lower() for w in _RESOURCE_WORDS)
+        ev.outcome = Outcome.RESOURCE_FAIL if resource else Outcome.CRASH
+        ev.detail = f"{failed['tag']}: {err[:300]}"
+        return ev
+    if job.status == "crash":
+        ev.outcome, ev.detail = Outcome.CRASH, f"child process died during {_last_tag(job)}: {job.stderr[-300:]}"
+        return ev
+    if ev.c1 is None or not ev.c1["ok"]:
+        bad = next((c for c in (ev.c1 or {}).get("checks", []) if not c["ok"]), None)
+        ev.outcome = Outcome.WRONG
+        ev.detail = f"C1 failed at {_shape_str(bad['shape'])}: {bad['reason']}" if bad else "C1 did not run"
+        return ev
+    p = ev.paired
+    m = p["margin"]
+    if m >= t_keep:
+        if ev.c2 is None or not ev.c2["ok"]:
+            bad = (ev.c2 or {}).get("checks", [{}])[0]
+            ev.outcome, ev.detail = Outcome.WRONG, f"margin {m:.4f} but C2 failed: {bad.get('reason', 'did not run')}"
+        else:
+            ev.outcome, ev.detail = Outcome.KEPT, f"margin {m:.4f} >= t_keep {t_keep:.4f}, C1 and C2 passed"
+    elif m <= 1 - t_noise:
+        ev.outcome, ev.detail = Outcome.SLOWER, f"margin {m:.4f} <= 1 - t_noise ({1 - t_noise:.4f})"
+    else:
+        ev.outcome, ev.detail = Outcome.NULL, f"margin {m:.4f} within the A/A null (t_noise {t_noise:.4%})"
+    return ev
+
+
+def _last_tag(job: JobResult) -> str:
+    done = {s.get("tag") for s in job.steps}
+    for tag in ("attributes", "c1", "paired", "c2"):
+        if tag not in done:
+            return tag
+    return "the last step"
+
+
+def _shape_str(sd: dict) -> str:
+    return Shape(**sd).key()

@@ -1,0 +1,489 @@
+// fa5090-search: FlashAttention forward, one kernel, every lever a compile-time knob.
+//
+// O = softmax(Q K^T * scale) V per (batch, head), Q/K/V/O laid out [B, H, N, D] contiguous,
+// fp16 or bf16 in, fp32 accumulate, O in the input dtype, LSE = log(sum exp) in fp32 [B, H, N].
+// Any N (tails are masked), D in {64, 128}, causal (top-left aligned) or not.
+//
+// The build defines the knobs (see kernel_src/knobs.py, which is the schema and the validator):
+//   FA_COMPUTE  0 scalar CUDA-core FMAs (the seed's v0) | 1 mma.sync m16n8k16 + ldmatrix (v1)
+//   FA_LAYOUT   0 row-major | 1 XOR swizzle | 2 padding, for the Q/K/V shared-memory tiles
+//   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async
+//   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
+//   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA (BR == 16*WARPS)
+// and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
+// bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#ifndef FA_COMPUTE
+#define FA_COMPUTE 0
+#endif
+#ifndef FA_LAYOUT
+#define FA_LAYOUT 0
+#endif
+#ifndef FA_STAGING
+#define FA_STAGING 0
+#endif
+#ifndef FA_EXP
+#define FA_EXP 0
+#endif
+#ifndef FA_BR
+#define FA_BR 64
+#endif
+#ifndef FA_BC
+#define FA_BC 64
+#endif
+#ifndef FA_WARPS
+#define FA_WARPS 4
+#endif
+#ifndef FA_DTYPES
+#define FA_DTYPES 3
+#endif
+#ifndef FA_DIMS
+#define FA_DIMS 3
+#endif
+#ifndef FA_CAUSALS
+#define FA_CAUSALS 3
+#endif
+
+namespace fa {
+
+enum { SCALAR = 0, MMA = 1 };
+enum { ROW_MAJOR = 0, SWIZZLE = 1, PAD = 2 };
+enum { STAGE_SCALAR = 0, STAGE_CP_ASYNC = 1 };
+enum { EXP_EXPF = 0, EXP_EX2 = 1 };
+
+template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_>
+struct Knobs {
+  static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
+  static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
+  static_assert(BR == 16 * WARPS, "each warp owns 16 query rows");
+  static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
+};
+
+// Shared-memory tile addressing; writer and reader use the same map, so no layout can
+// misplace data, only change which bank a lane hits.
+// Row-major: an fp16 row of D=64 is 128 B, D=128 is 256 B, both multiples of the 128 B bank
+// period, so the 8 rows an ldmatrix gathers all start on bank 0: 8-way conflicts (seed v1:
+// 32 wavefronts per ldmatrix.x4 instead of 4).
+// Swizzle: XOR the 16-byte chunk index with (row & 7): the 8 rows of a gather land on 8
+// distinct chunks, for zero extra bytes (seed v2: 32 -> 4 wavefronts, 1.68x on the 5090).
+// Padding: 8 extra elements per row shift each row by 16 B: conflict-free too, paid in bytes
+// per CTA (the 5090 lost a CTA/SM to it at D=128; the H200's 227 KB may not).
+template <int D, int LAYOUT>
+struct Tile {
+  static constexpr int STRIDE = LAYOUT == PAD ? D + 8 : D;
+  __device__ __forceinline__ static int off(int r, int c) {
+    if (LAYOUT == SWIZZLE) return r * D + ((((c >> 3) ^ (r & 7)) << 3) | (c & 7));
+    return r * STRIDE + c;
+  }
+};
+
+template <typename T> struct Pack;
+template <> struct Pack<__half> {
+  __device__ __forceinline__ static uint32_t two(float a, float b) {
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+  __device__ __forceinline__ static float f(__half x) { return __half2float(x); }
+  __device__ __forceinline__ static __half cast(float x) { return __float2half_rn(x); }
+};
+template <> struct Pack<__nv_bfloat16> {
+  __device__ __forceinline__ static uint32_t two(float a, float b) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+  __device__ __forceinline__ static float f(__nv_bfloat16 x) { return __bfloat162float(x); }
+  __device__ __forceinline__ static __nv_bfloat16 cast(float x) { return __float2bfloat16_rn(x); }
+};
+
+// exp of a score already multiplied by the host scale. With EX2 the host folded log2(e) into
+// the scale, so scores and the running max live in the log2 domain and the exponential is one
+// MUFU.EX2; expf lowers to ~8 instructions of which one is MUFU (seed v4: +9% on the 5090,
+// paid on the FMA/ALU pipes, not the SFU). ex2.approx(-inf) = +0: a masked key adds nothing.
+template <int EXP>
+__device__ __forceinline__ float fexp(float x) {
+  if (EXP == EXP_EX2) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+  }
+  return expf(x);
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
+  uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+
+// Stage rows [row0, row0 + ROWS) of one head's [N, D] matrix into a shared tile; rows past N
+// are zero (a zero K row scores 0 and is then masked; a zero V row adds nothing).
+// Scalar: one 2-byte load per element through a register (seed v0..v2).
+// cp.async: one 16-byte LDGSTS per 8 elements, no register, L1 bypassed (seed v3: 1.51x for
+// the width alone on the 5090). Out-of-range rows use src-size 0, which zero-fills.
+template <class K, int D, int ROWS, typename T>
+__device__ __forceinline__ void stage(T* s, const T* g, int row0, int N) {
+  using TL = Tile<D, K::LAYOUT>;
+  if (K::STAGING == STAGE_CP_ASYNC) {
+    constexpr int CHUNKS = D / 8;
+    for (int i = threadIdx.x; i < ROWS * CHUNKS; i += K::THREADS) {
+      int r = i / CHUNKS, c = (i % CHUNKS) * 8;
+      bool ok = row0 + r < N;
+      const T* src = g + (size_t)(ok ? row0 + r : 0) * D + c;
+      cp_async16(s + TL::off(r, c), src, ok ? 16 : 0);
+    }
+    cp_async_commit();
+  } else {
+    for (int i = threadIdx.x; i < ROWS * D; i += K::THREADS) {
+      int r = i / D, c = i % D;
+      s[TL::off(r, c)] = row0 + r < N ? g[(size_t)(row0 + r) * D + c] : Pack<T>::cast(0.f);
+    }
+  }
+}
+
+template <class K>
+__device__ __forceinline__ void stage_wait() {
+  if (K::STAGING == STAGE_CP_ASYNC) cp_async_wait_all();
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t* r, const void* p) {
+  uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t* r, const void* p) {
+  uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+
+template <typename T> __device__ __forceinline__ void mma16816(float* c, const uint32_t* a, const uint32_t* b);
+template <> __device__ __forceinline__ void mma16816<__half>(float* c, const uint32_t* a, const uint32_t* b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <> __device__ __forceinline__ void mma16816<__nv_bfloat16>(float* c, const uint32_t* a, const uint32_t* b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Key blocks this query tile must visit: all of them, or (causal) up to the diagonal.
+template <class K, bool CAUSAL>
+__device__ __forceinline__ int kv_blocks(int q0, int N) {
+  int end = CAUSAL ? min(N, q0 + K::BR) : N;
+  return (end + K::BC - 1) / K::BC;
+}
+
+template <class K, typename T, int D>
+__host__ __device__ constexpr int smem_bytes() {
+  return (K::BR + 2 * K::BC) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
+         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// v0: scalar CUDA-core path. Lane pairs own one query row; each lane computes half the key
+// tile's scores and half the output row with fp32 FMAs, P goes through shared memory.
+// Hypothesis (seed 2.2): latency-bound at low occupancy, tensor pipe at 0%.
+template <class K, typename T, int D, bool CAUSAL>
+__device__ __forceinline__ void body_scalar(const T* Qg, const T* Kg, const T* Vg, T* Og, float* Lg,
+                                            int N, float scale, T* Qs, T* Ks, T* Vs, float* Ps) {
+  using TL = Tile<D, K::LAYOUT>;
+  constexpr int HC = K::BC / 2, HD = D / 2;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int q0 = blockIdx.x * K::BR;
+  const int rl = warp * 16 + (lane >> 1), half = lane & 1;  // local row, which half
+  const int row = q0 + rl;
+  float o[HD];
+#pragma unroll
+  for (int d = 0; d < HD; ++d) o[d] = 0.f;
+  float m = -INFINITY, l = 0.f;
+
+  stage<K, D, K::BR>(Qs, Qg, q0, N);
+  const int nkv = kv_blocks<K, CAUSAL>(q0, N);
+  for (int kb = 0; kb < nkv; ++kb) {
+    const int k0 = kb * K::BC;
+    __syncthreads();  // previous block's reads of Ks/Vs are done
+    stage<K, D, K::BC>(Ks, Kg, k0, N);
+    stage<K, D, K::BC>(Vs, Vg, k0, N);
+    stage_wait<K>();
+    __syncthreads();
+    float s[HC];
+#pragma unroll
+    for (int j = 0; j < HC; ++j) s[j] = 0.f;
+#pragma unroll 4
+    for (int k = 0; k < D; ++k) {
+      float q = Pack<T>::f(Qs[TL::off(rl, k)]);
+#pragma unroll
+      for (int j = 0; j < HC; ++j) s[j] += q * Pack<T>::f(Ks[TL::off(half * HC + j, k)]);
+    }
+    float mx = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < HC; ++j) {
+      int col = k0 + half * HC + j;
+      s[j] = (col >= N || (CAUSAL && col > row)) ? -INFINITY : s[j] * scale;
+      mx = fmaxf(mx, s[j]);
+    }
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, 1));
+    const float mnew = fmaxf(m, mx);
+    const float meff = mnew == -INFINITY ? 0.f : mnew;  // a fully masked row so far: no NaN
+    const float alpha = fexp<K::EXP>(m - meff);
+    m = mnew;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < HC; ++j) {
+      float p = fexp<K::EXP>(s[j] - meff);
+      sum += p;
+      Ps[rl * K::BC + half * HC + j] = p;
+    }
+    l = l * alpha + sum;
+    __syncwarp();
+#pragma unroll
+    for (int d = 0; d < HD; ++d) o[d] *= alpha;
+#pragma unroll 2
+    for (int j = 0; j < K::BC; ++j) {
+      float p = Ps[rl * K::BC + j];
+#pragma unroll
+      for (int d = 0; d < HD; ++d) o[d] += p * Pack<T>::f(Vs[TL::off(j, half * HD + d)]);
+    }
+    __syncwarp();
+  }
+  l += __shfl_xor_sync(0xffffffff, l, 1);
+  if (row < N) {
+    const float inv = 1.f / l;
+#pragma unroll
+    for (int d = 0; d < HD; ++d) Og[(size_t)row * D + half * HD + d] = Pack<T>::cast(o[d] * inv);
+    if (half == 0) Lg[row] = K::EXP == EXP_EX2 ? (m + log2f(l)) * 0.69314718055994531f : m + logf(l);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// v1: tensor cores. Each warp owns 16 query rows; S = Q K^T and O += P V run as
+// mma.sync.m16n8k16 with fp32 accumulators, operands fed by ldmatrix (V through .trans).
+// S's accumulator layout is exactly P's A-operand layout, so P never leaves registers.
+// Hypothesis (seed 2.3): the unit that defines the card wakes up; 6.9x on the 5090.
+template <class K, typename T, int D, bool CAUSAL>
+__device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, T* Og, float* Lg,
+                                         int N, float scale, T* Qs, T* Ks, T* Vs) {
+  using TL = Tile<D, K::LAYOUT>;
+  constexpr int NT = K::BC / 8;  // score n-tiles
+  constexpr int DT = D / 8;      // output n-tiles
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane >> 2, t = lane & 3;
+  const int q0 = blockIdx.x * K::BR;
+  const int r0 = warp * 16;  // this warp's first local row
+
+  stage<K, D, K::BR>(Qs, Qg, q0, N);
+  stage_wait<K>();
+  __syncthreads();
+  uint32_t qf[D / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk)
+    ldmatrix_x4(qf[kk], Qs + TL::off(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+
+  float o[DT][4];
+#pragma unroll
+  for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  const int rowa = q0 + r0 + g, rowb = rowa + 8;
+
+  const int nkv = kv_blocks<K, CAUSAL>(q0, N);
+  for (int kb = 0; kb < nkv; ++kb) {
+    const int k0 = kb * K::BC;
+    __syncthreads();
+    stage<K, D, K::BC>(Ks, Kg, k0, N);
+    stage<K, D, K::BC>(Vs, Vg, k0, N);
+    stage_wait<K>();
+    __syncthreads();
+
+    float s[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+#pragma unroll
+      for (int j = 0; j < NT; j += 2) {
+        uint32_t b[4];
+        ldmatrix_x4(b, Ks + TL::off(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
+        mma16816<T>(s[j], qf[kk], b);
+        mma16816<T>(s[j + 1], qf[kk], b + 2);
+      }
+    }
+    // Scale, mask (key tail, causal diagonal) and the online-softmax update for rows g, g+8.
+    const bool edge = k0 + K::BC > N || (CAUSAL && k0 + K::BC - 1 > q0);
+    float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int col = k0 + j * 8 + 2 * t + (e & 1);
+        const int row = e < 2 ? rowa : rowb;
+        float v = s[j][e] * scale;
+        if (edge && (col >= N || (CAUSAL && col > row))) v = -INFINITY;
+        s[j][e] = v;
+        mx[e >> 1] = fmaxf(mx[e >> 1], v);
+      }
+    }
+    float alpha[2], meff[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+      const float mnew = fmaxf(m[h], mx[h]);
+      meff[h] = mnew == -INFINITY ? 0.f : mnew;
+      alpha[h] = fexp<K::EXP>(m[h] - meff[h]);
+      m[h] = mnew;
+      l[h] *= alpha[h];
+    }
+#pragma unroll
+    for (int i = 0; i < DT; ++i) {
+      o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
+      o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
+    }
+    uint32_t pf[NT][2];  // P packed to the input dtype, two values per register
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      float p0 = fexp<K::EXP>(s[j][0] - meff[0]), p1 = fexp<K::EXP>(s[j][1] - meff[0]);
+      float p2 = fexp<K::EXP>(s[j][2] - meff[1]), p3 = fexp<K::EXP>(s[j][3] - meff[1]);
+      l[0] += p0 + p1;
+      l[1] += p2 + p3;
+      pf[j][0] = Pack<T>::two(p0, p1);
+      pf[j][1] = Pack<T>::two(p2, p3);
+    }
+#pragma unroll
+    for (int kk = 0; kk < K::BC / 16; ++kk) {
+      const uint32_t a[4] = {pf[2 * kk][0], pf[2 * kk][1], pf[2 * kk + 1][0], pf[2 * kk + 1][1]};
+#pragma unroll
+      for (int i = 0; i < DT; i += 2) {
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, Vs + TL::off(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
+        mma16816<T>(o[i], a, b);
+        mma16816<T>(o[i + 1], a, b + 2);
+      }
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
+  }
+  const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+#pragma unroll
+  for (int i = 0; i < DT; ++i) {
+    const int c = i * 8 + 2 * t;
+    if (rowa < N) *reinterpret_cast<uint32_t*>(Og + (size_t)rowa * D + c) = Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0);
+    if (rowb < N) *reinterpret_cast<uint32_t*>(Og + (size_t)rowb * D + c) = Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1);
+  }
+  if (t == 0) {
+    constexpr float LN2 = 0.69314718055994531f;
+    if (rowa < N) Lg[rowa] = K::EXP == EXP_EX2 ? (m[0] + log2f(l[0])) * LN2 : m[0] + logf(l[0]);
+    if (rowb < N) Lg[rowb] = K::EXP == EXP_EX2 ? (m[1] + log2f(l[1])) * LN2 : m[1] + logf(l[1]);
+  }
+}
+
+template <class K, typename T, int D, bool CAUSAL>
+__global__ void __launch_bounds__(K::THREADS)
+fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V,
+              T* __restrict__ O, float* __restrict__ L, int N, float scale) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  using TL = Tile<D, K::LAYOUT>;
+  T* Qs = reinterpret_cast<T*>(smem);
+  T* Ks = Qs + K::BR * TL::STRIDE;
+  T* Vs = Ks + K::BC * TL::STRIDE;
+  const size_t head = (size_t)blockIdx.y * N;
+  if (K::COMPUTE == MMA)
+    body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + head * D, V + head * D, O + head * D, L + head, N, scale, Qs, Ks, Vs);
+  else
+    body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + head * D, V + head * D, O + head * D, L + head, N, scale, Qs, Ks, Vs,
+                                 reinterpret_cast<float*>(Vs + K::BC * TL::STRIDE));
+}
+
+using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS>;
+
+template <typename T, int D, bool CAUSAL>
+struct Instance {
+  static constexpr int SMEM = smem_bytes<Cfg, T, D>();
+  static cudaError_t prepare() {
+    static cudaError_t once = cudaFuncSetAttribute(fa_fwd_kernel<Cfg, T, D, CAUSAL>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    return once;
+  }
+  static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int BH, int N, float scale,
+                    cudaStream_t st) {
+    cudaError_t e = prepare();
+    if (e != cudaSuccess) return (int)e;
+    dim3 grid((N + Cfg::BR - 1) / Cfg::BR, BH);
+    fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::THREADS, SMEM, st>>>(
+        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, N, scale);
+    return (int)cudaGetLastError();
+  }
+  static int attrs(int* out) {
+    cudaError_t e = prepare();
+    if (e != cudaSuccess) return (int)e;
+    cudaFuncAttributes a;
+    e = cudaFuncGetAttributes(&a, fa_fwd_kernel<Cfg, T, D, CAUSAL>);
+    if (e != cudaSuccess) return (int)e;
+    int ctas = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::THREADS, SMEM);
+    if (e != cudaSuccess) return (int)e;
+    out[0] = a.numRegs; out[1] = (int)a.localSizeBytes; out[2] = (int)a.sharedSizeBytes;
+    out[3] = SMEM; out[4] = Cfg::THREADS; out[5] = ctas;
+    return 0;
+  }
+};
+
+}  // namespace fa
+
+// Dispatch over the compiled instantiations. dtype: 0 fp16, 1 bf16.
+#define FA_NOT_BUILT -2
+#define FA_BAD_ARG -3
+template <class F>
+static int fa_dispatch(int dtype, int D, int causal, F&& f) {
+  (void)f;
+#define FA_CASE(DT, TYPE, DBIT, DV, CBIT, CV)                                         \
+  if constexpr ((FA_DTYPES & (1 << DT)) && (FA_DIMS & DBIT) && (FA_CAUSALS & CBIT)) {  \
+    if (dtype == DT && D == DV && (causal != 0) == CV) return f(fa::Instance<TYPE, DV, CV>()); \
+  }
+  FA_CASE(0, __half, 1, 64, 1, false)
+  FA_CASE(0, __half, 1, 64, 2, true)
+  FA_CASE(0, __half, 2, 128, 1, false)
+  FA_CASE(0, __half, 2, 128, 2, true)
+  FA_CASE(1, __nv_bfloat16, 1, 64, 1, false)
+  FA_CASE(1, __nv_bfloat16, 1, 64, 2, true)
+  FA_CASE(1, __nv_bfloat16, 2, 128, 1, false)
+  FA_CASE(1, __nv_bfloat16, 2, 128, 2, true)
+#undef FA_CASE
+  if ((dtype != 0 && dtype != 1) || (D != 64 && D != 128)) return FA_BAD_ARG;
+  return FA_NOT_BUILT;
+}
+
+extern "C" {
+// Launch on `stream` (a CUstream/cudaStream_t handle); returns 0 or an error code.
+int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int N, int D,
+           int dtype, int causal, float scale, void* stream) {
+  if (B <= 0 || H <= 0 || N <= 0) return FA_BAD_ARG;
+  return fa_dispatch(dtype, D, causal, [&](auto inst) {
+    return decltype(inst)::launch(q, k, v, o, lse, B * H, N, scale, (cudaStream_t)stream);
+  });
+}
+// out[6] = registers/thread, local (spill) bytes/thread, static smem, dynamic smem/CTA,
+// threads/CTA, resident CTAs/SM as the driver computes it for this device.
+int fa_attributes(int dtype, int D, int causal, int* out) {
+  return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
+}
+// The knobs this library was built with, so a loaded library can be checked against its key.
+void fa_config(int* out) {
+  out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
+  out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
+}
+const char* fa_error_string(int code) {
+  if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
+  if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0";
+  return cudaGetErrorString((cudaError_t)code);
+}
+}

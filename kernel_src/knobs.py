@@ -1,0 +1,155 @@
+"""The schema of what can vary in kernel_src/fa_fwd.cu.
+
+A `Knobs` value is immutable and hashable; its canonical JSON (plus the source hash, the arch
+and the toolchain) is the build-cache key and the experiment key. An invalid combination is
+refused here, with a sentence naming the knob, before anything compiles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from enum import Enum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+SOURCE = Path(__file__).with_name("fa_fwd.cu")
+
+
+class Compute(str, Enum):
+    scalar = "scalar"  # CUDA-core FMAs, the seed's v0
+    mma = "mma"  # mma.sync m16n8k16 + ldmatrix, v1
+
+
+class Layout(str, Enum):
+    row_major = "row_major"
+    swizzle = "swizzle"
+    pad = "pad"
+
+
+class Staging(str, Enum):
+    scalar = "scalar"  # 2-byte loads through registers
+    cp_async = "cp_async"  # 16-byte LDGSTS
+
+
+class Exp(str, Enum):
+    expf = "expf"
+    ex2 = "ex2"  # ex2.approx, log2(e) folded into the host-side scale
+
+
+# The enum order is the integer the kernel's #define receives.
+_CODES = {
+    "compute": list(Compute),
+    "layout": list(Layout),
+    "staging": list(Staging),
+    "exp": list(Exp),
+}
+
+
+class KnobError(ValueError):
+    """An unknown knob, a bad value or an invalid combination; the message names the knob."""
+
+
+class Knobs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    compute: Compute = Compute.scalar
+    layout: Layout = Layout.row_major
+    staging: Staging = Staging.scalar
+    exp: Exp = Exp.expf
+    br: int = 64  # query rows per CTA; each warp owns 16
+    bc: int = 64  # key rows per key block
+    warps: int = 4
+
+    @model_validator(mode="after")
+    def _combination(self) -> "Knobs":
+        if self.warps not in (1, 2, 4, 8):
+            raise ValueError(f"knob 'warps' must be 1, 2, 4 or 8, not {self.warps}")
+        if self.br != 16 * self.warps:
+            raise ValueError(
+                f"knob 'br' must equal 16 x 'warps' (each warp owns 16 query rows): "
+                f"br={self.br} with warps={self.warps} would need br={16 * self.warps}"
+            )
+        if self.bc not in (16, 32, 64, 128):
+            raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128, not {self.bc}")
+        return self
+
+    # ---- construction with clear errors -------------------------------------------------
+    @classmethod
+    def parse(cls, data: dict) -> "Knobs":
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise KnobError(_sentence(e)) from None
+
+    @classmethod
+    def parse_assignments(cls, items: list[str], base: "Knobs | None" = None) -> "Knobs":
+        """`["compute=mma", "layout=swizzle"]` on top of `base` (default: the seed)."""
+        data = (base or cls()).model_dump(mode="json")
+        for item in items:
+            name, sep, value = item.partition("=")
+            if not sep:
+                raise KnobError(f"'{item}' is not NAME=VALUE (e.g. compute=mma)")
+            data[name.strip()] = value.strip()
+        return cls.parse(data)
+
+    def replace(self, **changes) -> "Knobs":
+        return Knobs.parse({**self.model_dump(mode="json"), **changes})
+
+    # ---- identity ------------------------------------------------------------------------
+    def canonical(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    def key(self) -> str:
+        return hashlib.sha256(self.canonical().encode()).hexdigest()[:12]
+
+    def label(self) -> str:
+        return (
+            f"{self.compute.value}/{self.layout.value}/{self.staging.value}/{self.exp.value}"
+            f"/t{self.br}x{self.bc}w{self.warps}"
+        )
+
+    def diff(self, other: "Knobs") -> dict[str, tuple[str, str]]:
+        a, b = self.model_dump(mode="json"), other.model_dump(mode="json")
+        return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+
+    # ---- what the compiler receives ------------------------------------------------------
+    def defines(self) -> dict[str, int]:
+        d = {f"FA_{name.upper()}": _CODES[name].index(getattr(self, name)) for name in _CODES}
+        d.update(FA_BR=self.br, FA_BC=self.bc, FA_WARPS=self.warps)
+        return d
+
+    # ---- pre-flight arithmetic -----------------------------------------------------------
+    def threads(self) -> int:
+        return 32 * self.warps
+
+    def smem_bytes(self, head_dim: int, elem_bytes: int = 2) -> int:
+        """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
+        stride = head_dim + 8 if self.layout == Layout.pad else head_dim
+        tiles = (self.br + 2 * self.bc) * stride * elem_bytes
+        p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
+        return tiles + p_tile
+
+
+SEED = Knobs()
+
+
+def source_hash() -> str:
+    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+
+
+def _sentence(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"])
+        if err["type"] == "extra_forbidden":
+            parts.append(f"unknown knob '{loc}' (known: {', '.join(Knobs.model_fields)})")
+        elif err["type"] == "enum":
+            allowed = err.get("ctx", {}).get("expected", "")
+            parts.append(f"knob '{loc}' cannot be {err['input']!r}; expected {allowed}")
+        elif loc:
+            parts.append(f"knob '{loc}': {err['msg']}")
+        else:
+            parts.append(err["msg"].removeprefix("Value error, "))
+    return "; ".join(parts)

@@ -1,0 +1,58 @@
+"""Opening the database: refuse what is not ours, then bring it up to the latest schema."""
+
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+from store.errors import ForeignDatabase, MissingDatabase
+from store.migrations import migrations, names
+
+_KNOWN = names()
+SCHEMA_VERSION = _KNOWN[-1]
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def open_db(path: str | Path, *, create: bool = True) -> sqlite_utils.Database:
+    """Open (or create) the search database at `path`, with WAL, foreign keys and all migrations."""
+    path = Path(path)
+    if not path.exists():
+        if not create:
+            raise MissingDatabase(f"There is no database at {path}; run a search first or pass the right --db.")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.is_file() or _header(path) not in (b"", _SQLITE_HEADER):
+        raise ForeignDatabase(f"{path} is not a SQLite database; use another --db.")
+
+    db = sqlite_utils.Database(path)
+    try:
+        _refuse_foreign(db, path)
+        # WAL lets `history` read while a search is writing.
+        db.enable_wal()
+        db.execute("PRAGMA foreign_keys = ON;")
+        migrations.apply(db)
+    except sqlite3.DatabaseError as e:  # encrypted or corrupt past the header
+        db.close()
+        raise ForeignDatabase(f"{path} cannot be read as a SQLite database ({e}); use another --db.") from e
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _header(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return f.read(len(_SQLITE_HEADER))
+
+
+def _refuse_foreign(db: sqlite_utils.Database, path: Path) -> None:
+    tables = {t for t in db.table_names() if not t.startswith("sqlite_")}
+    applied = [m.name for m in migrations.applied(db)]
+    if not applied and tables - {migrations.migrations_table}:
+        raise ForeignDatabase(
+            f"{path} holds another program's tables and no {migrations.name} migrations; use another --db."
+        )
+    unknown = [n for n in applied if n not in _KNOWN]
+    if unknown:
+        raise ForeignDatabase(
+            f"{path} was written by a newer fa5090-search (unknown migration {unknown[0]}); upgrade to open it."
+        )

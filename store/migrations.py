@@ -1,0 +1,85 @@
+"""The schema, as an ordered, append-only list of named migrations.
+
+Never edit a migration that has been applied somewhere; add a new one below it.
+Every migration carries a one-line "why".
+"""
+
+from sqlite_utils import Database, Migrations
+
+migrations = Migrations("fa5090_search")
+
+
+# why: the first schema - runs, their experiments, raw measurements, diagnoses and the shelf.
+@migrations(name="m001_initial")
+def m001_initial(db: Database) -> None:
+    db["runs"].create(
+        {
+            "id": int, "started_at": str, "finished_at": str,
+            "gpu_name": str, "arch": str, "sm_count": int,
+            "problem_key": str, "problem": str, "toolchain": str, "seed_knobs": str,
+            "budget": int, "t_noise": float, "t_keep": float, "aa_margins": str,
+            "status": str, "stop_reason": str, "command": str,
+        },
+        pk="id",
+        not_null=["started_at", "gpu_name", "problem_key", "status"],
+    )
+    db["experiments"].create(
+        {
+            "id": int, "run_id": int, "seq": int, "kind": str, "lever": str,
+            "base_key": str, "knob_key": str, "base_knobs": str, "knobs": str,
+            "hypothesis": str, "predicted_lo": float, "predicted_hi": float,
+            "outcome": str, "margin": float, "margin_lo": float, "margin_hi": float,
+            "margin_ab": float, "margin_ba": float,
+            "tflops_base": float, "tflops_cand": float,
+            "detail": str, "started_at": str, "finished_at": str,
+        },
+        pk="id",
+        foreign_keys=[("run_id", "runs", "id")],
+        not_null=["run_id", "kind", "started_at"],
+    )
+    db["measurements"].create(
+        {
+            "id": int, "experiment_id": int, "kind": str, "ok": int,
+            "value": float, "payload": str, "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("experiment_id", "experiments", "id")],
+        not_null=["experiment_id", "kind", "created_at"],
+    )
+    db["diagnoses"].create(
+        {
+            "id": int, "experiment_id": int, "run_id": int, "knob_key": str,
+            "label": str, "summary": str, "metrics": str,
+            "registers": int, "smem_per_cta": int, "ctas_per_sm": int, "warps_per_sm": int,
+            "limiter": str, "ncu_csv": str, "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("experiment_id", "experiments", "id"), ("run_id", "runs", "id")],
+        not_null=["run_id", "created_at"],
+    )
+    db["shelf"].create(
+        {
+            "id": int, "run_id": int, "lever": str, "experiment_id": int,
+            "outcome": str, "margin": float, "conditions": str, "status": str,
+            "rescreen_experiment_id": int, "created_at": str, "updated_at": str,
+        },
+        pk="id",
+        foreign_keys=[
+            ("run_id", "runs", "id"),
+            ("experiment_id", "experiments", "id"),
+            ("rescreen_experiment_id", "experiments", "id"),
+        ],
+        not_null=["run_id", "lever", "experiment_id", "outcome", "status",
+                  "created_at", "updated_at"],
+    )
+    db["experiments"].create_index(["run_id"])
+    # A unique seq per run: two experiments numbered the same would break the ledger.
+    # SQLite lets many NULLs through, so uncounted rows (seed, aa_null, ...) are fine.
+    db["experiments"].create_index(["run_id", "seq"], unique=True)
+    db["measurements"].create_index(["experiment_id"])
+    db["shelf"].create_index(["run_id", "status"])
+
+
+def names() -> list[str]:
+    """Every migration name in order (read through the public API on an empty database)."""
+    return [m.name for m in migrations.pending(Database(memory=True))]

@@ -1,0 +1,231 @@
+"""Reads and writes of runs, experiments, measurements, diagnoses and the shelf.
+
+Everything returns plain dicts and lists with the JSON columns decoded. JSON columns take
+any JSON-able Python value (pydantic models via model_dump, enums via .value) and are
+written with sort_keys=True, so equal knobs are equal text.
+"""
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.errors import ForeignDatabase, InvalidValue, NotFound
+
+RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
+EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator")
+OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
+            "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS")
+MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
+SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
+
+# The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.
+_CLOSED = {
+    ("runs", "status"): RUN_STATUSES,
+    ("experiments", "kind"): EXPERIMENT_KINDS,
+    ("experiments", "outcome"): OUTCOMES,
+    ("measurements", "kind"): MEASUREMENT_KINDS,
+    ("shelf", "outcome"): OUTCOMES,
+    ("shelf", "status"): SHELF_STATUSES,
+}
+_JSON = {
+    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins"),
+    "experiments": ("base_knobs", "knobs"),
+    "measurements": ("payload",),
+    "diagnoses": ("metrics",),
+    "shelf": ("conditions",),
+}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "model_dump"):
+        return o.model_dump(mode="json")
+    if isinstance(o, Enum):
+        return o.value
+    if isinstance(o, Path):
+        return str(o)
+    if isinstance(o, (set, frozenset)):
+        return sorted(o)
+    raise TypeError(f"{type(o).__name__} is not JSON-serialisable")
+
+
+def _encode(db: Database, table: str, fields: Mapping[str, Any]) -> dict:
+    columns = db[table].columns_dict
+    row = {}
+    for key, value in fields.items():
+        if key not in columns:
+            raise InvalidValue(f"{table} has no column {key!r}.")
+        if key in _JSON.get(table, ()) and value is not None:
+            value = json.dumps(value, sort_keys=True, default=_json_default)
+        elif isinstance(value, Enum):
+            value = value.value
+        allowed = _CLOSED.get((table, key))
+        if allowed and value is not None and value not in allowed:
+            raise InvalidValue(f"{table}.{key} must be one of {', '.join(allowed)}, not {value!r}.")
+        row[key] = value
+    return row
+
+
+def _decode(table: str, row: Mapping[str, Any]) -> dict:
+    row = dict(row)
+    for key in _JSON.get(table, ()):
+        if row.get(key) is not None:
+            row[key] = json.loads(row[key])
+    if table == "measurements" and row.get("ok") is not None:
+        row["ok"] = bool(row["ok"])
+    return row
+
+
+def _insert(db: Database, table: str, fields: Mapping[str, Any]) -> int:
+    return db[table].insert(_encode(db, table, fields)).last_pk
+
+
+def _update(db: Database, table: str, row_id: int, fields: Mapping[str, Any]) -> None:
+    row = _encode(db, table, fields)
+    if not row:
+        _get(db, table, row_id)  # still refuse a missing id
+        return
+    sets = ", ".join(f"[{k}] = ?" for k in row)
+    cursor = db.execute(f"UPDATE [{table}] SET {sets} WHERE id = ?", [*row.values(), row_id])
+    if cursor.rowcount < 1:
+        raise NotFound(f"There is no {table} row with id {row_id}.")
+
+
+def _get(db: Database, table: str, row_id: int) -> dict:
+    rows = list(db.query(f"SELECT * FROM [{table}] WHERE id = ?", [row_id]))
+    if not rows:
+        raise NotFound(f"There is no {table} row with id {row_id}.")
+    return _decode(table, rows[0])
+
+
+def _select(db: Database, table: str, where: Mapping[str, Any] | None = None) -> list[dict]:
+    where = {k: v for k, v in (where or {}).items() if v is not None}
+    clause = " AND ".join(f"[{k}] = ?" for k in where)
+    sql = f"SELECT * FROM [{table}]" + (f" WHERE {clause}" if clause else "") + " ORDER BY id"
+    return [_decode(table, r) for r in db.query(sql, list(where.values()))]
+
+
+# -- runs --------------------------------------------------------------------------------
+
+def create_run(db: Database, **fields: Any) -> int:
+    """Insert a run (status defaults to "running", started_at to now); return its id."""
+    return _insert(db, "runs", {"started_at": _now(), "status": "running", **fields})
+
+
+def update_run(db: Database, run_id: int, **fields: Any) -> None:
+    _update(db, "runs", run_id, fields)
+
+
+def get_run(db: Database, run_id: int) -> dict:
+    return _get(db, "runs", run_id)
+
+
+def latest_run(db: Database) -> dict | None:
+    rows = list(db.query("SELECT * FROM runs ORDER BY id DESC LIMIT 1"))
+    return _decode("runs", rows[0]) if rows else None
+
+
+def runs(db: Database) -> list[dict]:
+    return _select(db, "runs")
+
+
+def check_same_setup(db: Database, gpu_name: str, problem_key: str) -> None:
+    """Refuse to mix results from another GPU or another problem into this database."""
+    rows = list(db.query(
+        "SELECT gpu_name, problem_key FROM runs WHERE gpu_name != ? OR problem_key != ? ORDER BY id LIMIT 1",
+        [gpu_name, problem_key],
+    ))
+    if rows:
+        raise ForeignDatabase(
+            f"this database was recorded on {rows[0]['gpu_name']} for problem {rows[0]['problem_key']}; "
+            "use another --db or the same GPU and shape."
+        )
+
+
+# -- experiments -------------------------------------------------------------------------
+
+def next_seq(db: Database, run_id: int) -> int:
+    """The next 1-based number for a counted experiment of this run."""
+    return db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM experiments WHERE run_id = ?", [run_id]).fetchone()[0]
+
+
+def start_experiment(db: Database, run_id: int, **fields: Any) -> int:
+    """Write the experiment and its prediction before measuring (outcome stays NULL); return its id."""
+    return _insert(db, "experiments", {"started_at": _now(), **fields, "run_id": run_id})
+
+
+def finish_experiment(db: Database, exp_id: int, *, measurements: Iterable[Mapping] = (),
+                      diagnosis: Mapping | None = None, shelf: Mapping | None = None,
+                      **fields: Any) -> None:
+    """Decide a started experiment: its outcome, measurements, diagnosis and shelf row in one transaction."""
+    with db.atomic():
+        _update(db, "experiments", exp_id, {"finished_at": _now(), **fields})
+        _attach(db, exp_id, measurements, diagnosis, shelf)
+
+
+def record_experiment(db: Database, run_id: int, *, measurements: Iterable[Mapping] = (),
+                      diagnosis: Mapping | None = None, shelf: Mapping | None = None,
+                      **fields: Any) -> int:
+    """Start and finish an experiment in one transaction; return its id."""
+    with db.atomic():
+        exp_id = start_experiment(db, run_id, finished_at=_now(), **fields)
+        _attach(db, exp_id, measurements, diagnosis, shelf)
+    return exp_id
+
+
+def _attach(db: Database, exp_id: int, measurements: Iterable[Mapping],
+            diagnosis: Mapping | None, shelf: Mapping | None) -> None:
+    exp = _get(db, "experiments", exp_id)
+    now = _now()
+    for m in measurements:
+        _insert(db, "measurements", {"created_at": now, **m, "experiment_id": exp_id})
+    if diagnosis is not None:
+        _insert(db, "diagnoses", {"run_id": exp["run_id"], "knob_key": exp["knob_key"],
+                                  "created_at": now, **diagnosis, "experiment_id": exp_id})
+    if shelf is not None:
+        # A shelf entry defaults to the rejecting experiment's lever, outcome and margin.
+        _insert(db, "shelf", {"run_id": exp["run_id"], "lever": exp["lever"], "outcome": exp["outcome"],
+                              "margin": exp["margin"], "status": "shelved", "created_at": now,
+                              "updated_at": now, **shelf, "experiment_id": exp_id})
+
+
+def history(db: Database, run_id: int | None = None) -> list[dict]:
+    """Experiments in the order they were started, optionally of one run."""
+    return _select(db, "experiments", {"run_id": run_id})
+
+
+def experiment(db: Database, exp_id: int) -> dict:
+    """One experiment with its measurements, its latest diagnosis and its shelf entry (or None)."""
+    row = _get(db, "experiments", exp_id)
+    row["measurements"] = _select(db, "measurements", {"experiment_id": exp_id})
+    diag = _select(db, "diagnoses", {"experiment_id": exp_id})
+    row["diagnosis"] = diag[-1] if diag else None
+    entry = _select(db, "shelf", {"experiment_id": exp_id})
+    row["shelf"] = entry[-1] if entry else None
+    return row
+
+
+# -- shelf and diagnoses -----------------------------------------------------------------
+
+def shelf(db: Database, run_id: int | None = None, status: str | None = None) -> list[dict]:
+    return _select(db, "shelf", {"run_id": run_id, "status": status})
+
+
+def mark_shelf(db: Database, shelf_id: int, status: str, rescreen_experiment_id: int | None = None) -> None:
+    """Move a shelf entry to a new status, naming the experiment that re-screened it."""
+    fields = {"status": status, "updated_at": _now()}
+    if rescreen_experiment_id is not None:
+        fields["rescreen_experiment_id"] = rescreen_experiment_id
+    _update(db, "shelf", shelf_id, fields)
+
+
+def diagnoses(db: Database, run_id: int) -> list[dict]:
+    return _select(db, "diagnoses", {"run_id": run_id})
