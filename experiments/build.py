@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernel_src.knobs import SOURCE, Knobs, source_hash
 
-FLAGS = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-lineinfo", "-Xptxas", "-v"]
+FLAGS = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-lineinfo", "-Xptxas", "-v"]
 
 
 class BuildError(RuntimeError):
@@ -117,7 +117,7 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
     (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
     before = {k: (cache_dir / k / "fa.so").exists() for k in keys}
     t0 = time.perf_counter()
-    cmd = [ninja_path(), "-f", str(cache_dir / "build.ninja"), "-k", "0"]
+    cmd = [ninja_path(), "-C", str(cache_dir), "-f", "build.ninja", "-k", "0"]  # .ninja_log stays in the cache
     if jobs:
         cmd += ["-j", str(jobs)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

@@ -48,6 +48,7 @@ class Evaluation(BaseModel):
     c1: dict | None = None
     paired: dict | None = None
     c2: dict | None = None
+    job: JobResult | None = None  # the raw child-process record, kept so a replay decides anew
 
 
 class Lab:
@@ -155,7 +156,7 @@ class Lab:
 def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float) -> Evaluation:
     """The outcome of one evaluate job; pure, so replayed jobs decide the same way."""
     ev = Evaluation(outcome=Outcome.CRASH, detail="", build=built, attributes=job.value("attributes"),
-                    c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"))
+                    c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"), job=job)
     failed = next((s for s in job.steps if "error" in s), None)
     if job.status == "timeout":
         ev.outcome, ev.detail = Outcome.TIMEOUT, f"child process exceeded its deadline during {_last_tag(job)}"

@@ -462,9 +462,15 @@ static int fa_dispatch(int dtype, int D, int causal, F&& f) {
   return FA_NOT_BUILT;
 }
 
+// Only this C API is exported. Everything else is hidden: with default visibility the
+// function-local statics of template code above (the once-per-instantiation attribute set) become
+// STB_GNU_UNIQUE symbols that the dynamic linker merges across every loaded candidate library,
+// so the second candidate in a process would skip its own cudaFuncSetAttribute (seen on the H200:
+// "invalid argument" at launch when two candidates were timed paired in one process).
+#define FA_API __attribute__((visibility("default")))
 extern "C" {
 // Launch on `stream` (a CUstream/cudaStream_t handle); returns 0 or an error code.
-int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int N, int D,
+FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int N, int D,
            int dtype, int causal, float scale, void* stream) {
   if (B <= 0 || H <= 0 || N <= 0) return FA_BAD_ARG;
   return fa_dispatch(dtype, D, causal, [&](auto inst) {
@@ -473,15 +479,15 @@ int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int
 }
 // out[6] = registers/thread, local (spill) bytes/thread, static smem, dynamic smem/CTA,
 // threads/CTA, resident CTAs/SM as the driver computes it for this device.
-int fa_attributes(int dtype, int D, int causal, int* out) {
+FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
 // The knobs this library was built with, so a loaded library can be checked against its key.
-void fa_config(int* out) {
+FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
 }
-const char* fa_error_string(int code) {
+FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
   if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0";
   return cudaGetErrorString((cudaError_t)code);

@@ -45,6 +45,9 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+now = _now  # public: callers stamping runs use the store's clock and format
+
+
 def _json_default(o: Any) -> Any:
     if hasattr(o, "model_dump"):
         return o.model_dump(mode="json")

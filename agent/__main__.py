@@ -1,0 +1,3 @@
+from agent.cli import app
+
+app(prog_name="fa5090-search")

@@ -1,0 +1,187 @@
+"""The bench the loop measures on: the real GPU (experiments + profiler), a recorder around it,
+and a replay of a recording (Kernel Tuner's simulation runner, STYLE.md habit 7).
+
+The real path is the product. A recording is written by every real run; replaying it runs the
+whole loop, the outcome decisions, the ncu parser and the store with no GPU, which is how CI
+exercises the logic on measurements that came from the H200.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from experiments.build import BuildResult
+from experiments.device import DeviceInfo, probe
+from experiments.lab import Evaluation, JobResult, Lab, decide
+from experiments.problem import Shape
+from kernel_src.knobs import Knobs
+
+
+class ProfileRecord(BaseModel):
+    csv: str | None = None  # ncu --page raw --csv output, parsed by profiler.ncu.parse_raw_csv
+    error: str | None = None  # why there is no profile (no ncu, no counter permission, ...)
+    seconds: float = 0.0
+
+
+class GpuBench:
+    def __init__(self, shape: Shape, cache_dir: Path, *, budget_s: float = 2.0, profile: bool = True,
+                 jobs: int | None = None):
+        self.shape, self.cache_dir, self.budget_s = shape, Path(cache_dir), budget_s
+        self.profiling, self.jobs = profile, jobs
+        self._device: DeviceInfo | None = None
+        self._lab: Lab | None = None
+        self.profile_disabled: str | None = None if profile else "profiling disabled (--no-profile)"
+
+    def device(self) -> DeviceInfo:
+        if self._device is None:
+            self._device = probe()
+        return self._device
+
+    @property
+    def lab(self) -> Lab:
+        if self._lab is None:
+            self._lab = Lab(self.shape, self.device().limits, self.cache_dir, budget_s=self.budget_s, jobs=self.jobs)
+        return self._lab
+
+    def build(self, knobs: list[Knobs]) -> dict[str, BuildResult]:
+        return self.lab.build(knobs)
+
+    def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float) -> Evaluation:
+        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise)
+
+    def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
+        return self.lab.check(knobs, shapes)
+
+    def paired(self, base: dict, cand: dict) -> JobResult:
+        return self.lab.paired(base, cand)
+
+    def aa_null(self, knobs: Knobs, repeats: int) -> list[dict]:
+        return self.lab.aa_null(knobs, repeats)
+
+    def attributes(self, knobs: Knobs) -> dict:
+        return self.lab.attributes(knobs)
+
+    def profile(self, knobs: Knobs) -> ProfileRecord:
+        from profiler.ncu import CountersNotPermitted, NcuMissing, ProfilerError, run_ncu
+
+        if self.profile_disabled:
+            return ProfileRecord(error=self.profile_disabled)
+        t0 = time.perf_counter()
+        argv = [sys.executable, "-m", "profiler.launch", self.lab.library(knobs), self.shape.model_dump_json()]
+        try:
+            res = run_ncu(argv, self.device().arch, timeout=600)
+        except (CountersNotPermitted, NcuMissing) as e:
+            self.profile_disabled = str(e)  # the same answer for every later candidate
+            return ProfileRecord(error=str(e))
+        except ProfilerError as e:
+            return ProfileRecord(error=str(e), seconds=time.perf_counter() - t0)
+        return ProfileRecord(csv=res.csv, seconds=time.perf_counter() - t0)
+
+
+def _key(op: str, *parts) -> str:
+    raw = json.dumps([op, *[p.canonical() if isinstance(p, Knobs) else p for p in parts]], sort_keys=True, default=str)
+    return op + ":" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def _arm_key(arm: dict):
+    return arm["knobs"].canonical() if "knobs" in arm else arm
+
+
+class Recorder:
+    """Wraps a bench; appends every answer to a JSONL file as it arrives (a crash loses nothing
+    already measured)."""
+
+    def __init__(self, bench, path: Path):
+        self.bench, self.path = bench, Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _rec(self, key: str, result):
+        payload = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
+        if isinstance(result, dict):
+            payload = {k: (v.model_dump(mode="json") if hasattr(v, "model_dump") else v) for k, v in result.items()}
+        with self.path.open("a") as f:
+            f.write(json.dumps({"key": key, "result": payload}) + "\n")
+        return result
+
+    def device(self):
+        return self._rec(_key("device"), self.bench.device())
+
+    def build(self, knobs):
+        return self._rec(_key("build", *sorted(k.canonical() for k in knobs)), self.bench.build(knobs))
+
+    def evaluate(self, base, cand, *, t_keep, t_noise):
+        return self._rec(_key("evaluate", base, cand), self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise))
+
+    def check(self, knobs, shapes):
+        return self._rec(_key("check", knobs, [s.key() for s in shapes]), self.bench.check(knobs, shapes))
+
+    def paired(self, base, cand):
+        return self._rec(_key("paired", _arm_key(base), _arm_key(cand)), self.bench.paired(base, cand))
+
+    def aa_null(self, knobs, repeats):
+        return self._rec(_key("aa_null", knobs, repeats), self.bench.aa_null(knobs, repeats))
+
+    def attributes(self, knobs):
+        return self._rec(_key("attributes", knobs), self.bench.attributes(knobs))
+
+    def profile(self, knobs):
+        return self._rec(_key("profile", knobs), self.bench.profile(knobs))
+
+
+class ReplayMiss(LookupError):
+    pass
+
+
+class Replay:
+    """Answers from a recording, in recorded order per question; no GPU, no nvcc."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"no recording at {self.path}")
+        self._answers: dict[str, list] = defaultdict(list)
+        for line in self.path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                self._answers[rec["key"]].append(rec["result"])
+
+    def _get(self, key: str, what: str):
+        if not self._answers.get(key):
+            raise ReplayMiss(f"the recording {self.path.name} has no answer for {what}: the replayed search "
+                             "asked a question the recorded run never asked")
+        return self._answers[key].pop(0)
+
+    def device(self):
+        return DeviceInfo(**self._get(_key("device"), "the device"))
+
+    def build(self, knobs):
+        got = self._get(_key("build", *sorted(k.canonical() for k in knobs)), "a build")
+        return {k: BuildResult(**v) for k, v in got.items()}
+
+    def evaluate(self, base, cand, *, t_keep, t_noise):
+        ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))
+        if ev.job is None:  # refused before running (arithmetic, compile error): nothing to re-decide
+            return ev
+        return decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise)
+
+    def check(self, knobs, shapes):
+        return JobResult(**self._get(_key("check", knobs, [s.key() for s in shapes]), f"checking {knobs.label()}"))
+
+    def paired(self, base, cand):
+        return JobResult(**self._get(_key("paired", _arm_key(base), _arm_key(cand)), "a paired measurement"))
+
+    def aa_null(self, knobs, repeats):
+        return self._get(_key("aa_null", knobs, repeats), "the A/A null")
+
+    def attributes(self, knobs):
+        return self._get(_key("attributes", knobs), f"attributes of {knobs.label()}")
+
+    def profile(self, knobs):
+        return ProfileRecord(**self._get(_key("profile", knobs), f"a profile of {knobs.label()}"))

@@ -1,0 +1,285 @@
+"""The search loop: seed -> A/A null -> [rescreen | propose -> predict -> measure -> keep or
+shelve] until the budget or the plateau -> re-anchor against the seed and the comparator.
+
+I/O lives in the rooms: the bench (experiments, profiler) measures, the store remembers; this
+file only decides, and reports progress through `say(event, **data)`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from experiments.outcome import Outcome
+from experiments.problem import Shape, c1_shapes
+from experiments.timing import t_noise as noise_of
+from kernel_src.knobs import Knobs
+from profiler.diagnosis import Diagnosis, diagnose, metrics_from_row
+from profiler.ncu import parse_raw_csv
+from store import queries as q
+
+from . import levers as catalog
+from .propose import PLATEAU, propose, stop_reason
+from .shelf import Conditions, conditions, due_for_rescreen
+
+Say = Callable[..., None]
+
+
+class SearchError(RuntimeError):
+    pass
+
+
+def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str) -> tuple[Diagnosis | None, dict | None, str]:
+    """Profile with ncu and diagnose; (None, None, why) when there is no profile."""
+    rec = bench.profile(knobs)
+    if rec.csv is None:
+        return None, None, rec.error or "no profile"
+    rows = parse_raw_csv(rec.csv)
+    if not rows:
+        return None, None, "ncu printed no kernel row"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    path = artifacts / f"ncu_{tag}_{knobs.key()}.csv"
+    path.write_text(rec.csv)
+    d = diagnose(metrics_from_row(rows[0], arch))
+    row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
+           # integer columns; the unrounded achieved values stay in `metrics`
+           "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),
+           "warps_per_sm": _int(d.warps_per_sm), "limiter": d.occupancy_limiter, "ncu_csv": str(path)}
+    return d, row, ""
+
+
+def _int(x: float | None) -> int | None:
+    return None if x is None else round(x)
+
+
+def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
+    p = job.value("paired")
+    return p, [{"kind": kind, "ok": job.status == "ok", "value": p["margin"] if p else None,
+                "payload": p or {"status": job.status, "stderr": job.stderr}}]
+
+
+def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: Path, aa_repeats: int = 3,
+               plateau: int = PLATEAU, command: str = "", say: Say = lambda *a, **k: None) -> int:
+    if budget <= 0:
+        raise SearchError("--budget must be at least 1 experiment")
+    dev = bench.device()
+    q.check_same_setup(db, dev.name, shape.key())
+    run_id = q.create_run(
+        db, gpu_name=dev.name, arch=dev.arch, sm_count=dev.sm_count, problem_key=shape.key(),
+        problem=shape.model_dump(), toolchain={"driver": dev.driver, "torch": dev.torch, "cuda": dev.torch_cuda},
+        seed_knobs=seed.model_dump(mode="json"), budget=budget, command=command)
+    artifacts = Path(artifacts) / f"run-{run_id}"
+    say("run", run_id=run_id, device=dev, shape=shape)
+    try:
+        status, reason = _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, say)
+    except KeyboardInterrupt:
+        q.update_run(db, run_id, status="interrupted", stop_reason="interrupted by the user", finished_at=q.now())
+        raise
+    except Exception as e:
+        q.update_run(db, run_id, status="error", stop_reason=f"{type(e).__name__}: {e}"[:500], finished_at=q.now())
+        raise
+    q.update_run(db, run_id, status=status, stop_reason=reason, finished_at=q.now())
+    say("done", run_id=run_id, status=status, reason=reason)
+    return run_id
+
+
+def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, say):
+    arch = dev.arch
+    # ---- the seed must be correct before anything is timed against it
+    say("phase", text=f"building and checking the seed {seed.label()}")
+    built = bench.build([seed])[seed.key()]
+    if not built.ok:
+        raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
+    job = bench.check(seed, c1_shapes(shape) + [shape])
+    res = job.value("check")
+    if job.status != "ok" or not res or not res["ok"]:
+        raise SearchError(f"the seed {seed.label()} fails its correctness tier ({job.status}): "
+                          f"{json.dumps(res)[:600] if res else job.stderr[-600:]}")
+    attrs = bench.attributes(seed)
+    diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed")
+    if diag is None:
+        say("warn", text=f"no diagnosis: {why}; levers are proposed by predicted gain alone")
+    q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
+                        detail="seed built, C1 and C2 passed",
+                        measurements=[{"kind": "c2", "ok": True, "payload": res},
+                                      {"kind": "build", "ok": True, "payload": {"attributes": attrs, "log": built.log[-4000:]}}],
+                        diagnosis=drow)
+    say("diagnosis", knobs=seed, diagnosis=diag, why=why)
+
+    # ---- the A/A null sets the keep threshold before any result exists
+    say("phase", text=f"A/A null: the seed against itself, {aa_repeats} fresh processes")
+    aa = bench.aa_null(seed, aa_repeats)
+    margins = [a["margin"] for a in aa]
+    tn = noise_of(margins)
+    t_keep = 1.0 + tn
+    q.update_run(db, run_id, t_noise=tn, t_keep=t_keep, aa_margins=margins)
+    q.record_experiment(db, run_id, kind="aa_null", knob_key=seed.key(), knobs=seed, margin=max(margins, key=lambda m: abs(m - 1)),
+                        detail=f"t_noise {tn:.4%}, t_keep {t_keep:.5f} from {len(margins)} A/A runs",
+                        tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
+                        measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
+    say("aa", margins=margins, t_noise=tn, t_keep=t_keep)
+
+    best, best_attrs = seed, attrs
+    label = diag.label if diag else None
+    conds = conditions(attrs, label)
+    tried: set[str] = set()  # levers measured against the current best
+    rescreens: list[dict] = []
+    done = since_keep = 0
+    while True:
+        reason = stop_reason(done, budget, since_keep, plateau)
+        if reason:
+            break
+        shelved = {row["lever"] for row in q.shelf(db, run_id, status="shelved")}
+        entry = rescreens.pop(0) if rescreens else None
+        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved)
+        if lever is None:
+            reason = "exhausted"
+            break
+        if entry and not lever.applies_to(best):
+            continue  # the keep that re-opened it also made it moot (e.g. padding after a swizzle)
+        kind = "rescreen" if entry else "lever"
+        cand, invalid = catalog.candidate(lever, best)
+        done += 1
+        exp_id = q.start_experiment(
+            db, run_id, seq=done, kind=kind, lever=lever.name, base_key=best.key(), base_knobs=best,
+            knob_key=cand.key() if cand else None, knobs=cand, hypothesis=lever.hypothesis,
+            predicted_lo=lever.predicted[0], predicted_hi=lever.predicted[1])
+        say("experiment", seq=done, budget=budget, kind=kind, lever=lever, base=best, cand=cand)
+        tried.add(lever.name)
+        if cand is None:
+            ev_outcome, detail, ev = Outcome.BLOCKED_BY_ARITHMETIC, invalid, None
+        else:
+            ev = bench.evaluate(best, cand, t_keep=t_keep, t_noise=tn)
+            ev_outcome, detail = ev.outcome, ev.detail
+        p = ev.paired if ev else None
+        meas = _measurements(ev)
+        fields = dict(outcome=ev_outcome, detail=detail)
+        if p:
+            fields.update(margin=p["margin"], margin_lo=p["margin_lo"], margin_hi=p["margin_hi"],
+                          margin_ab=p["margin_ab"], margin_ba=p["margin_ba"], tflops_base=p["tflops_base"],
+                          tflops_cand=p["tflops_cand"])
+        if ev_outcome is Outcome.KEPT:
+            new_attrs = ev.attributes or bench.attributes(cand)
+            diag, drow, why = _diagnose(bench, cand, arch, artifacts, f"exp{exp_id}")
+            new_label = diag.label if diag else None
+            new_conds = conditions(new_attrs, new_label)
+            q.finish_experiment(db, exp_id, measurements=meas, diagnosis=drow, **fields)
+            if entry:
+                q.mark_shelf(db, entry["id"], "resurrected", exp_id)
+            best, best_attrs, label, since_keep, tried = cand, new_attrs, new_label, 0, set()
+            # the shelf is re-screened, oldest first, before any new lever
+            rescreens = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
+            conds = new_conds
+            say("kept", seq=done, lever=lever, margin=p["margin"], tflops=p["tflops_cand"], diagnosis=diag, why=why,
+                rescreens=[r["lever"] for r in rescreens])
+        else:
+            shelf_row = {"lever": lever.name, "outcome": ev_outcome, "margin": p["margin"] if p else None,
+                         "conditions": conds.model_dump()}
+            q.finish_experiment(db, exp_id, measurements=meas, shelf=shelf_row, **fields)
+            if entry:
+                q.mark_shelf(db, entry["id"], "rescreened", exp_id)
+            since_keep += 1
+            say("rejected", seq=done, lever=lever, outcome=ev_outcome, detail=detail, margin=p["margin"] if p else None)
+
+    _final(bench, db, run_id, seed, best, say)
+    return {"budget": "budget", "plateau": "plateau", "exhausted": "exhausted"}[reason], _reason_text(reason, done, plateau)
+
+
+def _reason_text(reason: str, done: int, plateau: int) -> str:
+    return {"budget": f"budget of {done} experiments spent",
+            "plateau": f"{plateau} consecutive experiments without a keep",
+            "exhausted": "no applicable lever left in the catalog"}[reason]
+
+
+def _measurements(ev) -> list[dict]:
+    if ev is None:
+        return []
+    out = []
+    if ev.build is not None:
+        out.append({"kind": "build", "ok": ev.build.ok, "payload": {"log": ev.build.log[-4000:], "attributes": ev.attributes,
+                                                                    "cached": ev.build.cached}})
+    for tag in ("c1", "c2"):
+        v = getattr(ev, tag)
+        if v is not None:
+            out.append({"kind": tag, "ok": v["ok"], "payload": v})
+    if ev.paired is not None:
+        out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
+    if ev.job is not None and ev.job.status != "ok":
+        out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
+                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr, "steps": ev.job.steps}})
+    return out
+
+
+def _final(bench, db, run_id, seed: Knobs, best: Knobs, say: Say) -> None:
+    """The final kernel beside the seed and beside SDPA, each in the same paired protocol."""
+    say("phase", text="final: best against the seed, and SDPA against the best")
+    job = bench.paired({"knobs": seed}, {"knobs": best})
+    p, meas = _paired_measure(job, "anchor")
+    q.record_experiment(db, run_id, kind="reanchor", lever=None, base_key=seed.key(), base_knobs=seed, knob_key=best.key(),
+                        knobs=best, margin=p and p["margin"], margin_lo=p and p["margin_lo"], margin_hi=p and p["margin_hi"],
+                        margin_ab=p and p["margin_ab"], margin_ba=p and p["margin_ba"],
+                        tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
+                        detail="final best against the untouched seed", measurements=meas)
+    say("anchor", result=p)
+    job = bench.paired({"knobs": best}, {"sdpa": "flash"})
+    p, meas = _paired_measure(job, "comparator")
+    q.record_experiment(db, run_id, kind="comparator", lever="sdpa_flash", base_key=best.key(), base_knobs=best,
+                        margin=p and p["margin"], margin_ab=p and p["margin_ab"], margin_ba=p and p["margin_ba"],
+                        tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
+                        detail="torch SDPA (FLASH backend) against the final best; margin > 1 means SDPA is faster",
+                        measurements=meas)
+    say("comparator", result=p)
+
+
+def best_of_run(db, run_id: int) -> Knobs:
+    """The run's current best: the last kept candidate, else the seed."""
+    run = q.get_run(db, run_id)
+    kept = [e for e in q.history(db, run_id) if e["outcome"] == "KEPT"]
+    return Knobs.parse(kept[-1]["knobs"] if kept else run["seed_knobs"])
+
+
+def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, **k: None) -> int:
+    """Re-try shelved levers whose conditions differ from the current best's; returns how many ran."""
+    run = q.get_run(db, run_id)
+    if run["t_keep"] is None:
+        raise SearchError(f"run {run_id} has no A/A null (t_keep); it stopped before calibration")
+    best = best_of_run(db, run_id)
+    dev = bench.device()
+    q.check_same_setup(db, dev.name, run["problem_key"])
+    diag, drow, why = _diagnose(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen")
+    now = conditions(bench.attributes(best), diag.label if diag else run_label(db, run_id))
+    due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now) if catalog.get(r["lever"]).applies_to(best)]
+    seq = q.next_seq(db, run_id)
+    for i, entry in enumerate(due):
+        lever = catalog.get(entry["lever"])
+        cand, invalid = catalog.candidate(lever, best)
+        exp_id = q.start_experiment(db, run_id, seq=seq + i, kind="rescreen", lever=lever.name, base_key=best.key(),
+                                    base_knobs=best, knob_key=cand.key() if cand else None, knobs=cand,
+                                    hypothesis=lever.hypothesis, predicted_lo=lever.predicted[0],
+                                    predicted_hi=lever.predicted[1])
+        say("experiment", seq=seq + i, budget=seq + len(due) - 1, kind="rescreen", lever=lever, base=best, cand=cand)
+        if cand is None:
+            q.finish_experiment(db, exp_id, outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=invalid)
+            continue
+        ev = bench.evaluate(best, cand, t_keep=run["t_keep"], t_noise=run["t_noise"])
+        p = ev.paired or {}
+        fields = dict(outcome=ev.outcome, detail=ev.detail, margin=p.get("margin"),
+                      tflops_base=p.get("tflops_base"), tflops_cand=p.get("tflops_cand"))
+        if ev.outcome is Outcome.KEPT:
+            q.finish_experiment(db, exp_id, measurements=_measurements(ev), **fields)
+            q.mark_shelf(db, entry["id"], "resurrected", exp_id)
+            best = cand
+        else:
+            q.finish_experiment(db, exp_id, measurements=_measurements(ev),
+                                shelf={"lever": lever.name, "outcome": ev.outcome, "margin": p.get("margin"),
+                                       "conditions": now.model_dump()}, **fields)
+            q.mark_shelf(db, entry["id"], "rescreened", exp_id)
+        say("kept" if ev.outcome is Outcome.KEPT else "rejected", seq=seq + i, lever=lever, outcome=ev.outcome,
+            detail=ev.detail, margin=p.get("margin"), tflops=p.get("tflops_cand"), diagnosis=None, why="", rescreens=[])
+    return len(due)
+
+
+def run_label(db, run_id: int) -> str | None:
+    ds = q.diagnoses(db, run_id)
+    return ds[-1]["label"] if ds else None
