@@ -31,7 +31,7 @@ app = typer.Typer(
 console = Console()
 err = Console(stderr=True)
 
-DB_OPT = typer.Option(Path(os.environ.get("FA5090_DB", "fa5090.db")), "--db", help="SQLite file holding runs, experiments and the shelf (env FA5090_DB).")
+DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB", help="SQLite file holding runs, experiments and the shelf.")
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 
 

@@ -45,7 +45,8 @@ def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str) -> tupl
     row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
            # integer columns; the unrounded achieved values stay in `metrics`
            "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),
-           "warps_per_sm": _int(d.warps_per_sm), "limiter": d.occupancy_limiter, "ncu_csv": str(path)}
+           "warps_per_sm": _int(d.warps_per_sm), "limiter": d.occupancy_limiter,
+           "ncu_csv": str(path.relative_to(artifacts.parent))}  # relative to <db>_artifacts/
     return d, row, ""
 
 

@@ -1,0 +1,183 @@
+"""From one profiled launch to a named bottleneck: the reading the seed does by eye at every rung."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from profiler.metrics import metric_names
+
+# Thresholds, each tied to the rung of the seed (000_79013c70771ace34) that motivates it.
+TENSOR_IDLE_PCT = 1.0  # v0 read 0.0% while FMAs did the matmuls; v1 (mma.sync) read 27.58%
+TENSOR_BOUND_PCT = 70.0  # v4 at 76-83% was the pipe leading: more warps lost (seed 2.7)
+CONFLICT_FACTOR_MIN = 2.0  # v1: 32 wavefronts per ldmatrix.x4 against 4, a factor of 8
+SHARED_STALL_SHARE_MIN = 0.25  # v1: shared-memory stalls were 35.3% of stall weight
+GLOBAL_STALL_SHARE_MIN = 0.30  # v2: long_scoreboard 65% once the swizzle removed conflicts
+MIN_WARPS_PER_SMSP = 2.0  # v0: 8.3% occupancy, "almost nothing in flight to hide latency"
+BARRIER_SHARE_MIN = 0.25  # v5: barrier waits tripled as more CTAs shared __syncthreads
+CHAIN_SHARE_MIN = 0.35  # v4: wait 1.66 + barrier 0.40 at 2 warps/SMSP, a serial QK->softmax->PV chain
+SMSPS_PER_SM = 4  # every architecture this tool targets (sm_80..sm_120)
+
+Label = Literal["tensor_idle_scalar_fma", "smem_bank_conflicts", "global_latency", "tensor_bound",
+                "occupancy_limited", "barrier_bound", "issue_latency_chain", "unknown"]
+
+_DURATION_NS = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
+                "second": 1e9, "s": 1e9}
+_LIMITS = ("registers", "shared_memory", "warps", "ctas")  # kernel_src.arch's words
+
+
+class Metrics(BaseModel):
+    """One launch's counters under logical names (see profiler.metrics.METRICS); None = not collected."""
+    model_config = ConfigDict(extra="forbid")
+
+    arch: str | None = None
+    kernel: str | None = None
+    duration_ns: float | None = None
+    tensor_pipe_pct: float | None = None
+    tensor_inst: float | None = None
+    fma_pipe_pct: float | None = None
+    sm_throughput_pct: float | None = None
+    dram_throughput_pct: float | None = None
+    l2_hit_pct: float | None = None
+    issue_active_pct: float | None = None
+    inst_executed: float | None = None
+    shared_ld_wavefronts: float | None = None
+    shared_ld_bank_conflicts: float | None = None
+    ldsm_inst: float | None = None
+    lds_inst: float | None = None
+    achieved_occupancy_pct: float | None = None
+    achieved_warps_per_sm: float | None = None
+    theoretical_occupancy_pct: float | None = None
+    theoretical_warps_per_sm: float | None = None
+    occ_limit_registers: float | None = None
+    occ_limit_shared_memory: float | None = None
+    occ_limit_warps: float | None = None
+    occ_limit_ctas: float | None = None
+    registers_per_thread: float | None = None
+    smem_static_per_block: float | None = None
+    smem_dynamic_per_block: float | None = None
+    waves_per_sm: float | None = None
+    grid_size: float | None = None
+    block_size: float | None = None
+    stalls: dict[str, float] = {}  # reason -> warp-cycles per issued instruction
+
+
+def metrics_from_row(row: dict, arch: str) -> Metrics:
+    """A parsed ncu row (profiler.ncu.parse_raw_csv) -> Metrics; absent or 'n/a' cells become None."""
+    units = getattr(row, "units", {})
+    vals: dict = {"arch": arch, "kernel": row.get("Kernel Name"), "stalls": {}}
+    for logical, name in metric_names(arch).items():
+        v = row.get(name)
+        if not isinstance(v, (int, float)):
+            continue
+        if logical == "duration_ns":
+            v *= _DURATION_NS.get(units.get(name, "ns"), 1.0)
+        if logical.startswith("stall_"):
+            vals["stalls"][logical[len("stall_"):]] = float(v)
+        else:
+            vals[logical] = float(v)
+    return Metrics(**vals)
+
+
+class Diagnosis(BaseModel):
+    label: Label
+    summary: str
+    top_stalls: list[tuple[str, float]]  # (reason, share of stall weight), heaviest first, at most 3
+    tensor_pipe_pct: float | None = None
+    wavefronts_per_shared_ld: float | None = None
+    ideal_wavefronts_per_shared_ld: float | None = None
+    conflict_factor: float | None = None
+    occupancy_limiter: str | None = None  # registers|shared_memory|warps|ctas, ties joined by "+"
+    registers: float | None = None
+    smem_per_cta: float | None = None
+    ctas_per_sm: float | None = None  # theoretical, the smallest launch__occupancy_limit_*
+    warps_per_sm: float | None = None  # achieved
+    waves_per_sm: float | None = None
+
+
+def stall_shares(stalls: dict[str, float]) -> list[tuple[str, float]]:
+    # 'selected' is the issue itself (1.0 per issued instruction), not a reason to wait.
+    w = {k: v for k, v in stalls.items() if k != "selected" and v > 0}
+    total = sum(w.values())
+    return sorted(((k, v / total) for k, v in w.items()), key=lambda kv: -kv[1]) if total else []
+
+
+def _shared_conflicts(m: Metrics) -> tuple[float | None, float | None, float | None]:
+    insts = (m.ldsm_inst or 0) + (m.lds_inst or 0)
+    if not insts or m.shared_ld_wavefronts is None:
+        return None, None, None
+    per = m.shared_ld_wavefronts / insts
+    if m.shared_ld_bank_conflicts is None or m.shared_ld_wavefronts <= m.shared_ld_bank_conflicts:
+        return per, None, None
+    # ncu counts a conflict per wavefront beyond the minimum, so the ideal is what is left:
+    # the seed's 32 wavefronts - 28 conflicts = 4 per ldmatrix.x4, whatever the load width.
+    ideal = (m.shared_ld_wavefronts - m.shared_ld_bank_conflicts) / insts
+    return per, ideal, per / ideal
+
+
+def _limiter(m: Metrics) -> tuple[str | None, float | None]:
+    lim = {k: getattr(m, f"occ_limit_{k}") for k in _LIMITS}
+    lim = {k: v for k, v in lim.items() if v is not None}
+    if not lim:
+        return None, None
+    low = min(lim.values())
+    return "+".join(k for k, v in lim.items() if v == low), low
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def diagnose(m: Metrics) -> Diagnosis:
+    shares = stall_shares(m.stalls)
+    share = dict(shares)
+    top = shares[0][0] if shares else None
+    smem_stalls = share.get("mio_throttle", 0) + share.get("short_scoreboard", 0)
+    chain_stalls = share.get("wait", 0) + share.get("short_scoreboard", 0)
+    per, ideal, factor = _shared_conflicts(m)
+    limiter, ctas = _limiter(m)
+    warps = m.achieved_warps_per_sm
+    occ = warps if warps is not None else m.theoretical_warps_per_sm
+    tp = m.tensor_pipe_pct
+    tops = "top stalls " + (", ".join(f"{k} {_pct(s)}" for k, s in shares[:3]) or "not collected")
+
+    # Rules in priority order: the first omission found hides the rest (seed: "every rung removes
+    # one bottleneck and reveals the next"), so the earliest rung's signature wins.
+    if tp is not None and tp < TENSOR_IDLE_PCT:
+        label = "tensor_idle_scalar_fma"  # v0: the largest rung (6.9x) was waking the tensor pipe
+        text = (f"tensor pipe at {tp:.1f}% of peak (FMA pipe {m.fma_pipe_pct or 0:.1f}%): "
+                f"the matmuls run as scalar FMAs; {tops}.")
+    elif factor is not None and factor >= CONFLICT_FACTOR_MIN and smem_stalls >= SHARED_STALL_SHARE_MIN:
+        label = "smem_bank_conflicts"  # v1->v2: the swizzle; 8x fewer conflicts bought 1.68x (Amdahl)
+        text = (f"shared loads take {per:.2f} wavefronts per instruction against an ideal {ideal:.2f} "
+                f"({factor:.1f}x) and mio_throttle+short_scoreboard are {_pct(smem_stalls)} of stalls; {tops}.")
+    elif top == "long_scoreboard" and share[top] >= GLOBAL_STALL_SHARE_MIN:
+        label = "global_latency"  # v2->v3: wide cp.async took the load latency off the critical path
+        text = (f"long_scoreboard is {_pct(share[top])} of stall weight, global-load latency at "
+                f"L2 hit {m.l2_hit_pct or 0:.1f}% and DRAM {m.dram_throughput_pct or 0:.1f}% of peak; {tops}.")
+    elif tp is not None and tp >= TENSOR_BOUND_PCT:
+        label = "tensor_bound"  # v4/v5: pipe in the 80s leads; more warps added contention, not supply
+        text = f"tensor pipe at {tp:.1f}% of peak: the pipe leads and more warps add contention; {tops}."
+    elif occ is not None and occ / SMSPS_PER_SM < MIN_WARPS_PER_SMSP:
+        label = "occupancy_limited"  # v0 at 8.3%; v3's 2->1 CTA/SM cliff cost more than it hid
+        text = (f"{occ:.1f} warps/SM ({occ / SMSPS_PER_SM:.1f} per scheduler, {ctas if ctas is not None else '?'} "
+                f"CTAs/SM limited by {limiter or 'unknown'}) leave too little in flight to hide latency; {tops}.")
+    elif top == "barrier" and share[top] >= BARRIER_SHARE_MIN:
+        label = "barrier_bound"  # v7: independent __syncthreads domains paid, not warp count
+        text = f"barrier is {_pct(share[top])} of stall weight, warps waiting at __syncthreads; {tops}."
+    elif top in ("wait", "short_scoreboard") and chain_stalls >= CHAIN_SHARE_MIN:
+        label = "issue_latency_chain"  # v4: 1.85 cycles per removed instruction, a dependency chain
+        text = (f"wait+short_scoreboard are {_pct(chain_stalls)} of stall weight at "
+                f"{(occ or 0) / SMSPS_PER_SM:.1f} warps per scheduler, a serial dependency chain "
+                f"that removing instructions shortens; {tops}.")
+    else:
+        label = "unknown"
+        text = f"no rule matched at tensor pipe {'n/a' if tp is None else f'{tp:.1f}%'}; {tops}."
+
+    smem = None
+    if m.smem_static_per_block is not None or m.smem_dynamic_per_block is not None:
+        smem = (m.smem_static_per_block or 0) + (m.smem_dynamic_per_block or 0)
+    return Diagnosis(label=label, summary=text, top_stalls=shares[:3], tensor_pipe_pct=tp,
+                     wavefronts_per_shared_ld=per, ideal_wavefronts_per_shared_ld=ideal,
+                     conflict_factor=factor, occupancy_limiter=limiter, registers=m.registers_per_thread,
+                     smem_per_cta=smem, ctas_per_sm=ctas, warps_per_sm=warps, waves_per_sm=m.waves_per_sm)

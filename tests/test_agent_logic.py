@@ -1,0 +1,63 @@
+"""Plateau rule, proposal, shelf conditions and the re-screen trigger."""
+
+import pytest
+
+from agent import levers
+from agent.propose import propose, stop_reason
+from agent.shelf import Conditions, changed, conditions, due_for_rescreen
+from kernel_src.knobs import SEED, Knobs
+
+
+def test_plateau_and_budget():
+    assert stop_reason(0, 20, 0) is None
+    assert stop_reason(2, 20, 2) is None
+    assert stop_reason(3, 20, 3) == "plateau"
+    assert stop_reason(20, 20, 0) == "budget"
+    assert stop_reason(5, 20, 4, plateau=5) is None
+
+
+def test_catalog_is_well_formed():
+    for lv in levers.CATALOG:
+        assert lv.predicted[0] < lv.predicted[1] and lv.hypothesis and lv.targets
+        assert set(lv.sets) <= set(Knobs.model_fields)
+    with pytest.raises(levers.UnknownLever, match="unknown lever 'fast'"):
+        levers.get("fast")
+
+
+def test_every_lever_applies_somewhere_and_builds_valid_knobs():
+    for lv in levers.CATALOG:
+        base = SEED if lv.applies_to(SEED) else SEED.replace(compute="mma")
+        assert lv.applies_to(base), lv.name
+        cand, why = levers.candidate(lv, base)
+        assert cand is not None and why is None
+
+
+def test_proposal_follows_the_diagnosis():
+    assert propose(SEED, "tensor_idle_scalar_fma", set()).name == "tensor_cores"
+    mma = SEED.replace(compute="mma")
+    assert propose(mma, "smem_bank_conflicts", set()).name == "swizzle"
+    assert propose(mma, "smem_bank_conflicts", {"swizzle"}).name == "padding"
+    assert propose(mma.replace(layout="swizzle"), "global_latency", set()).name == "cp_async"
+    # with no counters, by predicted gain alone
+    assert propose(SEED, None, set()).name == "tensor_cores"
+
+
+def test_proposal_exhausts():
+    assert propose(SEED, None, {lv.name for lv in levers.CATALOG}) is None
+
+
+def test_conditions_from_driver_attributes():
+    c = conditions({"registers": 186, "smem_per_cta": 49152, "ctas_per_sm": 2, "threads": 128}, "occupancy_limited")
+    assert c == Conditions(registers=186, smem_per_cta=49152, ctas_per_sm=2, warps_per_sm=8, diagnosis="occupancy_limited")
+
+
+def test_rescreen_triggers_on_occupancy_smem_or_diagnosis_not_registers_alone():
+    old = Conditions(registers=186, smem_per_cta=49152, ctas_per_sm=2, warps_per_sm=8, diagnosis="occupancy_limited")
+    assert changed(old, old.model_copy(update={"registers": 173})) == []
+    assert changed(old, old.model_copy(update={"ctas_per_sm": 3, "warps_per_sm": 12})) == ["ctas_per_sm", "warps_per_sm"]
+    assert changed(old, old.model_copy(update={"smem_per_cta": 52224})) == ["smem_per_cta"]
+    assert changed(old, old.model_copy(update={"diagnosis": None})) == []  # unknown never triggers
+    rows = [{"lever": "a", "conditions": old.model_dump()},
+            {"lever": "b", "conditions": old.model_copy(update={"smem_per_cta": 52224}).model_dump()}]
+    now = old.model_copy(update={"smem_per_cta": 52224})
+    assert [r["lever"] for r in due_for_rescreen(rows, now)] == ["a"]

@@ -1,0 +1,57 @@
+import pytest
+
+from kernel_src.arch import TABLE, ctas_per_sm, launch_refusal
+from kernel_src.knobs import SEED, KnobError, Knobs
+
+
+def test_seed_is_the_naive_kernel():
+    assert SEED.label() == "scalar/row_major/scalar/expf/t64x64w4"
+    assert SEED.defines() == {"FA_COMPUTE": 0, "FA_LAYOUT": 0, "FA_STAGING": 0, "FA_EXP": 0, "FA_BR": 64, "FA_BC": 64, "FA_WARPS": 4}
+
+
+def test_knobs_are_frozen_and_hashable():
+    with pytest.raises(Exception):
+        SEED.compute = "mma"
+    assert len({SEED, Knobs(), SEED.replace(compute="mma")}) == 2
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"tiles": 3}, "unknown knob 'tiles'"),
+    ({"compute": "tensor"}, "knob 'compute' cannot be 'tensor'"),
+    ({"br": 128}, "knob 'br' must equal 16 x 'warps'"),
+    ({"bc": 48}, "knob 'bc' must be 16, 32, 64 or 128"),
+    ({"warps": 3, "br": 48}, "knob 'warps' must be 1, 2, 4 or 8"),
+])
+def test_invalid_knobs_are_refused_with_a_sentence_naming_the_knob(data, words):
+    with pytest.raises(KnobError) as e:
+        Knobs.parse(data)
+    assert words in str(e.value)
+
+
+def test_assignments():
+    k = Knobs.parse_assignments(["compute=mma", "layout = swizzle"])
+    assert k.label() == "mma/swizzle/scalar/expf/t64x64w4"
+    with pytest.raises(KnobError, match="NAME=VALUE"):
+        Knobs.parse_assignments(["compute"])
+
+
+def test_smem_arithmetic_matches_the_h200_driver():
+    # cudaFuncGetAttributes on the H200 (results/2026-11-30_h200_smoke/smoke.jsonl)
+    assert Knobs(compute="mma", layout="swizzle").smem_bytes(128) == 49152
+    assert Knobs(compute="mma", layout="pad").smem_bytes(128) == 52224
+    assert Knobs(layout="swizzle").smem_bytes(128) == 65536  # scalar adds the fp32 P tile
+    assert Knobs(compute="mma", bc=128).smem_bytes(128) == 81920
+
+
+def test_preflight_refuses_what_cannot_launch_on_a_99kb_part():
+    k = Knobs(compute="mma", br=128, warps=8, bc=128, layout="pad")
+    smem = k.smem_bytes(128)
+    assert launch_refusal(TABLE["sm_90"], smem=smem, threads=256) is None
+    why = launch_refusal(TABLE["sm_120"], smem=smem, threads=256)
+    assert why and str(smem) in why and "101376" in why
+
+
+def test_occupancy_arithmetic_matches_the_driver():
+    # H200 driver: mma/swizzle 186 regs, 49152 B -> 2 CTAs/SM; t64x32 167 regs, 32768 B -> 3
+    assert ctas_per_sm(TABLE["sm_90"], threads=128, smem=49152, regs=186)[0] == 2
+    assert ctas_per_sm(TABLE["sm_90"], threads=128, smem=32768, regs=167)[0] == 3
