@@ -53,6 +53,10 @@ class GpuBench:
     def build(self, knobs: list[Knobs]) -> dict[str, BuildResult]:
         return self.lab.build(knobs)
 
+    def prefetch(self, knobs: list[Knobs]) -> None:
+        """Build every candidate of the next step at once (ninja -j); evaluate then hits the cache."""
+        self.lab.build(knobs)
+
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float) -> Evaluation:
         return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise)
 
@@ -116,6 +120,9 @@ class Recorder:
     def build(self, knobs):
         return self._rec(_key("build", *sorted(k.canonical() for k in knobs)), self.bench.build(knobs))
 
+    def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
+        self.bench.prefetch(knobs)
+
     def evaluate(self, base, cand, *, t_keep, t_noise):
         return self._rec(_key("evaluate", base, cand), self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise))
 
@@ -164,6 +171,9 @@ class Replay:
     def build(self, knobs):
         got = self._get(_key("build", *sorted(k.canonical() for k in knobs)), "a build")
         return {k: BuildResult(**v) for k, v in got.items()}
+
+    def prefetch(self, knobs):
+        pass
 
     def evaluate(self, base, cand, *, t_keep, t_noise):
         ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))

@@ -89,6 +89,7 @@ def run(
     dtype: str = typer.Option("float16", help="float16 or bfloat16"),
     causal: bool = typer.Option(False, "--causal/--no-causal"),
     seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start from the naive seed with NAME=VALUE changed (repeatable), e.g. --seed-knob compute=mma."),
+    exclude_lever: list[str] = typer.Option([], "--exclude-lever", help="Never try this lever (repeatable); `fa5090-search levers` lists them."),
     aa_repeats: int = typer.Option(3, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement (each arm gets about half)."),
     plateau: int = typer.Option(3, min=1, help="Stop after this many consecutive experiments without a keep."),
@@ -131,7 +132,8 @@ def run(
     try:
         with Reporter(console, budget) as say:
             run_id = run_search(bench, db, shape=shape, budget=budget, seed=seed, artifacts=artifacts,
-                                aa_repeats=aa_repeats, plateau=plateau, command=command, say=say)
+                                aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever), command=command,
+                                say=say)
     except KeyboardInterrupt:
         _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
     except Exception as e:  # noqa: BLE001 - turned into one sentence below

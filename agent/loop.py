@@ -61,9 +61,12 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
 
 
 def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: Path, aa_repeats: int = 3,
-               plateau: int = PLATEAU, command: str = "", say: Say = lambda *a, **k: None) -> int:
+               plateau: int = PLATEAU, exclude: tuple[str, ...] = (), command: str = "",
+               say: Say = lambda *a, **k: None) -> int:
     if budget <= 0:
         raise SearchError("--budget must be at least 1 experiment")
+    for name in exclude:
+        catalog.get(name)  # an unknown lever name is refused before anything runs
     dev = bench.device()
     q.check_same_setup(db, dev.name, shape.key())
     run_id = q.create_run(
@@ -73,7 +76,7 @@ def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: 
     artifacts = Path(artifacts) / f"run-{run_id}"
     say("run", run_id=run_id, device=dev, shape=shape)
     try:
-        status, reason = _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, say)
+        status, reason = _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude, say)
     except KeyboardInterrupt:
         q.update_run(db, run_id, status="interrupted", stop_reason="interrupted by the user", finished_at=q.now())
         raise
@@ -85,7 +88,7 @@ def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: 
     return run_id
 
 
-def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, say):
+def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude, say):
     arch = dev.arch
     # ---- the seed must be correct before anything is timed against it
     say("phase", text=f"building and checking the seed {seed.label()}")
@@ -124,10 +127,14 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
     best, best_attrs = seed, attrs
     label = diag.label if diag else None
     conds = conditions(attrs, label)
-    tried: set[str] = set()  # levers measured against the current best
+    tried: set[str] = set(exclude)  # levers measured against the current best, or excluded
     rescreens: list[dict] = []
     done = since_keep = 0
+    prefetched = None
     while True:
+        if prefetched != best:  # a new best: build every applicable candidate in one ninja call
+            bench.prefetch([c for lv in catalog.CATALOG if lv.applies_to(best) for c, _ in [catalog.candidate(lv, best)] if c])
+            prefetched = best
         reason = stop_reason(done, budget, since_keep, plateau)
         if reason:
             break
@@ -168,7 +175,7 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             q.finish_experiment(db, exp_id, measurements=meas, diagnosis=drow, **fields)
             if entry:
                 q.mark_shelf(db, entry["id"], "resurrected", exp_id)
-            best, best_attrs, label, since_keep, tried = cand, new_attrs, new_label, 0, set()
+            best, best_attrs, label, since_keep, tried = cand, new_attrs, new_label, 0, set(exclude)
             # the shelf is re-screened, oldest first, before any new lever
             rescreens = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
