@@ -32,9 +32,9 @@ class ProfileRecord(BaseModel):
 
 class GpuBench:
     def __init__(self, shape: Shape, cache_dir: Path, *, budget_s: float = 2.0, profile: bool = True,
-                 jobs: int | None = None):
+                 jobs: int | None = None, l2: str = "warm"):
         self.shape, self.cache_dir, self.budget_s = shape, Path(cache_dir), budget_s
-        self.profiling, self.jobs = profile, jobs
+        self.profiling, self.jobs, self.l2 = profile, jobs, l2
         self._device: DeviceInfo | None = None
         self._lab: Lab | None = None
         self.profile_disabled: str | None = None if profile else "profiling disabled (--no-profile)"
@@ -47,7 +47,8 @@ class GpuBench:
     @property
     def lab(self) -> Lab:
         if self._lab is None:
-            self._lab = Lab(self.shape, self.device().limits, self.cache_dir, budget_s=self.budget_s, jobs=self.jobs)
+            self._lab = Lab(self.shape, self.device().limits, self.cache_dir, budget_s=self.budget_s, jobs=self.jobs,
+                            l2=self.l2)
         return self._lab
 
     def build(self, knobs: list[Knobs]) -> dict[str, BuildResult]:
@@ -57,8 +58,9 @@ class GpuBench:
         """Build every candidate of the next step at once (ninja -j); evaluate then hits the cache."""
         self.lab.build(knobs)
 
-    def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float) -> Evaluation:
-        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise)
+    def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
+                 ceiling: float | None = None) -> Evaluation:
+        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
 
     def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
         return self.lab.check(knobs, shapes)
@@ -123,8 +125,9 @@ class Recorder:
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
 
-    def evaluate(self, base, cand, *, t_keep, t_noise):
-        return self._rec(_key("evaluate", base, cand), self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise))
+    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None):
+        return self._rec(_key("evaluate", base, cand),
+                         self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling))
 
     def check(self, knobs, shapes):
         return self._rec(_key("check", knobs, [s.key() for s in shapes]), self.bench.check(knobs, shapes))
@@ -175,11 +178,11 @@ class Replay:
     def prefetch(self, knobs):
         pass
 
-    def evaluate(self, base, cand, *, t_keep, t_noise):
+    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None):
         ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))
         if ev.job is None:  # refused before running (arithmetic, compile error): nothing to re-decide
             return ev
-        return decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise)
+        return decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job)
 
     def check(self, knobs, shapes):
         return JobResult(**self._get(_key("check", knobs, [s.key() for s in shapes]), f"checking {knobs.label()}"))

@@ -35,9 +35,12 @@ class BuildSpec(BaseModel):
     dtypes: tuple[str, ...] = ("float16",)
     dims: tuple[int, ...] = (128,)
     causals: tuple[bool, ...] = (False, True)
+    defect: int = 0  # experiments.defects only; 0 adds no flag, so normal keys never see it
 
     def defines(self) -> dict[str, int]:
         d = self.knobs.defines()
+        if self.defect:
+            d["FA_DEFECT"] = self.defect
         d["FA_DTYPES"] = sum(1 << ("float16", "bfloat16").index(t) for t in set(self.dtypes))
         d["FA_DIMS"] = sum(1 << (64, 128).index(x) for x in set(self.dims))
         d["FA_CAUSALS"] = sum(1 << int(c) for c in set(self.causals))

@@ -48,16 +48,18 @@ class Evaluation(BaseModel):
     c1: dict | None = None
     paired: dict | None = None
     c2: dict | None = None
-    job: JobResult | None = None  # the raw child-process record, kept so a replay decides anew
+    confirm: dict | None = None  # the second paired run, in a fresh process
+    job: JobResult | None = None  # the raw child-process records, kept so a replay decides anew
+    confirm_job: JobResult | None = None
 
 
 class Lab:
     """The real, GPU-backed side of an experiment, for one problem shape on one device."""
 
     def __init__(self, shape: Shape, limits: ArchLimits, cache_dir: Path, *, budget_s: float = 3.0,
-                 jobs: int | None = None):
+                 jobs: int | None = None, l2: str = "warm"):
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
-        self.budget_s, self.jobs = budget_s, jobs
+        self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
         self._libs: dict[str, BuildResult] = {}
 
     # ---- build ---------------------------------------------------------------------------
@@ -105,7 +107,8 @@ class Lab:
         return 120 + n_paired * (self.budget_s * 3 + 30)
 
     # ---- the experiment ------------------------------------------------------------------
-    def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float) -> Evaluation:
+    def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
+                 ceiling: float | None = None) -> Evaluation:
         refusal = self.preflight(cand)
         if refusal:
             return Evaluation(outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=refusal)
@@ -118,11 +121,18 @@ class Lab:
             {"do": "attributes", "tag": "attributes", "lib": lib_b, "shape": sd},
             {"do": "check", "tag": "c1", "lib": lib_b, "shapes": [s.model_dump() for s in c1_shapes(self.shape)]},
             {"do": "paired", "tag": "paired", "stop_if_failed": True, "base": {"lib": lib_a}, "cand": {"lib": lib_b},
-             "shape": sd, "budget_s": self.budget_s},
-            {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "if_margin_at_least": t_keep},
+             "shape": sd, "budget_s": self.budget_s, "l2": self.l2, "recheck": True},
+            # C2 before a keep, run twice: the two outputs must agree bitwise
+            {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "repeat": 2, "if_margin_at_least": t_keep},
         ]
         job = self.run_job(steps, self._timeout())
-        return decide(job, b[cand.key()], t_keep=t_keep, t_noise=t_noise)
+        first = decide(job, b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
+        if first.outcome is not Outcome.KEPT:
+            return first
+        # the keep protocol's replicate: a second paired run in a fresh process must clear t_keep too
+        confirm = self.run_job([{"do": "paired", "tag": "paired", "base": {"lib": lib_a}, "cand": {"lib": lib_b},
+                                 "shape": sd, "budget_s": self.budget_s, "l2": self.l2}], self._timeout())
+        return decide(job, b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm)
 
     def attributes(self, knobs: Knobs) -> dict:
         job = self.run_job([{"do": "attributes", "tag": "attributes", "lib": self.library(knobs),
@@ -139,7 +149,8 @@ class Lab:
         """base/cand: {"knobs": Knobs} or {"sdpa": backend}."""
         arm = lambda a: {"lib": self.library(a["knobs"])} if "knobs" in a else {"sdpa": a["sdpa"]}
         return self.run_job([{"do": "paired", "tag": "paired", "base": arm(base), "cand": arm(cand),
-                              "shape": self.shape.model_dump(), "budget_s": self.budget_s}], self._timeout())
+                              "shape": self.shape.model_dump(), "budget_s": self.budget_s, "l2": self.l2}],
+                            self._timeout())
 
     def aa_null(self, knobs: Knobs, repeats: int) -> list[dict]:
         """A/A: the same library against itself, each repeat in a fresh process, through the
@@ -153,10 +164,16 @@ class Lab:
         return out
 
 
-def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float) -> Evaluation:
-    """The outcome of one evaluate job; pure, so replayed jobs decide the same way."""
+def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float, ceiling: float | None = None,
+           confirm_job: JobResult | None = None) -> Evaluation:
+    """The outcome of one evaluation; pure, so replayed jobs decide the same way.
+
+    KEPT needs, as the seed's v7 protocol: paired median >= t_keep; the AB and BA halves on the
+    same side of 1; C2 passed twice bitwise-identically; the timing inputs re-checked; a second
+    paired run in a fresh process also >= t_keep; and a rate under the measured ceiling."""
     ev = Evaluation(outcome=Outcome.CRASH, detail="", build=built, attributes=job.value("attributes"),
-                    c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"), job=job)
+                    c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"), job=job,
+                    confirm_job=confirm_job, confirm=confirm_job.value("paired") if confirm_job else None)
     failed = next((s for s in job.steps if "error" in s), None)
     if job.status == "timeout":
         ev.outcome, ev.detail = Outcome.TIMEOUT, f"child process exceeded its deadline during {_last_tag(job)}"
@@ -176,13 +193,36 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float)
         ev.detail = f"C1 failed at {_shape_str(bad['shape'])}: {bad['reason']}" if bad else "C1 did not run"
         return ev
     p = ev.paired
+    if p.get("recheck") is not None and not p["recheck"]["ok"]:
+        ev.outcome, ev.detail = Outcome.WRONG, f"re-check on the timing inputs failed: {p['recheck']['reason']}"
+        return ev
+    if p.get("suspicious"):
+        ev.outcome, ev.detail = Outcome.SUSPICIOUS, p["suspicious"]
+        return ev
+    if ceiling is not None and p["tflops_cand"] > ceiling:
+        ev.outcome = Outcome.SUSPICIOUS
+        ev.detail = f"{p['tflops_cand']:.1f} TFLOP/s is above the measured ceiling {ceiling:.1f}: not physical, never kept"
+        return ev
     m = p["margin"]
     if m >= t_keep:
+        halves_agree = (p["margin_ab"] - 1) * (p["margin_ba"] - 1) > 0
         if ev.c2 is None or not ev.c2["ok"]:
             bad = (ev.c2 or {}).get("checks", [{}])[0]
             ev.outcome, ev.detail = Outcome.WRONG, f"margin {m:.4f} but C2 failed: {bad.get('reason', 'did not run')}"
+        elif not halves_agree:
+            ev.outcome = Outcome.NULL
+            ev.detail = f"margin {m:.4f} but the AB ({p['margin_ab']:.4f}) and BA ({p['margin_ba']:.4f}) halves disagree"
+        elif confirm_job is None:
+            ev.outcome, ev.detail = Outcome.KEPT, f"margin {m:.4f} >= t_keep {t_keep:.4f}; replicate pending"
+        elif ev.confirm is None:
+            ev.outcome, ev.detail = Outcome.CRASH, f"the replicate run failed ({confirm_job.status}): {confirm_job.stderr[-200:]}"
+        elif ev.confirm["margin"] < t_keep:
+            ev.outcome = Outcome.NULL
+            ev.detail = f"margin {m:.4f} did not replicate in a fresh process ({ev.confirm['margin']:.4f} < t_keep {t_keep:.4f})"
         else:
-            ev.outcome, ev.detail = Outcome.KEPT, f"margin {m:.4f} >= t_keep {t_keep:.4f}, C1 and C2 passed"
+            ev.outcome = Outcome.KEPT
+            ev.detail = (f"margin {m:.4f} and replicate {ev.confirm['margin']:.4f} >= t_keep {t_keep:.4f}; "
+                         f"AB/BA agree; C2 passed twice, bitwise equal")
     elif m <= 1 - t_noise:
         ev.outcome, ev.detail = Outcome.SLOWER, f"margin {m:.4f} <= 1 - t_noise ({1 - t_noise:.4f})"
     else:

@@ -32,6 +32,8 @@ class CheckResult(BaseModel):
     nonfinite: int
     seed: int
     reason: str = ""
+    inputs_intact: bool = True  # Q, K, V bitwise unchanged by the call
+    deterministic: bool | None = None  # None: not repeated; else two runs bitwise equal
 
 
 def reference(q, k, v, causal: bool, dtype=torch.float32, chunk: int = 8):
@@ -85,14 +87,38 @@ def random_inputs(shape: Shape, device, seed: int):
     return mk(), mk(), mk()
 
 
-def check(run_kernel, shape: Shape, device, seed: int) -> CheckResult:
-    """run_kernel(q, k, v, o, lse) fills o and lse; both are poisoned with NaN first."""
-    q, k, v = random_inputs(shape, device, seed)
+def _run_poisoned(run_kernel, q, k, v, shape: Shape):
     o = torch.full_like(q, float("nan"))
-    lse = torch.full((shape.B, shape.H, shape.N), float("nan"), device=device, dtype=torch.float32)
+    lse = torch.full((shape.B, shape.H, shape.N), float("nan"), device=q.device, dtype=torch.float32)
     run_kernel(q, k, v, o, lse)
-    if str(device).startswith("cuda"):
+    if q.is_cuda:
+        # Only the caller's stream: work a kernel leaves on a stream of its own is not waited for
+        # here, so its output still reads as the NaN poison.
+        torch.cuda.current_stream().synchronize()
+        o, lse = o.clone(), lse.clone()
         torch.cuda.synchronize()
+    return o, lse
+
+
+def check(run_kernel, shape: Shape, device, seed: int, *, repeat: int = 1, inputs=None) -> CheckResult:
+    """run_kernel(q, k, v, o, lse) fills o and lse, poisoned with NaN before every call.
+    Also refused: inputs changed by the call, and (repeat=2) two runs that differ bitwise.
+    `inputs`: check on these tensors (the very ones a timing used) instead of fresh ones."""
+    q, k, v = inputs if inputs is not None else random_inputs(shape, device, seed)
+    before = [x.clone() for x in (q, k, v)]
+    o, lse = _run_poisoned(run_kernel, q, k, v, shape)
+    intact = all(torch.equal(a, b) for a, b in zip(before, (q, k, v)))
+    deterministic = None
+    if repeat > 1:
+        o2, lse2 = _run_poisoned(run_kernel, *before, shape)
+        deterministic = torch.equal(o.nan_to_num(7.0), o2.nan_to_num(7.0)) and torch.equal(lse.nan_to_num(7.0), lse2.nan_to_num(7.0))
+    q, k, v = before
     oracle, oracle_lse = reference(q, k, v, shape.causal, torch.float32)
     floor, _ = reference(q, k, v, shape.causal, q.dtype)
-    return judge(o, lse, oracle, oracle_lse, floor, shape=shape, seed=seed)
+    res = judge(o, lse, oracle, oracle_lse, floor, shape=shape, seed=seed)
+    res.inputs_intact, res.deterministic = intact, deterministic
+    if not intact:
+        res.ok, res.reason = False, "the kernel modified its inputs (Q/K/V differ after the call)"
+    elif deterministic is False:
+        res.ok, res.reason = False, "two runs on the same inputs differ bitwise (a race or uninitialised read)"
+    return res

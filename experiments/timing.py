@@ -34,7 +34,11 @@ class PairedResult(BaseModel):
     ms_base: float  # median per-call time of each arm
     ms_cand: float
     ratios: list[float]
-    l2: str = "warm"  # inputs are reused across calls: L2 state recorded, not controlled here
+    l2: str = "warm"  # "warm": inputs reused across calls; "cold": L2 flushed before each call
+    calls_per_block_base: int | None = None
+    wall_ms_base: float | None = None  # device-synchronised wall clock per call, launch included
+    wall_ms_cand: float | None = None
+    suspicious: str | None = None
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -46,15 +50,18 @@ def quantile(xs: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
-def summarize(base_ms: list[float], cand_ms: list[float], base_first: list[bool], calls: int) -> PairedResult:
-    ratios = [b / c for b, c in zip(base_ms, cand_ms)]
+def summarize(base_ms: list[float], cand_ms: list[float], base_first: list[bool], calls: int | tuple[int, int],
+              l2: str = "warm") -> PairedResult:
+    """base_ms/cand_ms: block times; calls: calls per block (one number, or base and candidate)."""
+    cb, cc = (calls, calls) if isinstance(calls, int) else calls
+    ratios = [(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)]
     ab = [r for r, f in zip(ratios, base_first) if f] or ratios
     ba = [r for r, f in zip(ratios, base_first) if not f] or ratios
     return PairedResult(
         margin=statistics.median(ratios), margin_lo=quantile(ratios, 0.1), margin_hi=quantile(ratios, 0.9),
         margin_ab=statistics.median(ab), margin_ba=statistics.median(ba), alternations=len(ratios),
-        calls_per_block=calls, ms_base=statistics.median(base_ms) / calls, ms_cand=statistics.median(cand_ms) / calls,
-        ratios=ratios,
+        calls_per_block=cc, calls_per_block_base=cb, ms_base=statistics.median(base_ms) / cb,
+        ms_cand=statistics.median(cand_ms) / cc, ratios=ratios, l2=l2,
     )
 
 
@@ -63,10 +70,26 @@ def t_noise(aa_margins: list[float]) -> float:
     return quantile([abs(m - 1.0) for m in aa_margins], 0.95)
 
 
-def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float) -> PairedResult:
+def _wall_per_call(fn, n: int = 3) -> float:
+    import torch
+
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    torch.cuda.synchronize()  # the whole device: work hidden on another stream is counted here
+    return max((time.perf_counter() - t0) / n, 1e-6)
+
+
+def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float, l2: str = "warm",
+           flush: Callable[[], None] | None = None) -> PairedResult:
+    """l2="warm": inputs stay in L2 across calls; "cold": `flush` (a write larger than L2) runs
+    before every timed call, outside the timed region, one call per block."""
     import torch
 
     def block(fn, calls):
+        if l2 == "cold":
+            flush()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         for _ in range(calls):
@@ -74,17 +97,14 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
         end.record()
         return start, end
 
-    # warm-up: module load, attribute setting, clocks ramping; also sizes the block
+    if l2 == "cold" and flush is None:
+        raise ValueError("a cold-L2 measurement needs a flush")
+    # warm-up (module load, attribute setting, clocks ramping), then size each arm's block
     for fn in (run_base, run_cand, run_base, run_cand):
         fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(3):
-        run_base()
-        run_cand()
-    torch.cuda.synchronize()
-    per_call = max((time.perf_counter() - t0) / 6, 1e-6)
-    calls = max(1, min(50, round(BLOCK_TARGET_S / per_call)))
+    wall_b, wall_c = _wall_per_call(run_base), _wall_per_call(run_cand)
+    size = lambda w: 1 if l2 == "cold" else max(1, min(50, round(BLOCK_TARGET_S / w)))
+    cb, cc = size(wall_b), size(wall_c)
 
     base_ms, cand_ms, base_first = [], [], []
     deadline = time.perf_counter() + budget_s
@@ -93,14 +113,26 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
         first = i % 2 == 0
         torch.cuda.synchronize()  # the whole device, not one stream, around the timed pair
         if first:
-            eb = block(run_base, calls)
-            ec = block(run_cand, calls)
+            eb = block(run_base, cb)
+            ec = block(run_cand, cc)
         else:
-            ec = block(run_cand, calls)
-            eb = block(run_base, calls)
+            ec = block(run_cand, cc)
+            eb = block(run_base, cb)
         torch.cuda.synchronize()
         base_ms.append(eb[0].elapsed_time(eb[1]))
         cand_ms.append(ec[0].elapsed_time(ec[1]))
         base_first.append(first)
         i += 1
-    return summarize(base_ms, cand_ms, base_first, calls)
+    res = summarize(base_ms, cand_ms, base_first, (cb, cc), l2)
+    res.wall_ms_base, res.wall_ms_cand = wall_b * 1e3, wall_c * 1e3
+    res.suspicious = escapes_stream(res.ms_cand, res.wall_ms_cand)
+    return res
+
+
+def escapes_stream(event_ms: float, wall_ms: float) -> str | None:
+    """A kernel whose events (on the caller's stream) see far less time than a device-wide
+    synchronised wall clock is doing its work somewhere the timing does not look."""
+    if wall_ms > 0.05 and event_ms < 0.5 * wall_ms:
+        return (f"events on the caller's stream saw {event_ms:.4f} ms per call but a device-wide "
+                f"synchronised wall clock {wall_ms:.4f} ms: work escapes the timed stream")
+    return None

@@ -61,7 +61,8 @@ def _step(step: dict, results: list) -> dict:
         for i, sd in enumerate(step["shapes"]):
             shape = Shape(**sd)
             seed = int.from_bytes(os.urandom(4), "little")  # fresh inputs the kernel cannot see
-            res = check(lambda q, k, v, o, l: lib.forward(q, k, v, o, l, shape.causal, stream), shape, "cuda", seed)
+            res = check(lambda q, k, v, o, l: lib.forward(q, k, v, o, l, shape.causal, stream), shape, "cuda", seed,
+                        repeat=step.get("repeat", 1))
             out.append(res.model_dump(mode="json"))
             if not res.ok:
                 break
@@ -71,8 +72,23 @@ def _step(step: dict, results: list) -> dict:
         q, k, v = random_inputs(shape, "cuda", int.from_bytes(os.urandom(4), "little"))
         o, lse = torch.empty_like(q), torch.empty(shape.B, shape.H, shape.N, device="cuda")
         t = (q, k, v, o, lse)
-        res = paired(_arm(step["base"], shape, t), _arm(step["cand"], shape, t), budget_s=step["budget_s"])
+        l2 = step.get("l2", "warm")
+        flush = None
+        if l2 == "cold":  # a write twice the L2's size evicts the inputs before every timed call
+            scratch = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
+            flush = scratch.zero_
+        res = paired(_arm(step["base"], shape, t), _arm(step["cand"], shape, t), budget_s=step["budget_s"], l2=l2,
+                     flush=flush)
         d = res.model_dump(mode="json")
+        if step.get("recheck") and "lib" in step["cand"]:
+            # the very inputs the timing used, checked again after it (not a fresh easy draw)
+            from kernel_src.binding import KernelLib
+
+            lib = KernelLib(step["cand"]["lib"])
+            stream = torch.cuda.current_stream().cuda_stream
+            rc = check(lambda q_, k_, v_, o_, l_: lib.forward(q_, k_, v_, o_, l_, shape.causal, stream), shape, "cuda",
+                       0, inputs=(q, k, v))
+            d["recheck"] = rc.model_dump(mode="json")
         d["tflops_base"] = shape.flops() / (res.ms_base * 1e-3) / 1e12
         d["tflops_cand"] = shape.flops() / (res.ms_cand * 1e-3) / 1e12
         return d

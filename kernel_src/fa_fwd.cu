@@ -38,6 +38,11 @@
 #ifndef FA_WARPS
 #define FA_WARPS 4
 #endif
+// The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
+// reaches, never a knob. The correctness tier must reject every one of them.
+#ifndef FA_DEFECT
+#define FA_DEFECT 0
+#endif
 #ifndef FA_DTYPES
 #define FA_DTYPES 3
 #endif
@@ -54,6 +59,11 @@ enum { SCALAR = 0, MMA = 1 };
 enum { ROW_MAJOR = 0, SWIZZLE = 1, PAD = 2 };
 enum { STAGE_SCALAR = 0, STAGE_CP_ASYNC = 1 };
 enum { EXP_EXPF = 0, EXP_EX2 = 1 };
+enum {
+  DEF_NONE = 0, DEF_ONE_SIDED_SWIZZLE, DEF_MISSING_COMMIT, DEF_CAUSAL_OFF_BY_ONE, DEF_WRONG_SCALE,
+  DEF_DROPPED_RESCALE, DEF_MISSING_SYNC, DEF_PARTIAL_WRITE, DEF_NO_WRITE, DEF_WRITES_INPUT,
+  DEF_SIDE_STREAM, DEF_NO_TAIL_MASK
+};
 
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_>
 struct Knobs {
@@ -78,6 +88,12 @@ struct Tile {
   __device__ __forceinline__ static int off(int r, int c) {
     if (LAYOUT == SWIZZLE) return r * D + ((((c >> 3) ^ (r & 7)) << 3) | (c & 7));
     return r * STRIDE + c;
+  }
+  // where the readers look: the same map, except in the one-sided-swizzle defect (stores
+  // swizzled, loads row-major: conflict-free and wrong)
+  __device__ __forceinline__ static int rd(int r, int c) {
+    if (FA_DEFECT == DEF_ONE_SIDED_SWIZZLE) return r * STRIDE + c;
+    return off(r, c);
   }
 };
 
@@ -126,7 +142,7 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 // cp.async: one 16-byte LDGSTS per 8 elements, no register, L1 bypassed (seed v3: 1.51x for
 // the width alone on the 5090). Out-of-range rows use src-size 0, which zero-fills.
 template <class K, int D, int ROWS, typename T>
-__device__ __forceinline__ void stage(T* s, const T* g, int row0, int N) {
+__device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool commit = true) {
   using TL = Tile<D, K::LAYOUT>;
   if (K::STAGING == STAGE_CP_ASYNC) {
     constexpr int CHUNKS = D / 8;
@@ -136,7 +152,7 @@ __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N) {
       const T* src = g + (size_t)(ok ? row0 + r : 0) * D + c;
       cp_async16(s + TL::off(r, c), src, ok ? 16 : 0);
     }
-    cp_async_commit();
+    if (commit) cp_async_commit();
   } else {
     for (int i = threadIdx.x; i < ROWS * D; i += K::THREADS) {
       int r = i / D, c = i % D;
@@ -284,7 +300,11 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   uint32_t qf[D / 16][4];
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk)
-    ldmatrix_x4(qf[kk], Qs + TL::off(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+    ldmatrix_x4(qf[kk], Qs + TL::rd(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+  // this CTA staged Q to shared memory above and no other CTA reads these rows: the output stays
+  // right, only the caller's input changes
+  if (FA_DEFECT == DEF_WRITES_INPUT && threadIdx.x == 0 && blockIdx.x == 0)
+    const_cast<T*>(Qg)[0] = Pack<T>::cast(0.5f);
 
   float o[DT][4];
 #pragma unroll
@@ -297,9 +317,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     const int k0 = kb * K::BC;
     __syncthreads();
     stage<K, D, K::BC>(Ks, Kg, k0, N);
-    stage<K, D, K::BC>(Vs, Vg, k0, N);
+    stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
     stage_wait<K>();
-    __syncthreads();
+    if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
 
     float s[NT][4];
 #pragma unroll
@@ -309,7 +329,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #pragma unroll
       for (int j = 0; j < NT; j += 2) {
         uint32_t b[4];
-        ldmatrix_x4(b, Ks + TL::off(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
+        ldmatrix_x4(b, Ks + TL::rd(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
         mma16816<T>(s[j], qf[kk], b);
         mma16816<T>(s[j + 1], qf[kk], b + 2);
       }
@@ -323,8 +343,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       for (int e = 0; e < 4; ++e) {
         const int col = k0 + j * 8 + 2 * t + (e & 1);
         const int row = e < 2 ? rowa : rowb;
-        float v = s[j][e] * scale;
-        if (edge && (col >= N || (CAUSAL && col > row))) v = -INFINITY;
+        float v = s[j][e] * (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
+        if (edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
+                     (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
         s[j][e] = v;
         mx[e >> 1] = fmaxf(mx[e >> 1], v);
       }
@@ -342,6 +363,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     }
 #pragma unroll
     for (int i = 0; i < DT; ++i) {
+      if (FA_DEFECT == DEF_DROPPED_RESCALE) break;
       o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
       o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
     }
@@ -361,7 +383,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #pragma unroll
       for (int i = 0; i < DT; i += 2) {
         uint32_t b[4];
-        ldmatrix_x4_trans(b, Vs + TL::off(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
+        ldmatrix_x4_trans(b, Vs + TL::rd(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
         mma16816<T>(o[i], a, b);
         mma16816<T>(o[i + 1], a, b + 2);
       }
@@ -375,6 +397,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
 #pragma unroll
   for (int i = 0; i < DT; ++i) {
+    if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
     const int c = i * 8 + 2 * t;
     if (rowa < N) *reinterpret_cast<uint32_t*>(Og + (size_t)rowa * D + c) = Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0);
     if (rowb < N) *reinterpret_cast<uint32_t*>(Og + (size_t)rowb * D + c) = Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1);
@@ -418,6 +441,11 @@ struct Instance {
     cudaError_t e = prepare();
     if (e != cudaSuccess) return (int)e;
     dim3 grid((N + Cfg::BR - 1) / Cfg::BR, BH);
+    if (FA_DEFECT == fa::DEF_SIDE_STREAM) {  // work the caller's stream never waits for
+      static cudaStream_t side = nullptr;
+      if (!side) cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+      st = side;
+    }
     fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::THREADS, SMEM, st>>>(
         (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, N, scale);
     return (int)cudaGetLastError();

@@ -1,0 +1,23 @@
+"""The defect battery: wrong kernels built from kernel_src behind FA_DEFECT, a switch no knob
+reaches. Every one must be rejected (WRONG or SUSPICIOUS) by the correctness tier; the margin by
+which they are caught is what the tolerance's constants are judged against."""
+
+from kernel_src.knobs import Knobs
+
+# The configuration every defect is applied to: the mma path with a swizzle (so a one-sided
+# swizzle exists) and cp.async staging (so a commit can go missing).
+BASE = Knobs(compute="mma", layout="swizzle", staging="cp_async", exp="ex2")
+
+DEFECTS: dict[str, tuple[int, str]] = {
+    "one_sided_swizzle": (1, "tiles stored swizzled, read row-major: conflict-free and wrong"),
+    "missing_commit": (2, "V's cp.async group never committed, so the wait does not cover it: a race"),
+    "causal_off_by_one": (3, "the causal mask lets each row see one key past the diagonal"),
+    "wrong_scale": (4, "softmax scale 6.25% too large"),
+    "dropped_rescale": (5, "O is not rescaled when the running max grows"),
+    "missing_sync": (6, "no __syncthreads between staging K/V and reading them: a race"),
+    "partial_write": (7, "the last 8 output columns are never stored"),
+    "no_write": (8, "the output is never stored (the LSE is)"),
+    "writes_input": (9, "the kernel overwrites Q[0] of every head in place; its output is right"),
+    "side_stream": (10, "launched on a private stream the caller never waits for"),
+    "no_tail_mask": (11, "keys past N are not masked: zero-filled rows score 0 instead of -inf"),
+}
