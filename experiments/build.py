@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from kernel_src.knobs import SOURCE, Knobs, source_hash
+from kernel_src.knobs import HEADERS, SOURCE, Knobs, source_hash
 
 FLAGS = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-lineinfo", "-Xptxas", "-v"]
 
@@ -36,6 +36,10 @@ class BuildSpec(BaseModel):
     dims: tuple[int, ...] = (128,)
     causals: tuple[bool, ...] = (False, True)
     defect: int = 0  # experiments.defects only; 0 adds no flag, so normal keys never see it
+    source: str = SOURCE.name  # another file of kernel_src/ (mma_peak.cu, the ceiling microbenchmark)
+
+    def source_path(self) -> Path:
+        return SOURCE.with_name(self.source)
 
     def defines(self) -> dict[str, int]:
         d = self.knobs.defines()
@@ -48,11 +52,13 @@ class BuildSpec(BaseModel):
 
     def flags(self) -> list[str]:
         num = self.arch.removeprefix("sm_")
-        return FLAGS + [f"-gencode=arch=compute_{num},code=sm_{num}"] + [f"-D{k}={v}" for k, v in sorted(self.defines().items())]
+        return (FLAGS + [f"-I{SOURCE.parent}", f"-gencode=arch=compute_{num},code=sm_{num}"]
+                + [f"-D{k}={v}" for k, v in sorted(self.defines().items())])
 
     def key(self) -> str:
         h = hashlib.sha256()
-        for part in (source_hash(), self.knobs.canonical(), " ".join(self.flags()), nvcc_version()):
+        flags = [f for f in self.flags() if not f.startswith("-I")]  # where the checkout lives is not the binary
+        for part in (self.source, source_hash(self.source_path()), self.knobs.canonical(), " ".join(flags), nvcc_version()):
             h.update(part.encode())
             h.update(b"\0")
         return h.hexdigest()[:16]
@@ -115,7 +121,8 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
         (cache_dir / key).mkdir(exist_ok=True)
         (cache_dir / key / "spec.json").write_text(spec.model_dump_json(indent=1))
     for key, spec in keys.items():
-        lines.append(f"build {_q(str(cache_dir / key / 'fa.so'))}: nvcc {_q(str(SOURCE))}")
+        deps = " ".join(_q(str(h)) for h in HEADERS)
+        lines.append(f"build {_q(str(cache_dir / key / 'fa.so'))}: nvcc {_q(str(spec.source_path()))} | {deps}")
         lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
     (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
     before = {k: (cache_dir / k / "fa.so").exists() for k in keys}

@@ -80,6 +80,25 @@ def m001_initial(db: Database) -> None:
     db["shelf"].create_index(["run_id", "status"])
 
 
+
+# why: the instrument's calibration (issue 4) is an artifact every keep decision reads, taken
+# before any result exists; it outlives one run, so it gets a table of its own.
+@migrations(name="m002_calibrations")
+def m002_calibrations(db: Database) -> None:
+    db["calibrations"].create(
+        {
+            "id": int, "created_at": str, "gpu_name": str, "arch": str, "problem_key": str,
+            "knob_key": str, "knobs": str, "environment": str, "ceilings": str, "protocol": str,
+            "aa_margins": str, "t_noise": float, "t_keep": float, "provisional": int,
+            "false_keeps": int, "keep_trials": int, "trials": str, "command": str,
+        },
+        pk="id",
+        not_null=["created_at", "gpu_name", "problem_key", "t_noise", "t_keep", "provisional"],
+    )
+    db["calibrations"].create_index(["gpu_name", "problem_key"])
+    db["runs"].add_column("calibration_id", int, fk="calibrations", fk_col="id")
+
+
 def names() -> list[str]:
     """Every migration name in order (read through the public API on an empty database)."""
     return [m.name for m in migrations.pending(Database(memory=True))]

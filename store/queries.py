@@ -38,6 +38,7 @@ _JSON = {
     "measurements": ("payload",),
     "diagnoses": ("metrics",),
     "shelf": ("conditions",),
+    "calibrations": ("knobs", "environment", "ceilings", "protocol", "aa_margins", "trials"),
 }
 
 
@@ -232,3 +233,25 @@ def mark_shelf(db: Database, shelf_id: int, status: str, rescreen_experiment_id:
 
 def diagnoses(db: Database, run_id: int) -> list[dict]:
     return _select(db, "diagnoses", {"run_id": run_id})
+
+
+# -- calibrations --------------------------------------------------------------------------
+
+def record_calibration(db: Database, **fields: Any) -> int:
+    with db.atomic():
+        return _insert(db, "calibrations", {"created_at": _now(), **fields})
+
+
+def update_calibration(db: Database, cal_id: int, **fields: Any) -> None:
+    with db.atomic():
+        _update(db, "calibrations", cal_id, fields)
+
+
+def latest_calibration(db: Database, gpu_name: str, problem_key: str) -> dict | None:
+    """The newest calibration taken on this GPU for this problem, or None."""
+    rows = [r for r in _select(db, "calibrations", {"gpu_name": gpu_name, "problem_key": problem_key})]
+    return rows[-1] if rows else None
+
+
+def get_calibration(db: Database, cal_id: int) -> dict:
+    return _get(db, "calibrations", cal_id)

@@ -65,7 +65,7 @@ def test_compile_error_is_a_result_not_an_exception(tmp_path, monkeypatch):
 
     bad = tmp_path / "broken.cu"
     bad.write_text("this is not CUDA\n")
-    monkeypatch.setattr(b, "SOURCE", bad)
+    monkeypatch.setattr(BuildSpec, "source_path", lambda self: bad)
     spec = BuildSpec(knobs=SEED, arch="sm_90")
     r = b.build([spec], tmp_path / "c")[spec.key()]
     assert not r.ok and r.library is None and "error" in r.log
@@ -76,6 +76,24 @@ def test_rebuild_is_a_cache_hit(tmp_path):
     first = build([spec], tmp_path)[spec.key()]
     second = build([spec], tmp_path)[spec.key()]
     assert first.ok and not first.cached and second.cached
+
+
+def test_ceiling_microbenchmark_compiles_for_three_archs(tmp_path):
+    specs = [BuildSpec(knobs=SEED, arch=a, source="mma_peak.cu") for a in ("sm_80", "sm_90", "sm_120")]
+    res = build(specs, tmp_path)
+    for s in specs:
+        assert res[s.key()].ok, res[s.key()].log[-1000:]
+        recs = [x for x in parse_ptxas(res[s.key()].log) if x.entry]
+        assert len(recs) == 2 and all(r.spill_stores == 0 for r in recs)
+
+
+def test_defect_switch_compiles_and_changes_the_binary(tmp_path):
+    from experiments.defects import BASE, DEFECTS
+
+    specs = [BuildSpec(knobs=BASE, arch="sm_90", defect=code) for code, _ in DEFECTS.values()]
+    assert len({s.key() for s in specs} | {BuildSpec(knobs=BASE, arch="sm_90").key()}) == len(DEFECTS) + 1
+    res = build(specs, tmp_path)
+    assert all(res[s.key()].ok for s in specs)
 
 
 def test_cache_key_covers_knobs_arch_and_instantiations():

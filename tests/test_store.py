@@ -16,7 +16,7 @@ SCHEMA = {
         "arch": "TEXT", "sm_count": "INTEGER", "problem_key": "TEXT", "problem": "TEXT",
         "toolchain": "TEXT", "seed_knobs": "TEXT", "budget": "INTEGER", "t_noise": "REAL",
         "t_keep": "REAL", "aa_margins": "TEXT", "status": "TEXT", "stop_reason": "TEXT",
-        "command": "TEXT",
+        "command": "TEXT", "calibration_id": "INTEGER",  # m002
     },
     "experiments": {
         "id": "INTEGER", "run_id": "INTEGER", "seq": "INTEGER", "kind": "TEXT", "lever": "TEXT",
@@ -41,12 +41,19 @@ SCHEMA = {
         "outcome": "TEXT", "margin": "REAL", "conditions": "TEXT", "status": "TEXT",
         "rescreen_experiment_id": "INTEGER", "created_at": "TEXT", "updated_at": "TEXT",
     },
+    "calibrations": {  # m002
+        "id": "INTEGER", "created_at": "TEXT", "gpu_name": "TEXT", "arch": "TEXT", "problem_key": "TEXT",
+        "knob_key": "TEXT", "knobs": "TEXT", "environment": "TEXT", "ceilings": "TEXT", "protocol": "TEXT",
+        "aa_margins": "TEXT", "t_noise": "REAL", "t_keep": "REAL", "provisional": "INTEGER",
+        "false_keeps": "INTEGER", "keep_trials": "INTEGER", "trials": "TEXT", "command": "TEXT",
+    },
 }
 FOREIGN_KEYS = {
     ("experiments", "run_id", "runs"), ("measurements", "experiment_id", "experiments"),
     ("diagnoses", "experiment_id", "experiments"), ("diagnoses", "run_id", "runs"),
     ("shelf", "run_id", "runs"), ("shelf", "experiment_id", "experiments"),
     ("shelf", "rescreen_experiment_id", "experiments"),
+    ("runs", "calibration_id", "calibrations"),  # m002
 }
 GPU, PROBLEM = "NVIDIA H200", "B2-H16-N2048-D128-float16-noncausal"
 
@@ -72,7 +79,7 @@ def run_id(db):
 
 def test_golden_schema(db):
     got = schema_of(db)
-    assert list(got) == list(SCHEMA)
+    assert sorted(got) == sorted(SCHEMA)  # m002's add_column with a foreign key rebuilds runs
     for table, columns in SCHEMA.items():
         assert list(got[table].items()) == list(columns.items()), table
     fks = {(fk.table, fk.column, fk.other_table) for t in SCHEMA for fk in db[t].foreign_keys}
@@ -91,7 +98,7 @@ def test_migrations_idempotent(tmp_path):
     again = open_db(path)
     assert schema_of(again) == before
     rows = list(again.query("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id"))
-    assert [r["name"] for r in rows] == names() == ["m001_initial"]
+    assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations"]
     assert {r["migration_set"] for r in rows} == {"fa5090_search"}
     assert SCHEMA_VERSION == names()[-1]
 
@@ -280,3 +287,19 @@ def test_not_found(db):
         q.get_run(db, 1)
     with pytest.raises(NotFound):
         q.finish_experiment(db, 1, outcome="KEPT")
+
+
+def test_a_database_written_by_m001_migrates_and_keeps_its_rows(tmp_path):
+    """The H200 run's file was written before m002; opening it applies m002 and loses nothing."""
+    import shutil
+    from pathlib import Path
+
+    from store import queries as q
+
+    src = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_run2" / "fa5090.db"
+    path = tmp_path / "old.db"
+    shutil.copy(src, path)
+    db = open_db(path)
+    assert "calibrations" in db.table_names()
+    assert len(q.history(db, 1)) == 14
+    assert q.get_run(db, 1)["calibration_id"] is None
