@@ -71,6 +71,12 @@ class GpuBench:
     def aa_null(self, knobs: Knobs, repeats: int) -> list[dict]:
         return self.lab.aa_null(knobs, repeats)
 
+    def calibration(self, found: dict | None) -> dict | None:
+        return found
+
+    def ceilings(self, dtype: str) -> dict:
+        return self.lab.ceilings(dtype)
+
     def attributes(self, knobs: Knobs) -> dict:
         return self.lab.attributes(knobs)
 
@@ -138,6 +144,9 @@ class Recorder:
     def aa_null(self, knobs, repeats):
         return self._rec(_key("aa_null", knobs, repeats), self.bench.aa_null(knobs, repeats))
 
+    def calibration(self, found):
+        return self._rec(_key("calibration"), self.bench.calibration(found))
+
     def attributes(self, knobs):
         return self._rec(_key("attributes", knobs), self.bench.attributes(knobs))
 
@@ -192,6 +201,11 @@ class Replay:
 
     def aa_null(self, knobs, repeats):
         return self._get(_key("aa_null", knobs, repeats), "the A/A null")
+
+    def calibration(self, found):
+        """The calibration the recorded run used (recordings older than m002 had none)."""
+        key = _key("calibration")
+        return self._get(key, "the calibration") if self._answers.get(key) else None
 
     def attributes(self, knobs):
         return self._get(_key("attributes", knobs), f"attributes of {knobs.label()}")

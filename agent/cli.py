@@ -95,6 +95,9 @@ def run(
     plateau: int = typer.Option(3, min=1, help="Stop after this many consecutive experiments without a keep."),
     profile: bool = typer.Option(True, "--profile/--no-profile", help="Diagnose with ncu (needs counter permission)."),
     jobs: Optional[int] = typer.Option(None, min=1, help="Parallel nvcc builds (default: ninja's choice)."),
+    calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
+    reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
+    l2: str = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
     db_path: Path = DB_OPT,
 ):
@@ -118,6 +121,8 @@ def run(
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
         _fail(str(e))
+    if l2 not in ("warm", "cold"):
+        _fail(f"--l2 must be warm or cold, not '{l2}'", 2)
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
@@ -126,14 +131,14 @@ def run(
             _fail(f"no recording at {replay}")
         bench = Replay(replay)
     else:
-        bench = Recorder(GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs),
+        bench = Recorder(GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2),
                          artifacts / f"run-{next_id}" / "recording.jsonl")
     command = "fa5090-search " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         with Reporter(console, budget) as say:
             run_id = run_search(bench, db, shape=shape, budget=budget, seed=seed, artifacts=artifacts,
-                                aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever), command=command,
-                                say=say)
+                                aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
+                                use_calibration=calibration, reanchor_every=reanchor_every, command=command, say=say)
     except KeyboardInterrupt:
         _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
     except Exception as e:  # noqa: BLE001 - turned into one sentence below

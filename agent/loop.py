@@ -21,7 +21,10 @@ from store import queries as q
 
 from . import levers as catalog
 from .propose import PLATEAU, propose, stop_reason
+from .reanchor import reanchor
 from .shelf import Conditions, conditions, due_for_rescreen
+
+REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
 Say = Callable[..., None]
 
@@ -61,8 +64,8 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
 
 
 def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: Path, aa_repeats: int = 3,
-               plateau: int = PLATEAU, exclude: tuple[str, ...] = (), command: str = "",
-               say: Say = lambda *a, **k: None) -> int:
+               plateau: int = PLATEAU, exclude: tuple[str, ...] = (), use_calibration: bool = True,
+               reanchor_every: int = REANCHOR_EVERY, command: str = "", say: Say = lambda *a, **k: None) -> int:
     if budget <= 0:
         raise SearchError("--budget must be at least 1 experiment")
     for name in exclude:
@@ -76,7 +79,12 @@ def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: 
     artifacts = Path(artifacts) / f"run-{run_id}"
     say("run", run_id=run_id, device=dev, shape=shape)
     try:
-        status, reason = _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude, say)
+        cal = _calibration(bench, db, dev, shape, use_calibration)
+        if cal:
+            q.update_run(db, run_id, calibration_id=cal["id"], t_noise=cal["t_noise"], t_keep=cal["t_keep"],
+                         aa_margins=cal["aa_margins"])
+        status, reason = _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude,
+                                 cal, reanchor_every, say)
     except KeyboardInterrupt:
         q.update_run(db, run_id, status="interrupted", stop_reason="interrupted by the user", finished_at=q.now())
         raise
@@ -88,7 +96,27 @@ def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: 
     return run_id
 
 
-def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude, say):
+def _calibration(bench, db, dev, shape, use: bool) -> dict | None:
+    """The newest calibration of this GPU and problem (`fa5090-search calibrate`), through the
+    bench so a replay answers with the one the recorded run used."""
+    found = q.latest_calibration(db, dev.name, shape.key()) if use else None
+    cal = bench.calibration(found)
+    if cal and not db["calibrations"].count_where("id = ?", [cal["id"]]):  # replayed into a fresh database
+        fields = {k: v for k, v in cal.items() if k not in ("id", "created_at")}
+        cal = {**cal, "id": q.record_calibration(db, **fields)}
+    return cal
+
+
+def ceiling_of(cal: dict | None, dtype: str) -> float | None:
+    """The highest rate measured on this card for the dtype: above it a result is not physical."""
+    c = (cal or {}).get("ceilings") or {}
+    vals = [c.get("gemm_tflops"), c.get("mma_sync_tflops")] if c.get("dtype") == dtype else []
+    vals = [v for v in vals if v]
+    return max(vals) if vals else None
+
+
+def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude, cal, reanchor_every,
+            say):
     arch = dev.arch
     # ---- the seed must be correct before anything is timed against it
     say("phase", text=f"building and checking the seed {seed.label()}")
@@ -111,18 +139,28 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
                         diagnosis=drow)
     say("diagnosis", knobs=seed, diagnosis=diag, why=why)
 
-    # ---- the A/A null sets the keep threshold before any result exists
-    say("phase", text=f"A/A null: the seed against itself, {aa_repeats} fresh processes")
-    aa = bench.aa_null(seed, aa_repeats)
-    margins = [a["margin"] for a in aa]
-    tn = noise_of(margins)
-    t_keep = 1.0 + tn
-    q.update_run(db, run_id, t_noise=tn, t_keep=t_keep, aa_margins=margins)
-    q.record_experiment(db, run_id, kind="aa_null", knob_key=seed.key(), knobs=seed, margin=max(margins, key=lambda m: abs(m - 1)),
-                        detail=f"t_noise {tn:.4%}, t_keep {t_keep:.5f} from {len(margins)} A/A runs",
-                        tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
-                        measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
-    say("aa", margins=margins, t_noise=tn, t_keep=t_keep)
+    # ---- the keep threshold is set before any result exists: a stored calibration, or an A/A null now
+    ceiling = ceiling_of(cal, shape.dtype)
+    if cal:
+        tn, t_keep, margins = cal["t_noise"], cal["t_keep"], cal["aa_margins"]
+        say("aa", margins=margins, t_noise=tn, t_keep=t_keep,
+            source=f"calibration {cal['id']} of {cal['created_at']}" + (" (provisional)" if cal["provisional"] else ""),
+            ceiling=ceiling)
+    else:
+        say("phase", text=f"A/A null: the seed against itself, {aa_repeats} fresh processes")
+        aa = bench.aa_null(seed, aa_repeats)
+        margins = [a["margin"] for a in aa]
+        tn = noise_of(margins)
+        t_keep = 1.0 + tn
+        q.update_run(db, run_id, t_noise=tn, t_keep=t_keep, aa_margins=margins)
+        q.record_experiment(db, run_id, kind="aa_null", knob_key=seed.key(), knobs=seed,
+                            margin=max(margins, key=lambda m: abs(m - 1)),
+                            detail=f"t_noise {tn:.4%}, t_keep {t_keep:.5f} from {len(margins)} A/A runs",
+                            tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
+                            measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
+        say("aa", margins=margins, t_noise=tn, t_keep=t_keep, source="A/A null of this run (no calibration stored)",
+            ceiling=None)
+    links: list[float] = []  # the paired margins of the keeps since the seed
 
     best, best_attrs = seed, attrs
     label = diag.label if diag else None
@@ -158,7 +196,7 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
         if cand is None:
             ev_outcome, detail, ev = Outcome.BLOCKED_BY_ARITHMETIC, invalid, None
         else:
-            ev = bench.evaluate(best, cand, t_keep=t_keep, t_noise=tn)
+            ev = bench.evaluate(best, cand, t_keep=t_keep, t_noise=tn, ceiling=ceiling)
             ev_outcome, detail = ev.outcome, ev.detail
         p = ev.paired if ev else None
         meas = _measurements(ev)
@@ -181,6 +219,9 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             conds = new_conds
             say("kept", seq=done, lever=lever, margin=p["margin"], tflops=p["tflops_cand"], diagnosis=diag, why=why,
                 rescreens=[r["lever"] for r in rescreens])
+            links.append(p["margin"])
+            if reanchor_every and len(links) % reanchor_every == 0:
+                _reanchor(bench, db, run_id, seed, best, links, tn, say)
         else:
             shelf_row = {"lever": lever.name, "outcome": ev_outcome, "margin": p["margin"] if p else None,
                          "conditions": conds.model_dump()}
@@ -190,7 +231,7 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             since_keep += 1
             say("rejected", seq=done, lever=lever, outcome=ev_outcome, detail=detail, margin=p["margin"] if p else None)
 
-    _final(bench, db, run_id, seed, best, say)
+    _final(bench, db, run_id, seed, best, links, tn, say)
     return {"budget": "budget", "plateau": "plateau", "exhausted": "exhausted"}[reason], _reason_text(reason, done, plateau)
 
 
@@ -219,17 +260,24 @@ def _measurements(ev) -> list[dict]:
     return out
 
 
-def _final(bench, db, run_id, seed: Knobs, best: Knobs, say: Say) -> None:
-    """The final kernel beside the seed and beside SDPA, each in the same paired protocol."""
-    say("phase", text="final: best against the seed, and SDPA against the best")
+def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say) -> None:
     job = bench.paired({"knobs": seed}, {"knobs": best})
     p, meas = _paired_measure(job, "anchor")
+    ra = reanchor(links, p["margin"], p["margin_ab"], p["margin_ba"], t_noise) if p and links else None
+    if ra:
+        meas.append({"kind": "anchor", "ok": ra.verdict == "consistent", "value": ra.gap, "payload": ra.model_dump()})
     q.record_experiment(db, run_id, kind="reanchor", lever=None, base_key=seed.key(), base_knobs=seed, knob_key=best.key(),
                         knobs=best, margin=p and p["margin"], margin_lo=p and p["margin_lo"], margin_hi=p and p["margin_hi"],
                         margin_ab=p and p["margin_ab"], margin_ba=p and p["margin_ba"],
                         tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
-                        detail="final best against the untouched seed", measurements=meas)
-    say("anchor", result=p)
+                        detail=ra.text if ra else "best against the untouched seed (no keeps to multiply)", measurements=meas)
+    say("anchor", result=p, reanchor=ra)
+
+
+def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say) -> None:
+    """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol."""
+    say("phase", text="final: best against the seed, and SDPA against the best")
+    _reanchor(bench, db, run_id, seed, best, links, t_noise, say)
     job = bench.paired({"knobs": best}, {"sdpa": "flash"})
     p, meas = _paired_measure(job, "comparator")
     q.record_experiment(db, run_id, kind="comparator", lever="sdpa_flash", base_key=best.key(), base_knobs=best,
@@ -270,7 +318,9 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
         if cand is None:
             q.finish_experiment(db, exp_id, outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=invalid)
             continue
-        ev = bench.evaluate(best, cand, t_keep=run["t_keep"], t_noise=run["t_noise"])
+        cal = q.get_calibration(db, run["calibration_id"]) if run.get("calibration_id") else None
+        ev = bench.evaluate(best, cand, t_keep=run["t_keep"], t_noise=run["t_noise"],
+                            ceiling=ceiling_of(cal, run["problem"]["dtype"]))
         p = ev.paired or {}
         fields = dict(outcome=ev.outcome, detail=ev.detail, margin=p.get("margin"),
                       tflops_base=p.get("tflops_base"), tflops_cand=p.get("tflops_cand"))

@@ -45,7 +45,8 @@ class Reporter:
             self._line(f"  diagnosis of {d['knobs'].label()}: " + (f"[cyan]{diag.label}[/] - {diag.summary}" if diag else d["why"]))
         elif event == "aa":
             ms = ", ".join(f"{m:.5f}" for m in d["margins"])
-            self._line(f"  A/A null margins {ms}: t_noise {d['t_noise']:.4%}, t_keep {d['t_keep']:.5f}")
+            self._line(f"  A/A null margins {ms}: t_noise {d['t_noise']:.4%}, t_keep {d['t_keep']:.5f} "
+                       f"[{d.get('source', '')}]" + (f"; ceiling {d['ceiling']:.1f} TFLOP/s" if d.get("ceiling") else ""))
         elif event == "experiment":
             lv = d["lever"]
             p.update(task, description=f"#{d['seq']} {d['kind']} {lv.name}: {d['cand'].label() if d['cand'] else 'invalid'}")
@@ -69,7 +70,9 @@ class Reporter:
             if r is None:
                 self._line(f"  {event}: measurement failed")
             elif event == "anchor":
-                self._line(f"[bold]final[/] {r['tflops_cand']:.1f} TFLOP/s vs seed {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
+                self._line(f"[bold]re-anchor[/] {r['tflops_cand']:.1f} TFLOP/s vs seed {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
+                if d.get("reanchor"):
+                    self._line(f"  {d['reanchor'].text}")
             else:
                 self._line(f"[bold]SDPA flash[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
         elif event == "done":

@@ -152,6 +152,16 @@ class Lab:
                               "shape": self.shape.model_dump(), "budget_s": self.budget_s, "l2": self.l2}],
                             self._timeout())
 
+    def ceilings(self, dtype: str) -> dict:
+        spec = BuildSpec(knobs=Knobs(), arch=self.limits.arch, source="mma_peak.cu")
+        b = build([spec], self.cache_dir / "build", jobs=self.jobs)[spec.key()]
+        if not b.ok:
+            raise RuntimeError(f"the mma.sync ceiling microbenchmark does not build:\n{b.log[-1500:]}")
+        job = self.run_job([{"do": "ceilings", "tag": "ceilings", "dtype": dtype, "mma_lib": b.library}], 600)
+        if job.status != "ok":
+            raise RuntimeError(f"measuring the ceilings failed ({job.status}): {job.stderr[-800:]}")
+        return job.value("ceilings")
+
     def aa_null(self, knobs: Knobs, repeats: int) -> list[dict]:
         """A/A: the same library against itself, each repeat in a fresh process, through the
         same paired path a keep test takes."""

@@ -92,6 +92,14 @@ def _step(step: dict, results: list) -> dict:
         d["tflops_base"] = shape.flops() / (res.ms_base * 1e-3) / 1e12
         d["tflops_cand"] = shape.flops() / (res.ms_cand * 1e-3) / 1e12
         return d
+    if do == "ceilings":
+        from experiments.calibration import measure_ceilings
+
+        return measure_ceilings(step["dtype"], step["mma_lib"])
+    if do == "envelope":
+        from experiments.tolerance import run_envelope
+
+        return run_envelope(step)
     raise ValueError(f"unknown step {do!r}")
 
 

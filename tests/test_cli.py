@@ -17,7 +17,8 @@ def invoke(*args):
 @pytest.fixture
 def replayed(run2, tmp_path):
     db = tmp_path / "replay.db"
-    res = invoke("run", "--budget", 12, "--replay", run2 / "recording.jsonl", "--db", db)
+    # recorded before periodic re-anchors existed: it re-anchored only at the end
+    res = invoke("run", "--budget", 12, "--reanchor-every", 0, "--replay", run2 / "recording.jsonl", "--db", db)
     assert res.exit_code == 0, res.output
     return db, res.output
 

@@ -1,0 +1,40 @@
+"""The re-anchor: a paired run of the current best against the untouched seed must equal the
+product of the keeps' paired margins within sqrt(k + 1) * t_noise (seed section 2.8: RA1 after
+three keeps, tolerance sqrt(4) * t_noise). A margin over a grandparent is a product of paired
+links, never a ratio of two medians."""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+
+class Reanchor(BaseModel):
+    keeps: int
+    product: float
+    measured: float
+    gap: float  # measured / product - 1
+    tolerance: float
+    halves: tuple[float, float]  # the anchor's own AB and BA medians
+    verdict: str  # consistent | drift | overshoot | undershoot
+    text: str
+
+
+def reanchor(margins: list[float], measured: float, ab: float, ba: float, t_noise: float) -> Reanchor:
+    k = len(margins)
+    product = math.prod(margins)
+    gap = measured / product - 1
+    tol = math.sqrt(k + 1) * t_noise
+    split = abs(ab / ba - 1)
+    base = f"product of {k} paired keeps {product:.5f}, anchor {measured:.5f}, gap {gap:+.3%} against {tol:.3%}"
+    if abs(gap) <= tol:
+        verdict, why = "consistent", "no double counting, interaction or drift visible"
+    elif split > max(tol, abs(gap)):
+        verdict, why = "drift", f"the anchor's own AB/BA halves differ by {split:.2%}: the card moved during the anchor, re-measure"
+    elif gap < 0:
+        verdict, why = "overshoot", "the product overshoots the anchor: a keep counted twice, or keeps interact negatively"
+    else:
+        verdict, why = "undershoot", "the anchor exceeds the product: keeps interact positively, or the card drifted across the run"
+    return Reanchor(keeps=k, product=product, measured=measured, gap=gap, tolerance=tol, halves=(ab, ba),
+                    verdict=verdict, text=f"{base}: {verdict} - {why}")
