@@ -284,6 +284,186 @@ def rescreen(
     console.print(f"re-screened {n} shelved lever(s)" if n else "nothing to re-screen: every shelved lever's conditions still hold")
 
 
+def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal):
+    from experiments.problem import Shape
+    from pydantic import ValidationError
+
+    try:
+        return Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal)
+    except ValidationError as e:
+        _fail("bad problem shape: " + "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()))
+
+
+@app.command()
+def calibrate(
+    batch: int = typer.Option(2, "--batch", "-b", min=1), heads: int = typer.Option(16, "--heads", min=1),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1), head_dim: int = typer.Option(128, "--head-dim", "-d"),
+    dtype: str = typer.Option("float16"), causal: bool = typer.Option(False, "--causal/--no-causal"),
+    knob: list[str] = typer.Option([], "--knob", help="Calibrate on the seed with NAME=VALUE changed (default: the latest run's best, else the seed)."),
+    repeats: int = typer.Option(10, min=2, help="A/A experiments, each in a fresh process."),
+    keep_trials: int = typer.Option(0, min=0, help="Also run this many full A/A keep decisions and count the false keeps."),
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement, as the runs will use."),
+    l2: str = typer.Option("warm", help="warm or cold, as the runs will use."),
+    clocks_locked: bool = typer.Option(False, "--clocks-locked", help="Say the clocks were locked outside this tool (it never sets them); still checked against the clocks read under load."),
+    db_path: Path = DB_OPT,
+):
+    """The instrument against itself, before any result: environment and clocks (read, never set),
+    the dtype's ceilings (torch GEMM, mma.sync register loop), the A/A null (t_noise = p95 |margin-1|,
+    t_keep = 1 + t_noise) and optionally N A/A keep decisions. Every later run on this GPU and
+    problem reads t_keep and the ceiling from the newest calibration."""
+    from agent.bench import GpuBench
+    from agent.calibrate import calibrate as do_calibrate
+    from agent.loop import best_of_run
+    from agent.progress import Reporter
+
+    if l2 not in ("warm", "cold"):
+        _fail(f"--l2 must be warm or cold, not '{l2}'", 2)
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal)
+    db = _open(db_path, create=True)
+    try:
+        if knob:
+            knobs = Knobs.parse_assignments(knob)
+        else:
+            runs = [r for r in q.runs(db) if r["problem_key"] == shape.key()]
+            knobs = best_of_run(db, runs[-1]["id"]) if runs else Knobs()
+        bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, l2=l2)
+        command = "fa5090-search " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        with Reporter(console, keep_trials) as say:
+            cal = do_calibrate(bench, db, shape=shape, knobs=knobs, repeats=repeats, keep_trials=keep_trials,
+                               clocks_locked=clocks_locked, artifacts=_artifacts_for(db_path), command=command, say=say)
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    c = cal["ceilings"]
+    t = Table(title=f"calibration {cal['id']} on {cal['gpu_name']}, {cal['problem_key']}" + (" (provisional: clocks not locked)" if cal["provisional"] else ""))
+    for col in ("quantity", "value"):
+        t.add_column(col)
+    t.add_row("knobs", Knobs.parse(cal["knobs"]).label())
+    t.add_row("A/A margins", ", ".join(f"{m:.5f}" for m in cal["aa_margins"]))
+    t.add_row("t_noise / t_keep", f"{cal['t_noise']:.4%} / {cal['t_keep']:.5f}")
+    t.add_row(f"ceiling: torch GEMM {c['dtype']}", f"{c['gemm_tflops']:.1f} TFLOP/s")
+    t.add_row(f"ceiling: mma.sync {c['dtype']}", f"{c['mma_sync_tflops']:.1f} TFLOP/s")
+    t.add_row("SM clock idle / under GEMM", f"{cal['environment']['clocks_idle'].get('clocks.sm')} / {(c.get('clocks_under_gemm') or {}).get('clocks.sm')} MHz")
+    if cal["keep_trials"]:
+        t.add_row("A/A keep decisions", f"{cal['false_keeps']} false keeps in {cal['keep_trials']}")
+    console.print(t)
+
+
+@app.command()
+def baseline(
+    run_id: Optional[int] = typer.Option(None, "--run", help="Run whose best kernel to compare (default: the latest)."),
+    seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
+    backend: list[str] = typer.Option(["flash", "cudnn", "efficient"], "--backend", help="SDPA backends (flash, cudnn, efficient, math) and flash_attn."),
+    time_budget: float = typer.Option(2.0, min=0.2),
+    db_path: Path = DB_OPT,
+):
+    """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
+    same paired protocol, per shape: margins measured here, not quoted numbers."""
+    from experiments.problem import Shape
+
+    from agent.bench import GpuBench
+    from agent.loop import best_of_run
+
+    known = ("flash", "cudnn", "efficient", "math", "flash_attn")
+    for b in backend:
+        if b not in known:
+            _fail(f"unknown backend '{b}'; known: {', '.join(known)}", 2)
+    db = _open(db_path, create=False)
+    rows = []
+    try:
+        rid = _run_id(db, run_id)
+        if rid is None:
+            _fail("the database has no run; start one with `fa5090-search run`")
+        run = q.get_run(db, rid)
+        best = best_of_run(db, rid)
+        for n in seqlen or [run["problem"]["N"]]:
+            shape = Shape(**{**run["problem"], "N": n})
+            bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
+            q.check_same_setup(db, bench.device().name, run["problem_key"])
+            for b in backend:
+                job = bench.paired({"knobs": best}, {"sdpa": b})
+                p = job.value("paired")
+                err_step = next((s for s in job.steps if "error" in s), None)
+                q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
+                                    base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
+                                    margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
+                                    tflops_cand=p and p["tflops_cand"],
+                                    detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
+                                    if p else f"{b} unavailable: {(err_step or {}).get('error', job.stderr[-200:])[:200]}",
+                                    measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
+                                                   "payload": p or {"steps": job.steps, "stderr": job.stderr}}])
+                rows.append((shape.key(), b, p))
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    t = Table(title=f"baseline: run {rid}'s best {best.label()} against the comparators, paired")
+    for c in ("shape", "comparator", "ours TFLOP/s", "theirs TFLOP/s", "margin (theirs/ours)", "AB/BA"):
+        t.add_column(c)
+    for shape_key, b, p in rows:
+        if p:
+            t.add_row(shape_key, b, f"{p['tflops_base']:.1f}", f"{p['tflops_cand']:.1f}", f"{p['margin']:.3f}",
+                      f"{p['margin_ab']:.3f}/{p['margin_ba']:.3f}")
+        else:
+            t.add_row(shape_key, b, "", "", "unavailable", "")
+    console.print(t)
+
+
+@app.command("derive-tolerance")
+def derive_tolerance(
+    limit: Optional[int] = typer.Option(None, min=1, help="Only the first N of the 1,024 envelope configurations."),
+    battery: bool = typer.Option(True, "--battery/--no-battery", help="Also run the defect battery through the keep path at the run shape."),
+    out: Path = typer.Option(Path("tolerance-report.json"), "-o", "--out", help="Where to write the report."),
+    db_path: Path = DB_OPT,
+):
+    """Hold the correctness rule to data: over 1,024 configurations (fp16/bf16, D 64/128, causal or
+    not, 32 values of N with odd tails, 4 (B, H)) report the worst correct kernel's error as a
+    fraction of the bound and every injected defect's as a multiple of it; then evaluate each of
+    the defects exactly as the search evaluates a candidate: every one must be rejected."""
+    import json
+
+    from experiments.battery import defect_battery, tolerance_report
+    from experiments.problem import Shape
+
+    from agent.bench import GpuBench
+
+    shape = Shape(B=2, H=16, N=2048, D=128)
+    try:
+        bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
+        dev = bench.device()
+        with console.status("running the envelope (every kernel on every configuration)"):
+            report = tolerance_report(bench.lab, limit=limit)
+        report["device"] = dev.model_dump(mode="json")
+        if battery:
+            db = _open(db_path, create=True)
+            cal = q.latest_calibration(db, dev.name, shape.key())
+            tn = cal["t_noise"] if cal else 0.001
+            with console.status("defect battery through the keep path"):
+                report["battery"] = defect_battery(bench.lab, t_keep=1 + tn, t_noise=tn)
+            report["battery_t_noise"] = tn
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    out.write_text(json.dumps(report, indent=1, default=str))
+    t = Table(title=f"correct kernels over {report['n_configs']} configurations: error as a fraction of the bound")
+    for c in ("kernel", "configs", "failures", "worst", "median"):
+        t.add_column(c)
+    for name, r in report["correct"].items():
+        t.add_row(name, str(r["configs"]), str(r["failures"]), _fmt(r["worst_fraction_of_bound"]), _fmt(r["median_fraction_of_bound"]))
+    console.print(t)
+    t = Table(title="defects over the envelope: error as a multiple of the bound")
+    for c in ("defect", "caught", "how", "min multiple", "median multiple"):
+        t.add_column(c)
+    for name, r in report["defects"].items():
+        t.add_row(name, f"{r['caught']}/{r['configs']}", json.dumps(r["reasons"]), _fmt(r["min_multiple"], ".3g"), _fmt(r["median_multiple"], ".3g"))
+    console.print(t)
+    if battery:
+        t = Table(title="defect battery through the keep path (B2 H16 N2048 D128 fp16)")
+        for c in ("defect", "outcome", "rejected", "detail"):
+            t.add_column(c, overflow="fold")
+        for r in report["battery"]:
+            t.add_row(r["defect"], r["outcome"], "yes" if r["rejected"] else "[red]NO[/]", r["detail"][:120])
+        console.print(t)
+    console.print(f"worst correct kernel: {_fmt(report['worst_correct_fraction'])} of the bound; "
+                  f"smallest defect median multiple: {_fmt(report['smallest_defect_median_multiple'], '.3g')}; report in {out}")
+
+
 @app.command()
 def levers(as_json: bool = JSON_OPT):
     """The lever catalog: knob values each sets, diagnoses it targets, precondition, predicted band."""

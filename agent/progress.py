@@ -38,6 +38,8 @@ class Reporter:
                        f"{dev.limits.smem_per_block_optin // 1024} KB smem/block opt-in), problem {d['shape'].key()}")
         elif event == "phase":
             p.update(task, description=d["text"])
+        elif event == "line":
+            self._line(d["text"])
         elif event == "warn":
             self._line(f"[yellow]warning:[/] {d['text']}")
         elif event == "diagnosis":
@@ -46,7 +48,7 @@ class Reporter:
         elif event == "aa":
             ms = ", ".join(f"{m:.5f}" for m in d["margins"])
             self._line(f"  A/A null margins {ms}: t_noise {d['t_noise']:.4%}, t_keep {d['t_keep']:.5f} "
-                       f"[{d.get('source', '')}]" + (f"; ceiling {d['ceiling']:.1f} TFLOP/s" if d.get("ceiling") else ""))
+                       f"({d.get('source', '')})" + (f"; ceiling {d['ceiling']:.1f} TFLOP/s" if d.get("ceiling") else ""))
         elif event == "experiment":
             lv = d["lever"]
             p.update(task, description=f"#{d['seq']} {d['kind']} {lv.name}: {d['cand'].label() if d['cand'] else 'invalid'}")

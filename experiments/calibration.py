@@ -6,7 +6,6 @@ from __future__ import annotations
 import ctypes
 import shutil
 import subprocess
-import threading
 
 CLOCK_FIELDS = ("clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
                 "clocks.applications.graphics", "clocks.applications.memory", "temperature.gpu", "power.draw")
@@ -32,8 +31,9 @@ def _num(v: str):
         return v
 
 
-def _timed(fn, reps: int) -> tuple[float, dict]:
-    """Median ms of `reps` calls with CUDA events, the clocks sampled while the GPU is busy."""
+def _timed(fn, reps: int, burn_s: float = 0.5) -> tuple[float, dict]:
+    """Median ms of `reps` calls with CUDA events; then the clocks, read while a queued burst of
+    about `burn_s` keeps the GPU busy."""
     import statistics
 
     import torch
@@ -41,20 +41,20 @@ def _timed(fn, reps: int) -> tuple[float, dict]:
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    sampled: dict = {}
     times = []
-    sampler = threading.Thread(target=lambda: sampled.update(read_clocks()))
-    for i in range(reps):
+    for _ in range(reps):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
         fn()
         e.record()
-        if i == reps // 2:
-            sampler.start()
         torch.cuda.synchronize()
         times.append(s.elapsed_time(e))
-    sampler.join()
-    return statistics.median(times), sampled
+    ms = statistics.median(times)
+    for _ in range(max(1, int(burn_s * 1e3 / ms))):
+        fn()
+    clocks = read_clocks()  # the queue is still draining while nvidia-smi answers
+    torch.cuda.synchronize()
+    return ms, clocks
 
 
 def measure_ceilings(dtype: str, mma_lib: str) -> dict:

@@ -115,7 +115,12 @@ class Lab:
         b = self.build([base, cand])
         if not b[cand.key()].ok:
             return Evaluation(outcome=Outcome.COMPILE_FAIL, detail="nvcc failed; log kept", build=b[cand.key()])
-        lib_a, lib_b = b[base.key()].library, b[cand.key()].library
+        return self.evaluate_libraries(b[base.key()], b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
+
+    def evaluate_libraries(self, base: BuildResult, cand: BuildResult, *, t_keep: float, t_noise: float,
+                           ceiling: float | None = None) -> Evaluation:
+        """The evaluation proper, on two built libraries (the defect battery enters here too)."""
+        lib_a, lib_b = base.library, cand.library
         sd = self.shape.model_dump()
         steps = [
             {"do": "attributes", "tag": "attributes", "lib": lib_b, "shape": sd},
@@ -126,13 +131,13 @@ class Lab:
             {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "repeat": 2, "if_margin_at_least": t_keep},
         ]
         job = self.run_job(steps, self._timeout())
-        first = decide(job, b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
+        first = decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
         if first.outcome is not Outcome.KEPT:
             return first
         # the keep protocol's replicate: a second paired run in a fresh process must clear t_keep too
         confirm = self.run_job([{"do": "paired", "tag": "paired", "base": {"lib": lib_a}, "cand": {"lib": lib_b},
                                  "shape": sd, "budget_s": self.budget_s, "l2": self.l2}], self._timeout())
-        return decide(job, b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm)
+        return decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm)
 
     def attributes(self, knobs: Knobs) -> dict:
         job = self.run_job([{"do": "attributes", "tag": "attributes", "lib": self.library(knobs),

@@ -26,6 +26,11 @@ def _arm(spec: dict, shape, tensors):
         lib = KernelLib(spec["lib"])
         stream = torch.cuda.current_stream().cuda_stream
         return lambda: lib.forward(q, k, v, o, lse, shape.causal, stream)
+    if spec.get("sdpa") == "flash_attn":
+        from flash_attn import flash_attn_func  # [B, N, H, D] layout: transposed views, made contiguous once
+
+        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+        return lambda: flash_attn_func(qt, kt, vt, causal=shape.causal)
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,

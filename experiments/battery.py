@@ -1,0 +1,64 @@
+"""The defect battery and the tolerance envelope, run on a GPU through the search's own path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernel_src.knobs import Knobs
+
+from .build import BuildSpec, build
+from .defects import BASE, DEFECTS
+from .lab import Lab
+from .outcome import Outcome
+from .tolerance import envelope, summarize
+
+# correct kernels the envelope holds to the bound: the ladder's rungs
+CORRECT = {
+    "seed": Knobs(),
+    "mma": Knobs(compute="mma"),
+    "mma_swizzle_cpasync_ex2": BASE,
+    "mma_pad_cpasync_ex2": Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2"),
+}
+REJECTED = (Outcome.WRONG, Outcome.SUSPICIOUS, Outcome.CRASH, Outcome.TIMEOUT, Outcome.RESOURCE_FAIL)
+
+
+def _specs(arch: str) -> dict[str, BuildSpec]:
+    every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
+    specs = {name: BuildSpec(knobs=k, arch=arch, **every) for name, k in CORRECT.items()}
+    specs.update({name: BuildSpec(knobs=BASE, arch=arch, defect=code, **every) for name, (code, _) in DEFECTS.items()})
+    return specs
+
+
+def tolerance_report(lab: Lab, *, limit: int | None = None, seed: int = 20261130) -> dict:
+    specs = _specs(lab.limits.arch)
+    built = build(list(specs.values()), lab.cache_dir / "build", jobs=lab.jobs)
+    broken = [n for n, s in specs.items() if not built[s.key()].ok]
+    if broken:
+        raise RuntimeError(f"these kernels did not build: {', '.join(broken)}")
+    configs = envelope()[:limit] if limit else envelope()
+    job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": seed,
+                        "libs": {n: built[s.key()].library for n, s in specs.items()},
+                        "configs": [c.model_dump() for c in configs]}], timeout=590)
+    res = job.value("envelope")
+    if res is None:
+        raise RuntimeError(f"the envelope job failed ({job.status}): {job.stderr[-1500:]}")
+    report = summarize(res["rows"], list(CORRECT), list(DEFECTS))
+    report["n_configs"] = res["n_configs"]
+    report["rows"] = res["rows"]
+    return report
+
+
+def defect_battery(lab: Lab, *, t_keep: float, t_noise: float) -> list[dict]:
+    """Each defect evaluated against the correct kernel it was cut from, exactly as the search
+    evaluates a candidate (C1, paired timing with the re-check, C2 twice)."""
+    specs = {name: BuildSpec(knobs=BASE, arch=lab.limits.arch, defect=code, dtypes=(lab.shape.dtype,),
+                             dims=(lab.shape.D,), causals=(False, True)) for name, (code, _) in DEFECTS.items()}
+    base = BuildSpec(knobs=BASE, arch=lab.limits.arch, dtypes=(lab.shape.dtype,), dims=(lab.shape.D,), causals=(False, True))
+    built = build([base, *specs.values()], lab.cache_dir / "build", jobs=lab.jobs)
+    out = []
+    for name, spec in specs.items():
+        ev = lab.evaluate_libraries(built[base.key()], built[spec.key()], t_keep=t_keep, t_noise=t_noise)
+        out.append({"defect": name, "what": DEFECTS[name][1], "outcome": ev.outcome.value,
+                    "rejected": ev.outcome in REJECTED, "detail": ev.detail,
+                    "margin": (ev.paired or {}).get("margin")})
+    return out
