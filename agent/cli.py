@@ -411,6 +411,7 @@ def derive_tolerance(
     limit: Optional[int] = typer.Option(None, min=1, help="Only the first N of the 1,024 envelope configurations."),
     battery: bool = typer.Option(True, "--battery/--no-battery", help="Also run the defect battery through the keep path at the run shape."),
     out: Path = typer.Option(Path("tolerance-report.json"), "-o", "--out", help="Where to write the report."),
+    replay: Optional[Path] = typer.Option(None, help="Re-summarise a recorded report's raw rows (no GPU) instead of measuring."),
     db_path: Path = DB_OPT,
 ):
     """Hold the correctness rule to data: over 1,024 configurations (fp16/bf16, D 64/128, causal or
@@ -425,6 +426,18 @@ def derive_tolerance(
     from agent.bench import GpuBench
 
     shape = Shape(B=2, H=16, N=2048, D=128)
+    if replay is not None:
+        from experiments.battery import CORRECT
+        from experiments.defects import DEFECTS
+        from experiments.tolerance import summarize
+
+        if not replay.exists():
+            _fail(f"no report at {replay}")
+        recorded = json.loads(replay.read_text())
+        report = {**recorded, **summarize(recorded["rows"], list(CORRECT), list(DEFECTS))}
+        battery = "battery" in report
+        _print_tolerance(report, battery)
+        return
     try:
         bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
         dev = bench.device()
@@ -441,6 +454,13 @@ def derive_tolerance(
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
     out.write_text(json.dumps(report, indent=1, default=str))
+    _print_tolerance(report, battery)
+    console.print(f"report in {out}")
+
+
+def _print_tolerance(report: dict, battery: bool) -> None:
+    import json
+
     t = Table(title=f"correct kernels over {report['n_configs']} configurations: error as a fraction of the bound")
     for c in ("kernel", "configs", "failures", "worst", "median"):
         t.add_column(c)
@@ -460,8 +480,9 @@ def derive_tolerance(
         for r in report["battery"]:
             t.add_row(r["defect"], r["outcome"], "yes" if r["rejected"] else "[red]NO[/]", r["detail"][:120])
         console.print(t)
-    console.print(f"worst correct kernel: {_fmt(report['worst_correct_fraction'])} of the bound; "
-                  f"smallest defect median multiple: {_fmt(report['smallest_defect_median_multiple'], '.3g')}; report in {out}")
+    console.print(f"worst correct kernel: {_fmt(report['worst_correct_fraction'])} of the bound; defects caught by their "
+                  f"error: smallest median multiple {_fmt(report['smallest_defect_median_multiple'], '.3g')}, smallest single "
+                  f"multiple {_fmt(report.get('smallest_defect_error_multiple'), '.3g')}")
 
 
 @app.command()

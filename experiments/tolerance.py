@@ -75,7 +75,9 @@ def summarize(rows: list[dict], correct: list[str], defects: list[str]) -> dict:
     for name in defects:
         rs = by.get(name, [])
         caught = [r for r in rs if r["reason"]]
-        finite = [r["ratio"] for r in caught if math.isfinite(r["ratio"])]
+        # multiples only where the error itself was the catch: an unwritten output (NaN) or a
+        # modified input is caught by other means and its error says nothing about the bound
+        finite = [r["ratio"] for r in caught if r["reason"] == "error" and math.isfinite(r["ratio"])]
         out["defects"][name] = {"configs": len(rs), "caught": len(caught),
                                 "reasons": {k: sum(r["reason"] == k for r in caught) for k in sorted({r["reason"] for r in caught})},
                                 "min_multiple": min(finite) if finite else None,
@@ -84,4 +86,6 @@ def summarize(rows: list[dict], correct: list[str], defects: list[str]) -> dict:
     out["worst_correct_fraction"] = max(worst) if worst else None
     medians = [v["median_multiple"] for v in out["defects"].values() if v["median_multiple"] is not None]
     out["smallest_defect_median_multiple"] = min(medians) if medians else None
+    mins = [v["min_multiple"] for v in out["defects"].values() if v["min_multiple"] is not None]
+    out["smallest_defect_error_multiple"] = min(mins) if mins else None
     return out
