@@ -177,7 +177,7 @@ def _print_history(rows: list[dict], run: dict | None) -> None:
         pred = f"{e['predicted_lo']:.2f}-{e['predicted_hi']:.2f}" if e["predicted_lo"] else ""
         ab = f"{_fmt(e['margin_ab'])}/{_fmt(e['margin_ba'])}" if e["margin_ab"] else ""
         t.add_row(str(e["id"]), str(e["seq"] or ""), e["kind"], e["lever"] or "", f"[{colour}]{e['outcome'] or ''}[/]",
-                  _fmt(e["margin"]), ab, pred, tf, (e["detail"] or "")[:90])
+                  _fmt(e["margin"]), ab, pred, tf, e["detail"] or "")
     console.print(t)
 
 

@@ -120,3 +120,29 @@ def test_levers_listing_and_help():
 def test_a_replay_that_diverges_says_so(run2, tmp_path):
     res = invoke("run", "--budget", 3, "--seed-knob", "exp=ex2", "--replay", run2 / "recording.jsonl", "--db", tmp_path / "d.db")
     assert res.exit_code == 1 and "has no answer" in res.output
+
+
+
+
+def test_replay_of_the_calibrated_run_with_the_full_keep_protocol(tmp_path):
+    """results/2026-11-30_h200_instrument: the run read calibration 1 (t_keep 1.0029), every keep
+    was replicated in a fresh process, and it re-anchored after 3 keeps and at the end."""
+    from pathlib import Path
+
+    rec = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_instrument" / "fa5090_artifacts" / "run-1" / "recording.jsonl"
+    db = tmp_path / "inst.db"
+    res = invoke("run", "--budget", 10, "--replay", rec, "--db", db)
+    assert res.exit_code == 0, res.output
+    rows = json.loads(invoke("history", "--json", "--db", db).output)
+    kept = [r for r in rows if r["outcome"] == "KEPT"]
+    assert [r["lever"] for r in kept] == ["tensor_cores", "swizzle", "cp_async", "exp2", "padding"]
+    assert all("replicate" in r["detail"] and "AB/BA agree" in r["detail"] for r in kept)
+    anchors = [r for r in rows if r["kind"] == "reanchor"]
+    assert len(anchors) == 2 and all(": consistent" in r["detail"] for r in anchors)
+    from store import queries as q
+    from store.db import open_db
+
+    d = open_db(db)
+    run = q.get_run(d, 1)
+    assert run["calibration_id"] is not None and run["t_keep"] == pytest.approx(1.0029, abs=1e-4)
+    assert q.get_calibration(d, run["calibration_id"])["false_keeps"] == 0
