@@ -59,8 +59,8 @@ class GpuBench:
         self.lab.build(knobs)
 
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
-                 ceiling: float | None = None) -> Evaluation:
-        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
+                 ceiling: float | None = None, simpler: bool = False) -> Evaluation:
+        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
 
     def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
         return self.lab.check(knobs, shapes)
@@ -131,9 +131,9 @@ class Recorder:
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
 
-    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None):
+    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False):
         return self._rec(_key("evaluate", base, cand),
-                         self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling))
+                         self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler))
 
     def check(self, knobs, shapes):
         return self._rec(_key("check", knobs, [s.key() for s in shapes]), self.bench.check(knobs, shapes))
@@ -187,11 +187,12 @@ class Replay:
     def prefetch(self, knobs):
         pass
 
-    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None):
+    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False):
         ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))
         if ev.job is None:  # refused before running (arithmetic, compile error): nothing to re-decide
             return ev
-        return decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job)
+        return decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job,
+                      simpler=simpler)
 
     def check(self, knobs, shapes):
         return JobResult(**self._get(_key("check", knobs, [s.key() for s in shapes]), f"checking {knobs.label()}"))

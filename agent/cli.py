@@ -352,7 +352,7 @@ def calibrate(
 def baseline(
     run_id: Optional[int] = typer.Option(None, "--run", help="Run whose best kernel to compare (default: the latest)."),
     seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
-    backend: list[str] = typer.Option(["flash", "cudnn", "efficient"], "--backend", help="SDPA backends (flash, cudnn, efficient, math) and flash_attn."),
+    backend: list[str] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends (flash, cudnn, efficient, math) and flash_attn."),
     time_budget: float = typer.Option(2.0, min=0.2),
     db_path: Path = DB_OPT,
 ):

@@ -26,6 +26,7 @@ class Lever(BaseModel):
     requires: dict[str, tuple[str | int, ...]] = {}  # knob -> allowed current values
     predicted: tuple[float, float]  # margin band over the current best
     hypothesis: str
+    simpler: bool = False  # strictly less code/instructions: kept at a NULL margin >= 1 (logged as a simplification)
 
     def applies_to(self, knobs: Knobs) -> bool:
         cur = knobs.model_dump(mode="json")

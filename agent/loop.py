@@ -196,7 +196,7 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
         if cand is None:
             ev_outcome, detail, ev = Outcome.BLOCKED_BY_ARITHMETIC, invalid, None
         else:
-            ev = bench.evaluate(best, cand, t_keep=t_keep, t_noise=tn, ceiling=ceiling)
+            ev = bench.evaluate(best, cand, t_keep=t_keep, t_noise=tn, ceiling=ceiling, simpler=lever.simpler)
             ev_outcome, detail = ev.outcome, ev.detail
         p = ev.paired if ev else None
         meas = _measurements(ev)

@@ -108,17 +108,18 @@ class Lab:
 
     # ---- the experiment ------------------------------------------------------------------
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
-                 ceiling: float | None = None) -> Evaluation:
+                 ceiling: float | None = None, simpler: bool = False) -> Evaluation:
         refusal = self.preflight(cand)
         if refusal:
             return Evaluation(outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=refusal)
         b = self.build([base, cand])
         if not b[cand.key()].ok:
             return Evaluation(outcome=Outcome.COMPILE_FAIL, detail="nvcc failed; log kept", build=b[cand.key()])
-        return self.evaluate_libraries(b[base.key()], b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
+        return self.evaluate_libraries(b[base.key()], b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling,
+                                       simpler=simpler)
 
     def evaluate_libraries(self, base: BuildResult, cand: BuildResult, *, t_keep: float, t_noise: float,
-                           ceiling: float | None = None) -> Evaluation:
+                           ceiling: float | None = None, simpler: bool = False) -> Evaluation:
         """The evaluation proper, on two built libraries (the defect battery enters here too)."""
         lib_a, lib_b = base.library, cand.library
         sd = self.shape.model_dump()
@@ -128,16 +129,18 @@ class Lab:
             {"do": "paired", "tag": "paired", "stop_if_failed": True, "base": {"lib": lib_a}, "cand": {"lib": lib_b},
              "shape": sd, "budget_s": self.budget_s, "l2": self.l2, "recheck": True},
             # C2 before a keep, run twice: the two outputs must agree bitwise
-            {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "repeat": 2, "if_margin_at_least": t_keep},
+            # (a strictly simpler change is kept at any margin >= 1, so it needs C2 from there)
+            {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "repeat": 2,
+             "if_margin_at_least": 1.0 if simpler else t_keep},
         ]
         job = self.run_job(steps, self._timeout())
-        first = decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling)
-        if first.outcome is not Outcome.KEPT:
+        first = decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
+        if first.outcome is not Outcome.KEPT or first.detail.startswith("simplification"):
             return first
         # the keep protocol's replicate: a second paired run in a fresh process must clear t_keep too
         confirm = self.run_job([{"do": "paired", "tag": "paired", "base": {"lib": lib_a}, "cand": {"lib": lib_b},
                                  "shape": sd, "budget_s": self.budget_s, "l2": self.l2}], self._timeout())
-        return decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm)
+        return decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm, simpler=simpler)
 
     def attributes(self, knobs: Knobs) -> dict:
         job = self.run_job([{"do": "attributes", "tag": "attributes", "lib": self.library(knobs),
@@ -180,7 +183,7 @@ class Lab:
 
 
 def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float, ceiling: float | None = None,
-           confirm_job: JobResult | None = None) -> Evaluation:
+           confirm_job: JobResult | None = None, simpler: bool = False) -> Evaluation:
     """The outcome of one evaluation; pure, so replayed jobs decide the same way.
 
     KEPT needs, as the seed's v7 protocol: paired median >= t_keep; the AB and BA halves on the
@@ -238,6 +241,9 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
             ev.outcome = Outcome.KEPT
             ev.detail = (f"margin {m:.4f} and replicate {ev.confirm['margin']:.4f} >= t_keep {t_keep:.4f}; "
                          f"AB/BA agree; C2 passed twice, bitwise equal")
+    elif simpler and m >= 1.0 and ev.c2 is not None and ev.c2["ok"]:
+        ev.outcome = Outcome.KEPT  # the seed's one exception to "NULL reverts"
+        ev.detail = f"simplification: margin {m:.4f} is within the A/A null but the change is strictly simpler; C2 passed"
     elif m <= 1 - t_noise:
         ev.outcome, ev.detail = Outcome.SLOWER, f"margin {m:.4f} <= 1 - t_noise ({1 - t_noise:.4f})"
     else:

@@ -56,6 +56,15 @@ def test_keep_gate(p, conf, c2, expect, words):
     assert words in ev.detail
 
 
+def test_a_strictly_simpler_change_is_kept_at_a_null_margin():
+    ev = decide(job(paired(1.001)), BUILT, t_keep=T_KEEP, t_noise=T_NOISE, simpler=True)
+    assert ev.outcome is Outcome.KEPT and ev.detail.startswith("simplification")
+    ev = decide(job(paired(0.999)), BUILT, t_keep=T_KEEP, t_noise=T_NOISE, simpler=True)
+    assert ev.outcome is Outcome.NULL  # below 1 a simpler change still reverts
+    ev = decide(job(paired(1.001)), BUILT, t_keep=T_KEEP, t_noise=T_NOISE, simpler=False)
+    assert ev.outcome is Outcome.NULL
+
+
 def test_crashes_and_timeouts_are_outcomes():
     j = JobResult(status="timeout", steps=[{"tag": "attributes", "result": {}}])
     assert decide(j, BUILT, t_keep=T_KEEP, t_noise=T_NOISE).outcome is Outcome.TIMEOUT
