@@ -47,7 +47,9 @@ def calibrate(bench, db, *, shape, knobs: Knobs, repeats: int, keep_trials: int,
     cal_id = q.record_calibration(
         db, gpu_name=dev.name, arch=dev.arch, problem_key=shape.key(), knob_key=knobs.key(), knobs=knobs,
         environment=env, ceilings=ceilings, protocol={"budget_s": bench.budget_s, "l2": bench.l2, "repeats": repeats},
-        aa_margins=margins, t_noise=tn, t_keep=1 + tn, provisional=int(prov), command=command)
+        aa_margins=margins, t_noise=tn, t_keep=1 + tn, provisional=int(prov), command=command,
+        aa_runs=[{k: a.get(k) for k in ("margin", "margin_ab", "margin_ba", "margin_lo", "margin_hi", "alternations",
+                                         "ms_base", "ms_cand", "tflops_base", "tflops_cand", "l2")} for a in aa])
     say("aa", margins=margins, t_noise=tn, t_keep=1 + tn, source=f"calibration {cal_id}", ceiling=None)
 
     trials = []

@@ -99,6 +99,14 @@ def m002_calibrations(db: Database) -> None:
     db["runs"].add_column("calibration_id", int, fk="calibrations", fk_col="id")
 
 
+
+# why: a calibration kept only the A/A margins; the per-repeat arm times, halves and rates are
+# what show an L2 or clock effect, so they are kept beside the margins.
+@migrations(name="m003_calibration_aa_runs")
+def m003_calibration_aa_runs(db: Database) -> None:
+    db["calibrations"].add_column("aa_runs", str)
+
+
 def names() -> list[str]:
     """Every migration name in order (read through the public API on an empty database)."""
     return [m.name for m in migrations.pending(Database(memory=True))]

@@ -38,7 +38,7 @@ _JSON = {
     "measurements": ("payload",),
     "diagnoses": ("metrics",),
     "shelf": ("conditions",),
-    "calibrations": ("knobs", "environment", "ceilings", "protocol", "aa_margins", "trials"),
+    "calibrations": ("knobs", "environment", "ceilings", "protocol", "aa_margins", "trials", "aa_runs"),
 }
 
 

@@ -46,6 +46,7 @@ SCHEMA = {
         "knob_key": "TEXT", "knobs": "TEXT", "environment": "TEXT", "ceilings": "TEXT", "protocol": "TEXT",
         "aa_margins": "TEXT", "t_noise": "REAL", "t_keep": "REAL", "provisional": "INTEGER",
         "false_keeps": "INTEGER", "keep_trials": "INTEGER", "trials": "TEXT", "command": "TEXT",
+        "aa_runs": "TEXT",  # m003
     },
 }
 FOREIGN_KEYS = {
@@ -98,7 +99,7 @@ def test_migrations_idempotent(tmp_path):
     again = open_db(path)
     assert schema_of(again) == before
     rows = list(again.query("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id"))
-    assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations"]
+    assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations", "m003_calibration_aa_runs"]
     assert {r["migration_set"] for r in rows} == {"fa5090_search"}
     assert SCHEMA_VERSION == names()[-1]
 
