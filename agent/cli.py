@@ -106,17 +106,11 @@ def run(
 
     Every experiment is one transaction in --db; its predicted margin band is written before it is
     measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/."""
-    from experiments.problem import Shape
-    from pydantic import ValidationError
-
     from agent.bench import GpuBench, Recorder, Replay
     from agent.loop import run_search
     from agent.progress import Reporter
 
-    try:
-        shape = Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal)
-    except ValidationError as e:
-        _fail("bad problem shape: " + "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()))
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal)
     try:
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
