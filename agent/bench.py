@@ -74,6 +74,9 @@ class GpuBench:
     def calibration(self, found: dict | None) -> dict | None:
         return found
 
+    def levers(self, names: list[str]) -> list[str]:
+        return names
+
     def ceilings(self, dtype: str) -> dict:
         return self.lab.ceilings(dtype)
 
@@ -147,6 +150,9 @@ class Recorder:
     def calibration(self, found):
         return self._rec(_key("calibration"), self.bench.calibration(found))
 
+    def levers(self, names):
+        return self._rec(_key("levers"), self.bench.levers(names))
+
     def attributes(self, knobs):
         return self._rec(_key("attributes", knobs), self.bench.attributes(knobs))
 
@@ -202,6 +208,13 @@ class Replay:
 
     def aa_null(self, knobs, repeats):
         return self._get(_key("aa_null", knobs, repeats), "the A/A null")
+
+    def levers(self, names):
+        """The catalog the recorded run searched (older recordings: the first catalog)."""
+        from .levers import FIRST_CATALOG
+
+        key = _key("levers")
+        return self._get(key, "the lever catalog") if self._answers.get(key) else list(FIRST_CATALOG)
 
     def calibration(self, found):
         """The calibration the recorded run used (recordings older than m002 had none)."""

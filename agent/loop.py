@@ -161,6 +161,8 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
         say("aa", margins=margins, t_noise=tn, t_keep=t_keep, source="A/A null of this run (no calibration stored)",
             ceiling=None)
     links: list[float] = []  # the paired margins of the keeps since the seed
+    # the levers this run may use, through the bench so a replay searches the catalog it recorded
+    in_use = tuple(catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
 
     best, best_attrs = seed, attrs
     label = diag.label if diag else None
@@ -171,14 +173,14 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
     prefetched = None
     while True:
         if prefetched != best:  # a new best: build every applicable candidate in one ninja call
-            bench.prefetch([c for lv in catalog.CATALOG if lv.applies_to(best) for c, _ in [catalog.candidate(lv, best)] if c])
+            bench.prefetch([c for lv in in_use if lv.applies_to(best) for c, _ in [catalog.candidate(lv, best)] if c])
             prefetched = best
         reason = stop_reason(done, budget, since_keep, plateau)
         if reason:
             break
         shelved = {row["lever"] for row in q.shelf(db, run_id, status="shelved")}
         entry = rescreens.pop(0) if rescreens else None
-        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved)
+        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved, in_use)
         if lever is None:
             reason = "exhausted"
             break
