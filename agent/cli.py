@@ -88,6 +88,7 @@ def run(
     head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
     dtype: str = typer.Option("float16", help="float16 or bfloat16"),
     causal: bool = typer.Option(False, "--causal/--no-causal"),
+    kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads for grouped-query attention (must divide --heads; 1 is MQA; default: --heads, MHA)."),
     seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start from the naive seed with NAME=VALUE changed (repeatable), e.g. --seed-knob compute=mma."),
     exclude_lever: list[str] = typer.Option([], "--exclude-lever", help="Never try this lever (repeatable); `fa5090-search levers` lists them."),
     aa_repeats: int = typer.Option(3, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|."),
@@ -110,7 +111,7 @@ def run(
     from agent.loop import run_search
     from agent.progress import Reporter
 
-    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal)
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
     try:
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
@@ -278,12 +279,12 @@ def rescreen(
     console.print(f"re-screened {n} shelved lever(s)" if n else "nothing to re-screen: every shelved lever's conditions still hold")
 
 
-def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal):
+def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):
     from experiments.problem import Shape
     from pydantic import ValidationError
 
     try:
-        return Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal)
+        return Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal, Hkv=kv_heads)
     except ValidationError as e:
         _fail("bad problem shape: " + "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()))
 

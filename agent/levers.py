@@ -27,8 +27,11 @@ class Lever(BaseModel):
     predicted: tuple[float, float]  # margin band over the current best
     hypothesis: str
     simpler: bool = False  # strictly less code/instructions: kept at a NULL margin >= 1 (logged as a simplification)
+    causal_only: bool = False  # inert without a causal mask: not worth an experiment on a non-causal problem
 
-    def applies_to(self, knobs: Knobs) -> bool:
+    def applies_to(self, knobs: Knobs, causal: bool = False) -> bool:
+        if self.causal_only and not causal:
+            return False
         cur = knobs.model_dump(mode="json")
         if any(cur[k] not in allowed for k, allowed in self.requires.items()):
             return False
@@ -93,6 +96,66 @@ CATALOG: tuple[Lever, ...] = (
         requires={"compute": ("mma",)}, predicted=(0.9, 1.1),
         hypothesis="BR 64->128 with 8 warps shares each staged K/V tile among twice the query rows (half "
         "the L2->SMEM traffic per FLOP), but one CTA's barrier now stalls 8 warps.",
+    ),
+    Lever(
+        name="kv_double_buffer", sets={"kv_stages": 2}, targets=("global_latency", "occupancy_limited", "issue_latency_chain"),
+        requires={"compute": ("mma",), "staging": ("cp_async",)}, predicted=(0.9, 1.2),
+        hypothesis="Prefetch the next K/V block while this one is computed, K and V in separate cp.async groups "
+        "so QK^T starts before V lands. On the 5090 depth 2 lost 12.9% because 81,920 B/CTA cost a CTA/SM "
+        "under 99 KB (seed 2.5); at 227 KB the second stage may cost no occupancy at all.",
+    ),
+    Lever(
+        name="kv_triple_buffer", sets={"kv_stages": 3}, targets=("global_latency", "occupancy_limited"),
+        requires={"compute": ("mma",), "staging": ("cp_async",)}, predicted=(0.88, 1.15),
+        hypothesis="A third K/V stage hides one more block of latency; 114,688 B/CTA at D=128 cannot launch on "
+        "a 99 KB part (pre-flight refuses it there) and may halve CTAs/SM elsewhere.",
+    ),
+    Lever(
+        name="rescale_skip", sets={"rescale_skip": "on"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
+        requires={"compute": ("mma",)}, predicted=(0.98, 1.03),
+        hypothesis="Skip O *= alpha when no row of the warp raised its max (one warp vote, bitwise identical): "
+        "D/2 FMULs per block saved against a vote and a branch; seed S5 -0.17% at 8 warps/SM, +0.97% at 12.",
+    ),
+    Lever(
+        name="q_from_smem", sets={"q_in": "smem"}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        predicted=(0.92, 1.05),
+        hypothesis="Re-read Q fragments from shared memory each block: 32 registers back at D=128, which may "
+        "buy a CTA/SM when registers limit, for D/16 more ldmatrix per block.",
+    ),
+    Lever(
+        name="min_ctas_3", sets={"min_ctas": 3}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        predicted=(0.95, 1.05),
+        hypothesis="__launch_bounds__(128, 3) caps registers at 170 so three CTAs fit: three barrier domains "
+        "per SM (seed v7 exp1: +0.38%), unless the cap spills.",
+    ),
+    Lever(
+        name="mask_predicate", sets={"causal_mask": "predicate"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
+        requires={"compute": ("mma",)}, causal_only=True, predicted=(1.0, 1.04),
+        hypothesis="Specialise the mask per block kind (a function template): interior blocks carry no "
+        "predicate at all; seed v7 exp10: +2.18% on causal, bitwise identical.",
+    ),
+    Lever(
+        name="mask_split", sets={"causal_mask": "split"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
+        requires={"compute": ("mma",)}, causal_only=True, predicted=(1.0, 1.05),
+        hypothesis="Split the key loop at the diagonal with type tags: the two bodies' live ranges no longer "
+        "coexist (seed exp15: 168 -> 161 registers, spill 16 B -> 0), bitwise identical.",
+    ),
+    Lever(
+        name="heaviest_first", sets={"cta_order": "heaviest_first"}, targets=("occupancy_limited", "tensor_bound", "issue_latency_chain"),
+        causal_only=True, predicted=(1.0, 1.4),
+        hypothesis="Under causality a tile's cost is its index + 1 and launch order dispatches the cheapest "
+        "first; longest-processing-time first shortens the makespan for free (seed v5: 1.349x at causal "
+        "N=2048, inert without a mask), bitwise identical.",
+    ),
+    Lever(
+        name="store_streaming", sets={"store": "cs"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
+        predicted=(0.995, 1.005),
+        hypothesis="Epilogue stores evict-first (.cs): O is never re-read here; seed v7 measured it null (split sign).",
+    ),
+    Lever(
+        name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
+        predicted=(0.995, 1.005),
+        hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",
     ),
 )
 

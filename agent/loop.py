@@ -173,18 +173,19 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
     prefetched = None
     while True:
         if prefetched != best:  # a new best: build every applicable candidate in one ninja call
-            bench.prefetch([c for lv in in_use if lv.applies_to(best) for c, _ in [catalog.candidate(lv, best)] if c])
+            bench.prefetch([c for lv in in_use if lv.applies_to(best, shape.causal)
+                            for c, _ in [catalog.candidate(lv, best)] if c])
             prefetched = best
         reason = stop_reason(done, budget, since_keep, plateau)
         if reason:
             break
         shelved = {row["lever"] for row in q.shelf(db, run_id, status="shelved")}
         entry = rescreens.pop(0) if rescreens else None
-        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved, in_use)
+        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved, in_use, shape.causal)
         if lever is None:
             reason = "exhausted"
             break
-        if entry and not lever.applies_to(best):
+        if entry and not lever.applies_to(best, shape.causal):
             continue  # the keep that re-opened it also made it moot (e.g. padding after a swizzle)
         kind = "rescreen" if entry else "lever"
         cand, invalid = catalog.candidate(lever, best)
@@ -307,7 +308,9 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
     q.check_same_setup(db, dev.name, run["problem_key"])
     diag, drow, why = _diagnose(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen")
     now = conditions(bench.attributes(best), diag.label if diag else run_label(db, run_id))
-    due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now) if catalog.get(r["lever"]).applies_to(best)]
+    causal = run["problem"]["causal"]
+    due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now)
+           if catalog.get(r["lever"]).applies_to(best, causal)]
     seq = q.next_seq(db, run_id)
     for i, entry in enumerate(due):
         lever = catalog.get(entry["lever"])

@@ -9,11 +9,12 @@ from .levers import CATALOG, Lever
 PLATEAU = 3  # consecutive experiments without a keep (seed v7 stopped under this rule)
 
 
-def propose(best: Knobs, diagnosis: str | None, excluded: set[str], levers: tuple[Lever, ...] = CATALOG) -> Lever | None:
+def propose(best: Knobs, diagnosis: str | None, excluded: set[str], levers: tuple[Lever, ...] = CATALOG,
+            causal: bool = False) -> Lever | None:
     """The applicable lever that targets the current diagnosis, largest predicted gain first;
     with no diagnosis (no counters), by predicted gain alone. `excluded`: levers tried at this
     best or sitting on the shelf."""
-    options = [lv for lv in levers if lv.name not in excluded and lv.applies_to(best)]
+    options = [lv for lv in levers if lv.name not in excluded and lv.applies_to(best, causal)]
     if not options:
         return None
     return max(options, key=lambda lv: (diagnosis is not None and diagnosis in lv.targets, lv.mid()))

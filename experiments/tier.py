@@ -46,6 +46,8 @@ def reference(q, k, v, causal: bool, dtype=torch.float32, chunk: int = 8):
     time so an N=8192 oracle does not need the whole score matrix at once."""
     B, H, N, D = q.shape
     scale = 1.0 / math.sqrt(D)
+    if k.shape[1] != H:  # grouped-query attention: each K/V head serves H / Hkv query heads
+        k, v = (x.repeat_interleave(H // k.shape[1], dim=1) for x in (k, v))
     qf, kf, vf = (x.reshape(B * H, N, D).to(dtype) for x in (q, k, v))
     outs, lses = [], []
     mask = torch.ones(N, N, dtype=torch.bool, device=q.device).tril() if causal else None
@@ -88,8 +90,8 @@ def random_inputs(shape: Shape, device, seed: int):
     outputs and run faster than real data)."""
     g = torch.Generator(device="cpu").manual_seed(seed)
     dt = getattr(torch, shape.dtype)
-    mk = lambda: torch.randn(shape.B, shape.H, shape.N, shape.D, generator=g).to(device=device, dtype=dt)
-    return mk(), mk(), mk()
+    mk = lambda h: torch.randn(shape.B, h, shape.N, shape.D, generator=g).to(device=device, dtype=dt)
+    return mk(shape.H), mk(shape.kv_heads), mk(shape.kv_heads)
 
 
 def _run_poisoned(run_kernel, q, k, v, shape: Shape):

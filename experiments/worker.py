@@ -37,9 +37,11 @@ def _arm(spec: dict, shape, tensors):
                "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[spec["sdpa"]]
     F = torch.nn.functional
 
+    gqa = {"enable_gqa": True} if shape.kv_heads != shape.H else {}
+
     def run():
         with sdpa_kernel(backend):
-            F.scaled_dot_product_attention(q, k, v, is_causal=shape.causal)
+            F.scaled_dot_product_attention(q, k, v, is_causal=shape.causal, **gqa)
 
     return run
 

@@ -11,7 +11,7 @@ import ctypes
 import math
 from pathlib import Path
 
-from .knobs import _CODES, Knobs
+from .knobs import _CODES, _INTS, Knobs
 
 _DTYPES = {"torch.float16": 0, "torch.bfloat16": 1}
 
@@ -25,7 +25,7 @@ class KernelLib:
         self.path = str(path)
         lib = ctypes.CDLL(self.path)
         vp, i, f = ctypes.c_void_p, ctypes.c_int, ctypes.c_float
-        lib.fa_fwd.argtypes = [vp, vp, vp, vp, vp, i, i, i, i, i, i, f, vp]
+        lib.fa_fwd.argtypes = [vp, vp, vp, vp, vp, i, i, i, i, i, i, i, f, vp]
         lib.fa_fwd.restype = i
         lib.fa_attributes.argtypes = [i, i, i, ctypes.POINTER(i)]
         lib.fa_attributes.restype = i
@@ -37,11 +37,12 @@ class KernelLib:
         self.knobs = self._read_knobs()
 
     def _read_knobs(self) -> Knobs:
-        out = (ctypes.c_int * 7)()
+        out = (ctypes.c_int * 14)()
         self._lib.fa_config(out)
-        names = list(_CODES)
-        data = {n: _CODES[n][out[i]].value for i, n in enumerate(names)}
-        data.update(br=out[4], bc=out[5], warps=out[6])
+        # the order of fa_config's array in fa_fwd.cu
+        order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
+                 "causal_mask", "cta_order", "min_ctas", "store"]
+        data = {n: (out[i] if n in _INTS else _CODES[n][out[i]].value) for i, n in enumerate(order)}
         return Knobs.parse(data)
 
     def _check(self, code: int, what: str) -> None:
@@ -54,14 +55,16 @@ class KernelLib:
         return s * math.log2(math.e) if self.knobs.exp.value == "ex2" else s
 
     def forward(self, q, k, v, o, lse, causal: bool, stream: int = 0) -> None:
-        """q, k, v, o: [B, H, N, D] contiguous device tensors of one dtype; lse: [B, H, N] fp32."""
+        """q, o: [B, H, N, D]; k, v: [B, Hkv, N, D] with Hkv dividing H (grouped-query attention;
+        Hkv = H is MHA, 1 is MQA); contiguous device tensors of one dtype; lse: [B, H, N] fp32."""
         B, H, N, D = q.shape
+        Hkv = k.shape[1]
         dt = _DTYPES.get(str(q.dtype))
         if dt is None:
             raise KernelError(f"dtype {q.dtype} is not supported (fp16 or bf16)")
         code = self._lib.fa_fwd(
             q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
-            B, H, N, D, dt, int(bool(causal)), self.scale(D), ctypes.c_void_p(stream),
+            B, H, Hkv, N, D, dt, int(bool(causal)), self.scale(D), ctypes.c_void_p(stream),
         )
         self._check(code, "fa_fwd launch")
 

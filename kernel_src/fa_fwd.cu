@@ -10,12 +10,24 @@
 //   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async
 //   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
 //   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA (BR == 16*WARPS)
+//   FA_KV_STAGES    1 (stage K and V, wait for both) | 2, 3: a ring of K/V buffers, K and V in
+//                   separate cp.async groups so QK^T starts while V is in flight
+//   FA_Q_IN         0 Q fragments kept in registers | 1 re-read from shared memory every block
+//   FA_RESCALE_SKIP 0 | 1 skip O *= alpha when no row of the warp changed its max (bitwise same)
+//   FA_CAUSAL_MASK  0 runtime branch per element | 1 predicate specialised per block kind
+//                   (a function template) | 2 the key loop split at the diagonal (type tags)
+//   FA_CTA_ORDER    0 launch order | 1 heaviest first (longest-processing-time) under causality
+//   FA_MIN_CTAS     0 no launch bound | 1-4 __launch_bounds__ minimum CTAs per SM
+//   FA_STORE        0 default | 1 streaming (.cs) | 2 write-through (.wt) epilogue stores
+// Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "mma.cuh"
 
@@ -39,6 +51,27 @@
 #endif
 #ifndef FA_WARPS
 #define FA_WARPS 4
+#endif
+#ifndef FA_KV_STAGES
+#define FA_KV_STAGES 1
+#endif
+#ifndef FA_Q_IN
+#define FA_Q_IN 0
+#endif
+#ifndef FA_RESCALE_SKIP
+#define FA_RESCALE_SKIP 0
+#endif
+#ifndef FA_CAUSAL_MASK
+#define FA_CAUSAL_MASK 0
+#endif
+#ifndef FA_CTA_ORDER
+#define FA_CTA_ORDER 0
+#endif
+#ifndef FA_MIN_CTAS
+#define FA_MIN_CTAS 0
+#endif
+#ifndef FA_STORE
+#define FA_STORE 0
 #endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
@@ -67,12 +100,21 @@ enum {
   DEF_SIDE_STREAM, DEF_NO_TAIL_MASK
 };
 
-template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_>
+enum { MASK_RUNTIME = 0, MASK_PREDICATE = 1, MASK_SPLIT = 2 };
+enum { ORDER_LAUNCH = 0, ORDER_HEAVIEST_FIRST = 1 };
+enum { STORE_DEFAULT = 0, STORE_CS = 1, STORE_WT = 2 };
+
+template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
+          int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
+  static constexpr int KV_STAGES = KV_STAGES_, Q_IN = Q_IN_, RESCALE_SKIP = RESCALE_SKIP_;
+  static constexpr int CAUSAL_MASK = CAUSAL_MASK_, CTA_ORDER = CTA_ORDER_, STORE = STORE_;
   static_assert(BR == 16 * WARPS, "each warp owns 16 query rows");
   static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
+  static_assert(KV_STAGES >= 1 && KV_STAGES <= 3, "1 to 3 K/V stages");
+  static_assert(KV_STAGES == 1 || STAGING == STAGE_CP_ASYNC, "a K/V pipeline needs asynchronous copies");
 };
 
 // Shared-memory tile addressing; writer and reader use the same map, so no layout can
@@ -137,6 +179,20 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// Epilogue store of two packed values. .cs marks the line evict-first (O is not re-read by this
+// kernel); .wt writes through to memory. Seed v7: both measured null on the 5090 (0.99997 / 0.99980).
+template <int STORE>
+__device__ __forceinline__ void store_u32(void* p, uint32_t v) {
+  if (STORE == STORE_CS)
+    asm volatile("st.global.cs.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+  else if (STORE == STORE_WT)
+    asm volatile("st.global.wt.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+  else
+    *reinterpret_cast<uint32_t*>(p) = v;
+}
 
 // Stage rows [row0, row0 + ROWS) of one head's [N, D] matrix into a shared tile; rows past N
 // are zero (a zero K row scores 0 and is then masked; a zero V row adds nothing).
@@ -188,7 +244,7 @@ __device__ __forceinline__ int kv_blocks(int q0, int N) {
 
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
-  return (K::BR + 2 * K::BC) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
+  return (K::BR + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0);
 }
 
@@ -198,11 +254,10 @@ __host__ __device__ constexpr int smem_bytes() {
 // Hypothesis (seed 2.2): latency-bound at low occupancy, tensor pipe at 0%.
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void body_scalar(const T* Qg, const T* Kg, const T* Vg, T* Og, float* Lg,
-                                            int N, float scale, T* Qs, T* Ks, T* Vs, float* Ps) {
+                                            int N, float scale, T* Qs, T* Ks, T* Vs, float* Ps, int q0) {
   using TL = Tile<D, K::LAYOUT>;
   constexpr int HC = K::BC / 2, HD = D / 2;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int q0 = blockIdx.x * K::BR;
   const int rl = warp * 16 + (lane >> 1), half = lane & 1;  // local row, which half
   const int row = q0 + rl;
   float o[HD];
@@ -272,28 +327,57 @@ __device__ __forceinline__ void body_scalar(const T* Qg, const T* Kg, const T* V
 // v1: tensor cores. Each warp owns 16 query rows; S = Q K^T and O += P V run as
 // mma.sync.m16n8k16 with fp32 accumulators, operands fed by ldmatrix (V through .trans).
 // S's accumulator layout is exactly P's A-operand layout, so P never leaves registers.
-// Hypothesis (seed 2.3): the unit that defines the card wakes up; 6.9x on the 5090.
+// Hypothesis (seed 2.3): the unit that defines the card wakes up; H200: 3.54x paired
+// (results/2026-11-30_h200_run2), 6.9x on the 5090.
+
+// Scale and mask one block's scores and return the row maxima (rows g, g+8 of the warp).
+// MASK is a template argument, not a runtime flag: with FA_CAUSAL_MASK >= 1 the interior blocks
+// (no key past N, none past the diagonal) are compiled without the predicate at all; seed v7
+// exp10: +2.18% from deleting it from 1023 of 1024 causal blocks.
+template <class K, bool CAUSAL, bool MASK, int NT>
+__device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], int k0, int rowa, int rowb, int t,
+                                           int N, float scale, bool edge) {
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int col = k0 + j * 8 + 2 * t + (e & 1);
+      const int row = e < 2 ? rowa : rowb;
+      float v = s[j][e] * (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
+      if (MASK && edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
+                   (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
+      s[j][e] = v;
+      mx[e >> 1] = fmaxf(mx[e >> 1], v);
+    }
+  }
+}
+
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, T* Og, float* Lg,
-                                         int N, float scale, T* Qs, T* Ks, T* Vs) {
+                                         int N, float scale, T* Qs, T* Ks, T* Vs, int q0) {
   using TL = Tile<D, K::LAYOUT>;
   constexpr int NT = K::BC / 8;  // score n-tiles
   constexpr int DT = D / 8;      // output n-tiles
+  constexpr int NS = K::KV_STAGES;
+  constexpr int KV_TILE = K::BC * TL::STRIDE;  // elements of one K (or V) buffer
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane >> 2, t = lane & 3;
-  const int q0 = blockIdx.x * K::BR;
   const int r0 = warp * 16;  // this warp's first local row
 
   stage<K, D, K::BR>(Qs, Qg, q0, N);
   stage_wait<K>();
   __syncthreads();
-  uint32_t qf[D / 16][4];
+  // Q in registers: 4 x D/16 registers held across the whole key loop. Re-read from shared
+  // memory instead (FA_Q_IN=1): D/16 more ldmatrix per key block, 32 registers back at D=128.
+  uint32_t qf[K::Q_IN ? 1 : D / 16][4];
+  if constexpr (!K::Q_IN) {
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk)
-    ldmatrix_x4(qf[kk], Qs + TL::rd(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+    for (int kk = 0; kk < D / 16; ++kk)
+      ldmatrix_x4(qf[kk], Qs + TL::rd(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+  }
   // this CTA staged Q to shared memory above and no other CTA reads these rows: the output stays
   // right, only the caller's input changes
-  if (FA_DEFECT == DEF_WRITES_INPUT && threadIdx.x == 0 && blockIdx.x == 0)
+  if (FA_DEFECT == DEF_WRITES_INPUT && threadIdx.x == 0 && q0 == 0)
     const_cast<T*>(Qg)[0] = Pack<T>::cast(0.5f);
 
   float o[DT][4];
@@ -301,14 +385,40 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   const int rowa = q0 + r0 + g, rowb = rowa + 8;
-
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
-  for (int kb = 0; kb < nkv; ++kb) {
+
+  // K/V ring (FA_KV_STAGES >= 2): block kb lives in buffer kb % NS, its K and V in two cp.async
+  // groups; an empty pair is committed past the end so completion stays positional (seed 2.5:
+  // skipping that final commit is a race only a load-bearing test sees).
+  auto issue = [&](int kb) {
+    if (kb < nkv) {
+      stage<K, D, K::BC>(Ks + (kb % NS) * KV_TILE, Kg, kb * K::BC, N);
+      stage<K, D, K::BC>(Vs + (kb % NS) * KV_TILE, Vg, kb * K::BC, N, FA_DEFECT != DEF_MISSING_COMMIT);
+    } else {
+      cp_async_commit();
+      cp_async_commit();
+    }
+  };
+  if constexpr (NS > 1) {
+#pragma unroll
+    for (int s = 0; s < NS - 1; ++s) issue(s);
+  }
+
+  // One key block. MASK_T is std::true_type/std::false_type: the loop split (FA_CAUSAL_MASK=2)
+  // makes the mode a type, so each loop body is compiled for one kind of block only.
+  auto block = [&](int kb, auto mask_t) {
     const int k0 = kb * K::BC;
-    __syncthreads();
-    stage<K, D, K::BC>(Ks, Kg, k0, N);
-    stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
-    stage_wait<K>();
+    const T* Kb = Ks + (NS > 1 ? (kb % NS) * KV_TILE : 0);
+    const T* Vb = Vs + (NS > 1 ? (kb % NS) * KV_TILE : 0);
+    if constexpr (NS == 1) {
+      __syncthreads();
+      stage<K, D, K::BC>(Ks, Kg, k0, N);
+      stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
+      stage_wait<K>();
+    } else {
+      issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
+      cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
+    }
     if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
 
     float s[NT][4];
@@ -316,29 +426,31 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     for (int j = 0; j < NT; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
+      const uint32_t* a = qf[K::Q_IN ? 0 : kk];
+      if constexpr (K::Q_IN) {
+        ldmatrix_x4(qf[0], Qs + TL::rd(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+      }
 #pragma unroll
       for (int j = 0; j < NT; j += 2) {
         uint32_t b[4];
-        ldmatrix_x4(b, Ks + TL::rd(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
-        mma16816<T>(s[j], qf[kk], b);
-        mma16816<T>(s[j + 1], qf[kk], b + 2);
+        ldmatrix_x4(b, Kb + TL::rd(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
+        mma16816<T>(s[j], a, b);
+        mma16816<T>(s[j + 1], a, b + 2);
       }
     }
     // Scale, mask (key tail, causal diagonal) and the online-softmax update for rows g, g+8.
-    const bool edge = k0 + K::BC > N || (CAUSAL && k0 + K::BC - 1 > q0);
     float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int col = k0 + j * 8 + 2 * t + (e & 1);
-        const int row = e < 2 ? rowa : rowb;
-        float v = s[j][e] * (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
-        if (edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
-                     (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
-        s[j][e] = v;
-        mx[e >> 1] = fmaxf(mx[e >> 1], v);
-      }
+    [[maybe_unused]] const bool edge = k0 + K::BC > N || (CAUSAL && k0 + K::BC - 1 > q0);
+    if constexpr (K::CAUSAL_MASK == MASK_RUNTIME) {
+      // one body for every block: the per-element test carries a runtime flag
+      scale_mask<K, CAUSAL, true>(s, mx, k0, rowa, rowb, t, N, scale, edge);
+    } else if constexpr (K::CAUSAL_MASK == MASK_PREDICATE) {
+      if (edge)
+        scale_mask<K, CAUSAL, true>(s, mx, k0, rowa, rowb, t, N, scale, true);
+      else
+        scale_mask<K, CAUSAL, false>(s, mx, k0, rowa, rowb, t, N, scale, false);
+    } else {
+      scale_mask<K, CAUSAL, decltype(mask_t)::value>(s, mx, k0, rowa, rowb, t, N, scale, true);
     }
     float alpha[2], meff[2];
 #pragma unroll
@@ -351,11 +463,18 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       m[h] = mnew;
       l[h] *= alpha[h];
     }
+    // Rescale skip: when no row of the warp raised its max, every alpha is exactly 1 (exp(0) = 1
+    // for expf and ex2.approx alike) and O * 1 == O, so skipping is bitwise identical. The vote is
+    // warp-uniform so the branch never diverges. Seed S5: -0.17% at 8 warps/SM, +0.97% at 12.
+    bool rescale = true;
+    if constexpr (K::RESCALE_SKIP) rescale = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
+    if (rescale) {
 #pragma unroll
-    for (int i = 0; i < DT; ++i) {
-      if (FA_DEFECT == DEF_DROPPED_RESCALE) break;
-      o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
-      o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
+      for (int i = 0; i < DT; ++i) {
+        if (FA_DEFECT == DEF_DROPPED_RESCALE) break;
+        o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
+        o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
+      }
     }
     uint32_t pf[NT][2];  // P packed to the input dtype, two values per register
 #pragma unroll
@@ -367,18 +486,34 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       pf[j][0] = Pack<T>::two(p0, p1);
       pf[j][1] = Pack<T>::two(p2, p3);
     }
+    if constexpr (NS > 1) {
+      cp_async_wait<2 * NS - 2>();  // this block's V
+      if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
+    }
 #pragma unroll
     for (int kk = 0; kk < K::BC / 16; ++kk) {
       const uint32_t a[4] = {pf[2 * kk][0], pf[2 * kk][1], pf[2 * kk + 1][0], pf[2 * kk + 1][1]};
 #pragma unroll
       for (int i = 0; i < DT; i += 2) {
         uint32_t b[4];
-        ldmatrix_x4_trans(b, Vs + TL::rd(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
+        ldmatrix_x4_trans(b, Vb + TL::rd(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
         mma16816<T>(o[i], a, b);
         mma16816<T>(o[i + 1], a, b + 2);
       }
     }
+    if constexpr (NS > 1) __syncthreads();  // every warp is done with this buffer before it is refilled
+  };
+
+  if constexpr (K::CAUSAL_MASK == MASK_SPLIT) {
+    // interior blocks: every key < N and (causal) every key <= the tile's first row
+    const int full = min(nkv, min(N / K::BC, CAUSAL ? (q0 + 1) / K::BC : nkv));
+    for (int kb = 0; kb < full; ++kb) block(kb, std::false_type{});
+    for (int kb = full; kb < nkv; ++kb) block(kb, std::true_type{});
+  } else {
+    for (int kb = 0; kb < nkv; ++kb) block(kb, std::true_type{});
   }
+  if constexpr (NS > 1) cp_async_wait_all();  // nothing may be in flight when the CTA exits
+
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
@@ -389,8 +524,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   for (int i = 0; i < DT; ++i) {
     if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
     const int c = i * 8 + 2 * t;
-    if (rowa < N) *reinterpret_cast<uint32_t*>(Og + (size_t)rowa * D + c) = Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0);
-    if (rowb < N) *reinterpret_cast<uint32_t*>(Og + (size_t)rowb * D + c) = Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1);
+    if (rowa < N) store_u32<K::STORE>(Og + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+    if (rowb < N) store_u32<K::STORE>(Og + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
   }
   if (t == 0) {
     constexpr float LN2 = 0.69314718055994531f;
@@ -399,24 +534,48 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   }
 }
 
+#if FA_MIN_CTAS > 0
+#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::THREADS, FA_MIN_CTAS)
+#else
+#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::THREADS)
+#endif
+
+// One CTA = one (query tile, batch x head). Launch order: blockIdx.x is the query tile, so each
+// head's cheapest causal tile is dispatched first and its heaviest last. Heaviest first (seed
+// v5: 1.349x at causal N=2048 on the 5090): a 1-D grid whose item i takes the heaviest remaining
+// tile (tile T-1-i/BH of head i%BH): the same work, reordered, bitwise the same output.
 template <class K, typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(K::THREADS)
+__global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V,
-              T* __restrict__ O, float* __restrict__ L, int N, float scale) {
+              T* __restrict__ O, float* __restrict__ L, int N, int H, int Hkv, float scale) {
   extern __shared__ __align__(128) unsigned char smem[];
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
   T* Ks = Qs + K::BR * TL::STRIDE;
-  T* Vs = Ks + K::BC * TL::STRIDE;
-  const size_t head = (size_t)blockIdx.y * N;
+  T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
+  int qt, bh;
+  if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
+    const int tiles = (N + K::BR - 1) / K::BR, heads = gridDim.x / tiles;
+    qt = tiles - 1 - blockIdx.x / heads;
+    bh = blockIdx.x % heads;
+  } else {
+    qt = blockIdx.x;
+    bh = blockIdx.y;
+  }
+  // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
+  const int b = bh / H, kvh = (bh % H) / (H / Hkv);
+  const size_t head = (size_t)bh * N, kv_head = ((size_t)b * Hkv + kvh) * N;
+  const int q0 = qt * K::BR;
   if (K::COMPUTE == MMA)
-    body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + head * D, V + head * D, O + head * D, L + head, N, scale, Qs, Ks, Vs);
+    body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale, Qs,
+                              Ks, Vs, q0);
   else
-    body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + head * D, V + head * D, O + head * D, L + head, N, scale, Qs, Ks, Vs,
-                                 reinterpret_cast<float*>(Vs + K::BC * TL::STRIDE));
+    body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
+                                 Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
 }
 
-using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS>;
+using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
+                  FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -426,18 +585,19 @@ struct Instance {
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
     return once;
   }
-  static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int BH, int N, float scale,
-                    cudaStream_t st) {
+  static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
+                    float scale, cudaStream_t st) {
     cudaError_t e = prepare();
     if (e != cudaSuccess) return (int)e;
-    dim3 grid((N + Cfg::BR - 1) / Cfg::BR, BH);
+    const int tiles = (N + Cfg::BR - 1) / Cfg::BR;
+    dim3 grid = Cfg::CTA_ORDER == ORDER_HEAVIEST_FIRST ? dim3(tiles * B * H) : dim3(tiles, B * H);
     if (FA_DEFECT == fa::DEF_SIDE_STREAM) {  // work the caller's stream never waits for
       static cudaStream_t side = nullptr;
       if (!side) cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
       st = side;
     }
     fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::THREADS, SMEM, st>>>(
-        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, N, scale);
+        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, N, H, Hkv, scale);
     return (int)cudaGetLastError();
   }
   static int attrs(int* out) {
@@ -488,11 +648,11 @@ static int fa_dispatch(int dtype, int D, int causal, F&& f) {
 #define FA_API __attribute__((visibility("default")))
 extern "C" {
 // Launch on `stream` (a CUstream/cudaStream_t handle); returns 0 or an error code.
-FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int N, int D,
-           int dtype, int causal, float scale, void* stream) {
-  if (B <= 0 || H <= 0 || N <= 0) return FA_BAD_ARG;
+FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
+           int D, int dtype, int causal, float scale, void* stream) {
+  if (B <= 0 || H <= 0 || N <= 0 || Hkv <= 0 || H % Hkv) return FA_BAD_ARG;
   return fa_dispatch(dtype, D, causal, [&](auto inst) {
-    return decltype(inst)::launch(q, k, v, o, lse, B * H, N, scale, (cudaStream_t)stream);
+    return decltype(inst)::launch(q, k, v, o, lse, B, H, Hkv, N, scale, (cudaStream_t)stream);
   });
 }
 // out[6] = registers/thread, local (spill) bytes/thread, static smem, dynamic smem/CTA,
@@ -504,10 +664,12 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
+  out[7] = FA_KV_STAGES; out[8] = FA_Q_IN; out[9] = FA_RESCALE_SKIP; out[10] = FA_CAUSAL_MASK;
+  out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
-  if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0";
+  if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0, Hkv dividing H";
   return cudaGetErrorString((cudaError_t)code);
 }
 }

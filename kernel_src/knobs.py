@@ -38,13 +38,50 @@ class Exp(str, Enum):
     ex2 = "ex2"  # ex2.approx, log2(e) folded into the host-side scale
 
 
+class QIn(str, Enum):
+    regs = "regs"  # Q fragments held in registers across the key loop
+    smem = "smem"  # re-read from shared memory every key block
+
+
+class Switch(str, Enum):
+    off = "off"
+    on = "on"
+
+
+class CausalMask(str, Enum):
+    runtime = "runtime"  # one body, a runtime flag in the per-element test
+    predicate = "predicate"  # a function template per block kind
+    split = "split"  # the key loop split at the diagonal, the mode a type
+
+
+class CtaOrder(str, Enum):
+    launch = "launch"
+    heaviest_first = "heaviest_first"
+
+
+class Store(str, Enum):
+    default = "default"
+    cs = "cs"  # streaming, evict-first
+    wt = "wt"  # write-through
+
+
 # The enum order is the integer the kernel's #define receives.
 _CODES = {
     "compute": list(Compute),
     "layout": list(Layout),
     "staging": list(Staging),
     "exp": list(Exp),
+    "q_in": list(QIn),
+    "rescale_skip": list(Switch),
+    "causal_mask": list(CausalMask),
+    "cta_order": list(CtaOrder),
+    "store": list(Store),
 }
+# integer knobs passed as they are
+_INTS = ("br", "bc", "warps", "kv_stages", "min_ctas")
+# knobs that only the tensor-core path reads
+_MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
+             "store": Store.default}
 
 
 class KnobError(ValueError):
@@ -61,6 +98,13 @@ class Knobs(BaseModel):
     br: int = 64  # query rows per CTA; each warp owns 16
     bc: int = 64  # key rows per key block
     warps: int = 4
+    kv_stages: int = 1  # K/V buffers in flight (2, 3: a cp.async ring, K and V in separate groups)
+    q_in: QIn = QIn.regs
+    rescale_skip: Switch = Switch.off
+    causal_mask: CausalMask = CausalMask.runtime
+    cta_order: CtaOrder = CtaOrder.launch
+    min_ctas: int = 0  # __launch_bounds__ minimum CTAs per SM; 0: none
+    store: Store = Store.default
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -73,6 +117,17 @@ class Knobs(BaseModel):
             )
         if self.bc not in (16, 32, 64, 128):
             raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128, not {self.bc}")
+        if self.kv_stages not in (1, 2, 3):
+            raise ValueError(f"knob 'kv_stages' must be 1, 2 or 3, not {self.kv_stages}")
+        if self.min_ctas not in (0, 1, 2, 3, 4):
+            raise ValueError(f"knob 'min_ctas' must be 0 (no bound) to 4, not {self.min_ctas}")
+        if self.kv_stages > 1 and self.staging != Staging.cp_async:
+            raise ValueError(f"knob 'kv_stages'={self.kv_stages} needs staging=cp_async: scalar loads land "
+                             "synchronously, so there is nothing to overlap")
+        if self.compute == Compute.scalar:
+            for name, default in _MMA_ONLY.items():
+                if getattr(self, name) != default:
+                    raise ValueError(f"knob '{name}' applies to compute=mma only; the scalar path has no such stage")
         return self
 
     # ---- construction with clear errors -------------------------------------------------
@@ -110,9 +165,11 @@ class Knobs(BaseModel):
         return hashlib.sha256(self.canonical().encode()).hexdigest()[:12]
 
     def label(self) -> str:
+        extra = "".join(f"/{k}={v}" for k, v in self.model_dump(mode="json").items()
+                        if k not in _FIRST_KNOBS and v != _DEFAULTS[k])
         return (
             f"{self.compute.value}/{self.layout.value}/{self.staging.value}/{self.exp.value}"
-            f"/t{self.br}x{self.bc}w{self.warps}"
+            f"/t{self.br}x{self.bc}w{self.warps}{extra}"
         )
 
     def diff(self, other: "Knobs") -> dict[str, tuple[str, str]]:
@@ -122,7 +179,7 @@ class Knobs(BaseModel):
     # ---- what the compiler receives ------------------------------------------------------
     def defines(self) -> dict[str, int]:
         d = {f"FA_{name.upper()}": _CODES[name].index(getattr(self, name)) for name in _CODES}
-        d.update(FA_BR=self.br, FA_BC=self.bc, FA_WARPS=self.warps)
+        d.update({f"FA_{name.upper()}": getattr(self, name) for name in _INTS})
         return d
 
     # ---- pre-flight arithmetic -----------------------------------------------------------
@@ -132,7 +189,7 @@ class Knobs(BaseModel):
     def smem_bytes(self, head_dim: int, elem_bytes: int = 2) -> int:
         """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
         stride = head_dim + 8 if self.layout == Layout.pad else head_dim
-        tiles = (self.br + 2 * self.bc) * stride * elem_bytes
+        tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         return tiles + p_tile
 

@@ -17,7 +17,8 @@ def main(lib_path: str, shape_json: str, launches: int = 2) -> int:
     B, H, N, D = sd["B"], sd["H"], sd["N"], sd["D"]
     dt = getattr(torch, sd.get("dtype", "float16"))
     g = torch.Generator().manual_seed(1234)
-    q, k, v = (torch.randn(B, H, N, D, generator=g).to("cuda", dt) for _ in range(3))
+    Hkv = sd.get("Hkv") or H  # grouped-query attention: K/V carry Hkv heads
+    q, k, v = (torch.randn(B, h, N, D, generator=g).to("cuda", dt) for h in (H, Hkv, Hkv))
     o, lse = torch.empty_like(q), torch.empty(B, H, N, device="cuda")
     lib = KernelLib(lib_path)
     for _ in range(launches):

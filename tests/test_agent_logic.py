@@ -25,11 +25,19 @@ def test_catalog_is_well_formed():
 
 
 def test_every_lever_applies_somewhere_and_builds_valid_knobs():
+    bases = [SEED, SEED.replace(compute="mma"), SEED.replace(compute="mma", staging="cp_async")]
     for lv in levers.CATALOG:
-        base = SEED if lv.applies_to(SEED) else SEED.replace(compute="mma")
-        assert lv.applies_to(base), lv.name
+        base = next((b for b in bases if lv.applies_to(b, causal=True)), None)
+        assert base is not None, lv.name
         cand, why = levers.candidate(lv, base)
-        assert cand is not None and why is None
+        assert cand is not None and why is None, (lv.name, why)
+
+
+def test_causal_only_levers_stay_out_of_non_causal_searches():
+    mma = SEED.replace(compute="mma", staging="cp_async")
+    for name in ("heaviest_first", "mask_predicate", "mask_split"):
+        assert levers.get(name).applies_to(mma, causal=True)
+        assert not levers.get(name).applies_to(mma, causal=False)
 
 
 def test_proposal_follows_the_diagnosis():

@@ -6,7 +6,9 @@ from kernel_src.knobs import SEED, KnobError, Knobs
 
 def test_seed_is_the_naive_kernel():
     assert SEED.label() == "scalar/row_major/scalar/expf/t64x64w4"
-    assert SEED.defines() == {"FA_COMPUTE": 0, "FA_LAYOUT": 0, "FA_STAGING": 0, "FA_EXP": 0, "FA_BR": 64, "FA_BC": 64, "FA_WARPS": 4}
+    assert SEED.defines() == {"FA_COMPUTE": 0, "FA_LAYOUT": 0, "FA_STAGING": 0, "FA_EXP": 0, "FA_BR": 64, "FA_BC": 64,
+                              "FA_WARPS": 4, "FA_KV_STAGES": 1, "FA_Q_IN": 0, "FA_RESCALE_SKIP": 0, "FA_CAUSAL_MASK": 0,
+                              "FA_CTA_ORDER": 0, "FA_MIN_CTAS": 0, "FA_STORE": 0}
 
 
 def test_knobs_are_frozen_and_hashable():
@@ -21,6 +23,11 @@ def test_knobs_are_frozen_and_hashable():
     ({"br": 128}, "knob 'br' must equal 16 x 'warps'"),
     ({"bc": 48}, "knob 'bc' must be 16, 32, 64 or 128"),
     ({"warps": 3, "br": 48}, "knob 'warps' must be 1, 2, 4 or 8"),
+    ({"compute": "mma", "kv_stages": 2}, "needs staging=cp_async"),
+    ({"kv_stages": 4}, "knob 'kv_stages' must be 1, 2 or 3"),
+    ({"rescale_skip": "on"}, "knob 'rescale_skip' applies to compute=mma only"),
+    ({"min_ctas": 9}, "knob 'min_ctas' must be 0"),
+    ({"store": "nt"}, "knob 'store' cannot be 'nt'"),
 ])
 def test_invalid_knobs_are_refused_with_a_sentence_naming_the_knob(data, words):
     with pytest.raises(KnobError) as e:
@@ -41,6 +48,20 @@ def test_smem_arithmetic_matches_the_h200_driver():
     assert Knobs(compute="mma", layout="pad").smem_bytes(128) == 52224
     assert Knobs(layout="swizzle").smem_bytes(128) == 65536  # scalar adds the fp32 P tile
     assert Knobs(compute="mma", bc=128).smem_bytes(128) == 81920
+
+
+def test_pipeline_depth_in_the_smem_arithmetic():
+    base = Knobs(compute="mma", staging="cp_async")
+    assert base.replace(kv_stages=3).smem_bytes(128) == (64 + 2 * 64 * 3) * 128 * 2  # 114688 B
+
+
+def test_three_kv_stages_at_d128_do_not_fit_a_99kb_part_but_fit_the_h200():
+    """The seed's example: depth 3 at D=128 (114,688 B) refused on the 5090 before any build."""
+    k = Knobs(compute="mma", staging="cp_async", kv_stages=3)
+    smem = k.smem_bytes(128)
+    assert launch_refusal(TABLE["sm_90"], smem=smem, threads=128) is None
+    why = launch_refusal(TABLE["sm_120"], smem=smem, threads=128)
+    assert why == "114688 B of shared memory per CTA exceeds sm_120's opt-in limit of 101376 B per block"
 
 
 def test_preflight_refuses_what_cannot_launch_on_a_99kb_part():
