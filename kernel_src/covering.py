@@ -1,0 +1,74 @@
+"""A pairwise covering set of knob combinations: every valid pair of values of any two knobs
+appears in at least one configuration (greedy construction, deterministic). Testing all pairs,
+not only the defaults, is what finds the interaction a one-knob-at-a-time sweep misses."""
+
+from __future__ import annotations
+
+import itertools
+
+from .knobs import _CODES, KnobError, Knobs
+
+# the tile shapes a kernel engineer would try: BR in {64, 128}, BC in {32, 64, 128}, 16 rows a warp
+TILES = [(64, 32, 4), (64, 64, 4), (64, 128, 4), (128, 32, 8), (128, 64, 8), (128, 128, 8)]
+DOMAINS: dict[str, list] = {
+    **{name: [v.value for v in values] for name, values in _CODES.items()},
+    "tile": TILES,
+    "kv_stages": [1, 2, 3],
+    "min_ctas": [0, 1, 2, 3, 4],
+}
+
+
+def _knobs(assign: dict) -> Knobs | None:
+    data = {k: v for k, v in assign.items() if k != "tile"}
+    if "tile" in assign:
+        data["br"], data["bc"], data["warps"] = assign["tile"]
+    try:
+        return Knobs.parse(data)
+    except KnobError:
+        return None
+
+
+def _pairs(cfg: dict) -> set:
+    return {((a, cfg[a]), (b, cfg[b])) for a, b in itertools.combinations(sorted(cfg), 2)}
+
+
+def covering_set() -> list[Knobs]:
+    names = sorted(DOMAINS)
+    # the pairs that some valid configuration can hold
+    todo = set()
+    for a, b in itertools.combinations(names, 2):
+        for va, vb in itertools.product(DOMAINS[a], DOMAINS[b]):
+            if _knobs({a: va, b: vb}) is not None or _completable({a: va, b: vb}):
+                todo.add(((a, va), (b, vb)))
+    chosen: list[Knobs] = []
+    while todo:
+        # seed with an uncovered pair, then fill the other knobs one at a time, greedily
+        (a, va), (b, vb) = min(todo, key=repr)
+        cfg = {a: va, b: vb}
+        for name in names:
+            if name in cfg:
+                continue
+            best, gain = None, -1
+            for v in DOMAINS[name]:
+                trial = {**cfg, name: v}
+                if not _completable(trial):
+                    continue
+                g = sum(1 for p in _pairs(trial) if p in todo)
+                if g > gain:
+                    best, gain = v, g
+            cfg[name] = best
+        k = _knobs(cfg)
+        assert k is not None, cfg
+        todo -= _pairs(cfg)
+        chosen.append(k)
+    return chosen
+
+
+def _completable(partial: dict) -> bool:
+    """Whether some valid configuration extends this partial assignment (defaults first: the
+    constraints only ever forbid non-defaults on the scalar path or depth > 1 without cp.async)."""
+    base = {"compute": "mma", "staging": "cp_async"}
+    for fill in ({}, base):
+        if _knobs({**fill, **partial}) is not None:
+            return True
+    return False
