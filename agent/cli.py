@@ -480,6 +480,120 @@ def _print_tolerance(report: dict, battery: bool) -> None:
                   f"multiple {_fmt(report.get('smallest_defect_error_multiple'), '.3g')}")
 
 
+_LADDER = [{}, {"compute": "mma"}, {"compute": "mma", "layout": "swizzle"},
+           {"compute": "mma", "layout": "swizzle", "staging": "cp_async"},
+           {"compute": "mma", "layout": "swizzle", "staging": "cp_async", "exp": "ex2"},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2"},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 3}]
+CENSUS = ("HMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
+
+
+@app.command()
+def static(
+    arch: str = typer.Option(..., help="Target to compile for: sm_80, sm_86, sm_89, sm_90 or sm_120 (no GPU needed)."),
+    knob: list[str] = typer.Option([], "--knob", help="One candidate: the seed with NAME=VALUE changed (repeatable)."),
+    covering: bool = typer.Option(False, "--covering", help="The pairwise covering set of knob combinations instead of the ladder."),
+    head_dim: int = typer.Option(128, "--head-dim", "-d"),
+    dtype: str = typer.Option("float16"),
+    as_json: bool = JSON_OPT,
+):
+    """Compile candidates for an arch you may not have and read what the compiler made: registers,
+    spills, shared memory per CTA, predicted CTAs/SM and warps/SM with the limiting resource (from
+    the arch table), whether it can launch at all, and a SASS census by instruction family
+    (cuobjdump; `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` if the toolkit has none).
+    Default set: the ladder seed -> tensor cores -> swizzle -> cp.async -> exp2 -> padding -> pipelining."""
+    from experiments.build import BuildSpec, build
+    from kernel_src.arch import TABLE, ctas_per_sm, launch_refusal
+    from kernel_src.covering import covering_set
+    from profiler.ptxas import parse_ptxas
+    from profiler.sass import CuobjdumpMissing, census, dump_sass
+
+    if arch not in TABLE:
+        _fail(f"unknown arch '{arch}'; known: {', '.join(TABLE)}", 2)
+    if head_dim not in (64, 128) or dtype not in ("float16", "bfloat16"):
+        _fail("--head-dim must be 64 or 128 and --dtype float16 or bfloat16", 2)
+    try:
+        cands = [Knobs.parse_assignments(knob)] if knob else covering_set() if covering else [Knobs.parse(d) for d in _LADDER]
+    except KnobError as e:
+        _fail(str(e))
+    lim = TABLE[arch]
+    specs = [BuildSpec(knobs=k, arch=arch, dtypes=(dtype,), dims=(head_dim,), causals=(False,)) for k in cands]
+    try:
+        with console.status(f"compiling {len(specs)} candidate(s) for {arch}"):
+            res = build(specs, _cache_dir() / "static")
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    rows, warned = [], None
+    for spec in specs:
+        r = res[spec.key()]
+        row = {"knobs": spec.knobs.model_dump(mode="json"), "label": spec.knobs.label(), "arch": arch, "built": r.ok}
+        if not r.ok:
+            row["error"] = r.log.strip().splitlines()[-1][:200] if r.log.strip() else "nvcc failed"
+            rows.append(row)
+            continue
+        rec = next(x for x in parse_ptxas(r.log) if x.entry)
+        smem = spec.knobs.smem_bytes(head_dim)
+        ctas, limiter = ctas_per_sm(lim, threads=spec.knobs.threads(), smem=smem, regs=rec.registers)
+        row.update(registers=rec.registers, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
+                   ctas_per_sm=ctas, warps_per_sm=ctas * spec.knobs.warps, limiter=limiter,
+                   refusal=launch_refusal(lim, smem=smem, threads=spec.knobs.threads()))
+        try:
+            counts = census(dump_sass(r.library))
+            row["census"] = dict(next(iter(counts.values())).most_common()) if counts else {}
+        except CuobjdumpMissing as e:
+            warned, row["census"] = str(e), None
+        rows.append(row)
+    if as_json:
+        print(json.dumps(rows, indent=1))
+        return
+    t = Table(title=f"static report for {arch} ({lim.smem_per_block_optin // 1024} KB smem/block, {lim.max_warps_per_sm} warps/SM), D={head_dim} {dtype}")
+    for c in ("candidate", "regs", "spill B", "smem/CTA", "CTAs/SM", "warps/SM", "limiter", *CENSUS):
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        if not r["built"]:
+            t.add_row(r["label"], "[red]build failed[/]", r.get("error", ""), *[""] * (5 + len(CENSUS)))
+            continue
+        c = r["census"] or {}
+        t.add_row(r["label"], str(r["registers"]), str(r["spill_bytes"]), str(r["smem_per_cta"]),
+                  "[red]cannot launch[/]" if r["refusal"] else str(r["ctas_per_sm"]), str(r["warps_per_sm"]),
+                  r["refusal"] or r["limiter"], *[str(c.get(f, 0)) if r["census"] is not None else "n/a" for f in CENSUS])
+    console.print(t)
+    if warned:
+        err.print(f"[yellow]no SASS census:[/] {warned}")
+
+
+@app.command()
+def export(
+    what: list[str] = typer.Argument(..., help="An experiment id from `history`, or knob assignments NAME=VALUE."),
+    out: Path = typer.Option(Path("attn.cu"), "-o", "--out"),
+    head_dim: int = typer.Option(128, "--head-dim", "-d"),
+    dtype: str = typer.Option("float16"),
+    db_path: Path = DB_OPT,
+):
+    """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
+    rows and a timing loop printing TFLOP/s. Build it with one command, e.g.
+    `nvcc -O3 -std=c++17 -arch=sm_90 attn.cu -o attn && ./attn 2 16 2048 0`."""
+    from kernel_src.export import standalone
+
+    if len(what) == 1 and what[0].isdigit():
+        db = _open(db_path, create=False)
+        try:
+            knobs = Knobs.parse(q.experiment(db, int(what[0]))["knobs"] or {})
+        except StoreError as e:
+            _fail(str(e))
+    else:
+        try:
+            knobs = Knobs.parse_assignments(what)
+        except KnobError as e:
+            _fail(str(e))
+    try:
+        out.write_text(standalone(knobs, head_dim, dtype))
+    except ValueError as e:
+        _fail(str(e), 2)
+    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn")
+
+
 @app.command()
 def levers(as_json: bool = JSON_OPT):
     """The lever catalog: knob values each sets, diagnoses it targets, precondition, predicted band."""
