@@ -36,6 +36,7 @@ def run_envelope(step: dict) -> dict:
     from .tier import LSE_TOL, TOL_ABS, TOL_FACTOR, _run_poisoned, max_abs, random_inputs, reference
 
     libs = {name: KernelLib(path) for name, path in step["libs"].items()}
+    pairs = step.get("bitwise_pairs", [])  # (a, b): a lever that promises the same bits as its off setting
     stream = torch.cuda.current_stream().cuda_stream
     rows = []
     for i, sd in enumerate(step["configs"]):
@@ -44,6 +45,7 @@ def run_envelope(step: dict) -> dict:
         oracle, olse = reference(q, k, v, shape.causal, torch.float32)
         floor, _ = reference(q, k, v, shape.causal, q.dtype)
         bound = TOL_FACTOR * max_abs(floor, oracle) + TOL_ABS
+        outs = {}
         for name, lib in libs.items():
             qc, kc, vc = q.clone(), k.clone(), v.clone()
             run = lambda q_, k_, v_, o_, l_: lib.forward(q_, k_, v_, o_, l_, shape.causal, stream)
@@ -55,6 +57,12 @@ def run_envelope(step: dict) -> dict:
             reason = ("nonfinite" if not finite else "inputs_modified" if not intact else
                       "error" if err > bound else "lse" if lerr > LSE_TOL else "")
             rows.append({"config": i, "kernel": name, "ratio": err / bound, "lse_err": lerr, "reason": reason})
+            if pairs:
+                outs[name] = (o, lse)
+        for a, b in pairs:
+            same = torch.equal(outs[a][0].nan_to_num(7.0), outs[b][0].nan_to_num(7.0)) and \
+                torch.equal(outs[a][1].nan_to_num(7.0), outs[b][1].nan_to_num(7.0))
+            rows.append({"config": i, "kernel": f"{a}=={b}", "ratio": 0.0, "lse_err": 0.0, "reason": "" if same else "not_bitwise"})
         torch.cuda.synchronize()
     return {"rows": rows, "n_configs": len(step["configs"])}
 

@@ -1,0 +1,59 @@
+"""Issue 3's correctness proof on a GPU: every configuration of the pairwise covering set on
+fp16/bf16 x D64/128 x causal/non-causal x N in {1, 97, 333, 1000} x MHA/GQA/MQA, the tier's
+bound for each; and every lever that promises identical output compared bitwise against the same
+configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR"""
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from experiments.build import BuildSpec, build
+from experiments.device import probe
+from experiments.lab import Lab
+from experiments.problem import Shape
+from kernel_src.covering import covering_set
+
+BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
+           "store": "default"}
+
+out = Path(sys.argv[1])
+out.mkdir(parents=True, exist_ok=True)
+dev = probe()
+lab = Lab(Shape(B=2, H=16, N=2048, D=128), dev.limits, Path("/tmp/facache"), budget_s=1.0)
+every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
+cs = covering_set()
+partners = {k.key(): k.replace(**BITWISE) for k in cs}
+knobs = {k.key(): k for k in cs} | {p.key(): p for p in partners.values()}
+specs = {key: BuildSpec(knobs=k, arch=dev.arch, **every) for key, k in knobs.items()}
+t0 = time.time()
+built = build(list(specs.values()), lab.cache_dir / "build")
+print(f"built {len(specs)} libraries in {time.time() - t0:.0f} s; failed: "
+      f"{[knobs[k].label() for k, s in specs.items() if not built[s.key()].ok]}", flush=True)
+libs = {key: built[s.key()].library for key, s in specs.items() if built[s.key()].ok}
+pairs = [[k.key(), partners[k.key()].key()] for k in cs if partners[k.key()].key() != k.key()]
+configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c)
+           for dt in ("float16", "bfloat16") for d in (64, 128) for c in (False, True) for n in (1, 97, 333, 1000)
+           for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]
+t0 = time.time()
+job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": libs, "bitwise_pairs": pairs,
+                    "configs": [c.model_dump() for c in configs]}], timeout=400)
+res = job.value("envelope")
+if res is None:
+    print("envelope job failed", job.status, job.stderr[-3000:])
+    sys.exit(1)
+rows = res["rows"]
+print(f"{len(configs)} configurations x {len(libs)} libraries + {len(pairs)} bitwise pairs in {time.time() - t0:.0f} s")
+fails = Counter((r["kernel"], r["reason"]) for r in rows if r["reason"])
+label = lambda key: " == ".join(knobs[x].label() for x in key.split("==")) if "==" in key else knobs[key].label()
+worst = max((r["ratio"] for r in rows if "==" not in r["kernel"]), default=0)
+summary = {"device": dev.model_dump(mode="json"), "configs": [c.key() for c in configs],
+           "libraries": {k: knobs[k].label() for k in libs}, "pairs": [[label(a), label(b)] for a, b in pairs],
+           "failures": [{"kernel": label(k), "reason": why, "count": n} for (k, why), n in fails.items()],
+           "worst_fraction_of_bound": worst, "rows": rows}
+(out / "covering_correctness.json").write_text(json.dumps(summary, indent=1))
+print(f"worst correct fraction of the bound: {worst:.4f}")
+print(f"failures: {len(fails)}")
+for (k, why), n in sorted(fails.items()):
+    print(f"  {why:12s} {n:4d}/{len(configs)}  {label(k)}")
