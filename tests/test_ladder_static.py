@@ -80,3 +80,32 @@ def test_export_refuses_bad_input(tmp_path):
     assert res.exit_code == 1 and "knob 'compute' cannot be 'tensor'" in res.output
     res = runner.invoke(app, ["export", "--head-dim", "96", "compute=mma", "-o", str(tmp_path / "x.cu")])
     assert res.exit_code == 2 and "head dim" in res.output
+
+
+LADDER = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_ladder"
+
+
+def test_covering_set_passed_the_tier_on_the_h200():
+    """scripts/device_ladder.py on the H200: every covering configuration on 96 shapes (fp16/bf16,
+    D 64/128, causal or not, N 1..1000, MHA, GQA and MQA), and every bitwise lever against its off
+    setting."""
+    s = json.loads((LADDER / "covering_correctness.json").read_text())
+    assert s["failures"] == [] and s["worst_fraction_of_bound"] < 1
+    assert {k.key() for k in covering_set()} <= set(s["libraries"])  # every covering configuration ran
+    pair_rows = [r for r in s["rows"] if "==" in r["kernel"]]
+    assert len(pair_rows) == len(s["pairs"]) * len(s["configs"]) and all(r["reason"] == "" for r in pair_rows)
+    assert any("Hkv1" in c for c in s["configs"]) and any("Hkv2" in c for c in s["configs"])
+
+
+def test_replay_of_the_n8192_lever_run(tmp_path):
+    """results/2026-11-30_h200_ladder/levers_n8192.txt, replayed with the catalog it recorded."""
+    rec = LADDER / "fa5090_artifacts" / "run-1" / "recording.jsonl"
+    db = tmp_path / "l.db"
+    args = ["run", "--seed-knob", "compute=mma", "--seed-knob", "layout=pad", "--seed-knob", "staging=cp_async",
+            "--seed-knob", "exp=ex2", "--seqlen", "8192", "--budget", "4", "--no-profile", "--exclude-lever", "swizzle",
+            "--replay", str(rec), "--db", str(db)]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    rows = json.loads(runner.invoke(app, ["history", "--json", "--db", str(db)]).output)
+    assert [(r["lever"], r["outcome"]) for r in rows if r["seq"]] == [
+        ("kv_double_buffer", "KEPT"), ("kv_triple_buffer", "SLOWER"), ("rescale_skip", "NULL"), ("store_streaming", "NULL")]
