@@ -16,14 +16,17 @@ from .problem import Shape
 
 ENVELOPE_N = (1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 96, 127, 128, 129, 191, 200, 255, 256, 257, 333, 384,
               511, 512, 513, 640, 777, 1000, 1023, 1024, 1500)
-ENVELOPE_BH = ((1, 1), (1, 4), (2, 3), (3, 2))
+# (B, H, Hkv): MHA, grouped-query (2 query heads per K/V head) and multi-query
+ENVELOPE_BHK = ((1, 1, None), (1, 4, 2), (2, 3, 1), (3, 2, None))
 
 
 def envelope() -> list[Shape]:
-    """2 dtypes x 2 head dims x 2 mask modes x 32 N x 4 (B, H) = 1,024 configurations. No GQA:
-    the kernel has no grouped K/V heads yet (issue 3)."""
-    return [Shape(B=b, H=h, N=n, D=d, dtype=dt, causal=c)
-            for dt, d, c, n, (b, h) in itertools.product(("float16", "bfloat16"), (64, 128), (False, True), ENVELOPE_N, ENVELOPE_BH)]
+    """2 dtypes x 2 head dims x 2 mask modes x 32 N x 4 (B, H, Hkv) = 1,024 configurations.
+    (The H200 report of 2026-11-30 predates grouped K/V heads: its four were (1,1), (1,4), (2,3),
+    (3,2), all MHA.)"""
+    return [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c)
+            for dt, d, c, n, (b, h, kv) in itertools.product(("float16", "bfloat16"), (64, 128), (False, True),
+                                                              ENVELOPE_N, ENVELOPE_BHK)]
 
 
 def run_envelope(step: dict) -> dict:

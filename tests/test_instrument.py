@@ -134,6 +134,7 @@ def test_envelope_has_over_a_thousand_configs_with_odd_tails():
     assert len(env) >= 1000
     assert {s.dtype for s in env} == {"float16", "bfloat16"} and {s.D for s in env} == {64, 128}
     assert any(s.N % 64 for s in env) and {s.causal for s in env} == {False, True}
+    assert {s.H // s.kv_heads for s in env} == {1, 2, 3}  # MHA, GQA and MQA
 
 
 def test_tolerance_report_from_the_h200_rows():
