@@ -187,28 +187,13 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             break
         if entry and not lever.applies_to(best, shape.causal):
             continue  # the keep that re-opened it also made it moot (e.g. padding after a swizzle)
-        kind = "rescreen" if entry else "lever"
-        cand, invalid = catalog.candidate(lever, best)
         done += 1
-        exp_id = q.start_experiment(
-            db, run_id, seq=done, kind=kind, lever=lever.name, base_key=best.key(), base_knobs=best,
-            knob_key=cand.key() if cand else None, knobs=cand, hypothesis=lever.hypothesis,
-            predicted_lo=lever.predicted[0], predicted_hi=lever.predicted[1])
-        say("experiment", seq=done, budget=budget, kind=kind, lever=lever, base=best, cand=cand)
         tried.add(lever.name)
-        if cand is None:
-            ev_outcome, detail, ev = Outcome.BLOCKED_BY_ARITHMETIC, invalid, None
-        else:
-            ev = bench.evaluate(best, cand, t_keep=t_keep, t_noise=tn, ceiling=ceiling, simpler=lever.simpler)
-            ev_outcome, detail = ev.outcome, ev.detail
-        p = ev.paired if ev else None
-        meas = _measurements(ev)
-        fields = dict(outcome=ev_outcome, detail=detail)
-        if p:
-            fields.update(margin=p["margin"], margin_lo=p["margin_lo"], margin_hi=p["margin_hi"],
-                          margin_ab=p["margin_ab"], margin_ba=p["margin_ba"], tflops_base=p["tflops_base"],
-                          tflops_cand=p["tflops_cand"])
-        if ev_outcome is Outcome.KEPT:
+        gate = {"t_keep": t_keep, "t_noise": tn, "ceiling": ceiling}
+        exp_id, cand, ev, fields = _trial(bench, db, run_id, done, budget, "rescreen" if entry else "lever", lever,
+                                          best, gate, say)
+        p, meas = (ev.paired if ev else None), _measurements(ev)
+        if fields["outcome"] is Outcome.KEPT:
             new_attrs = ev.attributes or bench.attributes(cand)
             diag, drow, why = _diagnose(bench, cand, arch, artifacts, f"exp{exp_id}")
             new_label = diag.label if diag else None
@@ -226,16 +211,37 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             if reanchor_every and len(links) % reanchor_every == 0:
                 _reanchor(bench, db, run_id, seed, best, links, tn, say)
         else:
-            shelf_row = {"lever": lever.name, "outcome": ev_outcome, "margin": p["margin"] if p else None,
+            shelf_row = {"lever": lever.name, "outcome": fields["outcome"], "margin": p["margin"] if p else None,
                          "conditions": conds.model_dump()}
             q.finish_experiment(db, exp_id, measurements=meas, shelf=shelf_row, **fields)
             if entry:
                 q.mark_shelf(db, entry["id"], "rescreened", exp_id)
             since_keep += 1
-            say("rejected", seq=done, lever=lever, outcome=ev_outcome, detail=detail, margin=p["margin"] if p else None)
+            say("rejected", seq=done, lever=lever, outcome=fields["outcome"], detail=fields["detail"],
+                margin=p["margin"] if p else None)
 
     _final(bench, db, run_id, seed, best, links, tn, say)
     return {"budget": "budget", "plateau": "plateau", "exhausted": "exhausted"}[reason], _reason_text(reason, done, plateau)
+
+
+def _trial(bench, db, run_id: int, seq: int, budget: int, kind: str, lever, best: Knobs, gate: dict, say: Say):
+    """One experiment up to its outcome: the prediction is written before anything is measured;
+    what a keep or a rejection changes is the caller's to decide. Returns (id, candidate,
+    evaluation or None, the experiment's outcome fields)."""
+    cand, invalid = catalog.candidate(lever, best)
+    exp_id = q.start_experiment(
+        db, run_id, seq=seq, kind=kind, lever=lever.name, base_key=best.key(), base_knobs=best,
+        knob_key=cand.key() if cand else None, knobs=cand, hypothesis=lever.hypothesis,
+        predicted_lo=lever.predicted[0], predicted_hi=lever.predicted[1])
+    say("experiment", seq=seq, budget=budget, kind=kind, lever=lever, base=best, cand=cand)
+    if cand is None:
+        return exp_id, None, None, {"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid}
+    ev = bench.evaluate(best, cand, simpler=lever.simpler, **gate)
+    fields = {"outcome": ev.outcome, "detail": ev.detail}
+    if ev.paired:
+        fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
+                                                 "tflops_base", "tflops_cand")})
+    return exp_id, cand, ev, fields
 
 
 def _reason_text(reason: str, done: int, plateau: int) -> str:
@@ -312,34 +318,21 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
     due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now)
            if catalog.get(r["lever"]).applies_to(best, causal)]
     seq = q.next_seq(db, run_id)
+    cal = q.get_calibration(db, run["calibration_id"]) if run.get("calibration_id") else None
+    gate = {"t_keep": run["t_keep"], "t_noise": run["t_noise"], "ceiling": ceiling_of(cal, run["problem"]["dtype"])}
     for i, entry in enumerate(due):
         lever = catalog.get(entry["lever"])
-        cand, invalid = catalog.candidate(lever, best)
-        exp_id = q.start_experiment(db, run_id, seq=seq + i, kind="rescreen", lever=lever.name, base_key=best.key(),
-                                    base_knobs=best, knob_key=cand.key() if cand else None, knobs=cand,
-                                    hypothesis=lever.hypothesis, predicted_lo=lever.predicted[0],
-                                    predicted_hi=lever.predicted[1])
-        say("experiment", seq=seq + i, budget=seq + len(due) - 1, kind="rescreen", lever=lever, base=best, cand=cand)
-        if cand is None:
-            q.finish_experiment(db, exp_id, outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=invalid)
-            continue
-        cal = q.get_calibration(db, run["calibration_id"]) if run.get("calibration_id") else None
-        ev = bench.evaluate(best, cand, t_keep=run["t_keep"], t_noise=run["t_noise"],
-                            ceiling=ceiling_of(cal, run["problem"]["dtype"]))
-        p = ev.paired or {}
-        fields = dict(outcome=ev.outcome, detail=ev.detail, margin=p.get("margin"),
-                      tflops_base=p.get("tflops_base"), tflops_cand=p.get("tflops_cand"))
-        if ev.outcome is Outcome.KEPT:
-            q.finish_experiment(db, exp_id, measurements=_measurements(ev), **fields)
-            q.mark_shelf(db, entry["id"], "resurrected", exp_id)
-            best = cand
-        else:
-            q.finish_experiment(db, exp_id, measurements=_measurements(ev),
-                                shelf={"lever": lever.name, "outcome": ev.outcome, "margin": p.get("margin"),
-                                       "conditions": now.model_dump()}, **fields)
-            q.mark_shelf(db, entry["id"], "rescreened", exp_id)
-        say("kept" if ev.outcome is Outcome.KEPT else "rejected", seq=seq + i, lever=lever, outcome=ev.outcome,
-            detail=ev.detail, margin=p.get("margin"), tflops=p.get("tflops_cand"), diagnosis=None, why="", rescreens=[])
+        exp_id, cand, ev, fields = _trial(bench, db, run_id, seq + i, seq + len(due) - 1, "rescreen", lever, best,
+                                          gate, say)
+        p = (ev.paired if ev else None) or {}
+        kept = fields["outcome"] is Outcome.KEPT
+        shelf_row = None if kept else {"lever": lever.name, "outcome": fields["outcome"], "margin": p.get("margin"),
+                                       "conditions": now.model_dump()}
+        q.finish_experiment(db, exp_id, measurements=_measurements(ev), shelf=shelf_row, **fields)
+        q.mark_shelf(db, entry["id"], "resurrected" if kept else "rescreened", exp_id)
+        best = cand if kept else best
+        say("kept" if kept else "rejected", seq=seq + i, lever=lever, outcome=fields["outcome"], detail=fields["detail"],
+            margin=p.get("margin"), tflops=p.get("tflops_cand"), diagnosis=None, why="", rescreens=[])
     return len(due)
 
 

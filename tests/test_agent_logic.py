@@ -69,3 +69,44 @@ def test_rescreen_triggers_on_occupancy_smem_or_diagnosis_not_registers_alone():
             {"lever": "b", "conditions": old.model_copy(update={"smem_per_cta": 52224}).model_dump()}]
     now = old.model_copy(update={"smem_per_cta": 52224})
     assert [r["lever"] for r in due_for_rescreen(rows, now)] == ["a"]
+
+
+def test_rescreen_leaves_the_shelf_alone_while_its_conditions_hold(tmp_path):
+    """On the H200 instrument run's database, answered with that run's own measurements of its
+    final kernel (driver attributes, ncu CSV): the shelf's conditions still hold, nothing reruns."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from agent.bench import ProfileRecord
+    from agent.loop import best_of_run, rescreen
+    from experiments.device import DeviceInfo
+    from store import queries as q
+    from store.db import open_db
+
+    inst = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_instrument"
+    shutil.copy(inst / "fa5090.db", tmp_path / "db.db")
+    db = open_db(tmp_path / "db.db")
+    recs = [json.loads(l) for l in (inst / "fa5090_artifacts" / "run-1" / "recording.jsonl").read_text().splitlines()]
+    device = next(r["result"] for r in recs if r["key"].startswith("device:"))
+    best = best_of_run(db, 1)
+    kept_eval = [r["result"] for r in recs if r["key"].startswith("evaluate:") and r["result"]["outcome"] == "KEPT"][-1]
+    csv = next((inst / "fa5090_artifacts" / "run-1").glob("ncu_exp9_*.csv")).read_text()
+
+    class Recorded:
+        def device(self):
+            return DeviceInfo(**device)
+
+        def attributes(self, knobs):
+            assert knobs == best
+            return kept_eval["attributes"]
+
+        def profile(self, knobs):
+            return ProfileRecord(csv=csv)
+
+        def evaluate(self, *a, **k):
+            raise AssertionError("nothing should be re-screened")
+
+    before = q.shelf(db, 1)
+    assert rescreen(Recorded(), db, 1, artifacts=tmp_path) == 0
+    assert q.shelf(db, 1) == before
