@@ -123,9 +123,12 @@ struct Knobs {
 // period, so the 8 rows an ldmatrix gathers all start on bank 0: 8-way conflicts (seed v1:
 // 32 wavefronts per ldmatrix.x4 instead of 4).
 // Swizzle: XOR the 16-byte chunk index with (row & 7): the 8 rows of a gather land on 8
-// distinct chunks, for zero extra bytes (seed v2: 32 -> 4 wavefronts, 1.68x on the 5090).
+// distinct chunks, for zero extra bytes (seed v2: 32 -> 4 wavefronts, 1.68x on the 5090;
+// H200, N=2048 fp16: 32.02 -> 4.0 wavefronts, 1.327x paired, results/2026-11-30_h200_instrument).
 // Padding: 8 extra elements per row shift each row by 16 B: conflict-free too, paid in bytes
-// per CTA (the 5090 lost a CTA/SM to it at D=128; the H200's 227 KB may not).
+// per CTA. The 5090 lost a CTA/SM to it at D=128 (0.62x of the swizzle); on the H200 it costs no
+// CTA and the padded build needs 173 registers against 186: padding beat the swizzle, 1.069x
+// paired (and 0.937x the other way round), same run.
 template <int D, int LAYOUT>
 struct Tile {
   static constexpr int STRIDE = LAYOUT == PAD ? D + 8 : D;
@@ -162,7 +165,8 @@ template <> struct Pack<__nv_bfloat16> {
 // exp of a score already multiplied by the host scale. With EX2 the host folded log2(e) into
 // the scale, so scores and the running max live in the log2 domain and the exponential is one
 // MUFU.EX2; expf lowers to ~8 instructions of which one is MUFU (seed v4: +9% on the 5090,
-// paid on the FMA/ALU pipes, not the SFU). ex2.approx(-inf) = +0: a masked key adds nothing.
+// paid on the FMA/ALU pipes, not the SFU; H200 N=2048 fp16: 1.110x paired). ex2.approx(-inf) =
+// +0: a masked key adds nothing.
 template <int EXP>
 __device__ __forceinline__ float fexp(float x) {
   if (EXP == EXP_EX2) {
@@ -183,7 +187,8 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 // Epilogue store of two packed values. .cs marks the line evict-first (O is not re-read by this
-// kernel); .wt writes through to memory. Seed v7: both measured null on the 5090 (0.99997 / 0.99980).
+// kernel); .wt writes through to memory. Seed v7: both measured null on the 5090 (0.99997 / 0.99980);
+// H200 N=8192: .cs 1.0089, NULL against a 1.08% A/A null.
 template <int STORE>
 __device__ __forceinline__ void store_u32(void* p, uint32_t v) {
   if (STORE == STORE_CS)
@@ -198,7 +203,8 @@ __device__ __forceinline__ void store_u32(void* p, uint32_t v) {
 // are zero (a zero K row scores 0 and is then masked; a zero V row adds nothing).
 // Scalar: one 2-byte load per element through a register (seed v0..v2).
 // cp.async: one 16-byte LDGSTS per 8 elements, no register, L1 bypassed (seed v3: 1.51x for
-// the width alone on the 5090). Out-of-range rows use src-size 0, which zero-fills.
+// the width alone on the 5090; H200 N=2048 fp16: 5.12x paired, long_scoreboard had been 71% of
+// stalls). Out-of-range rows use src-size 0, which zero-fills.
 template <class K, int D, int ROWS, typename T>
 __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool commit = true) {
   using TL = Tile<D, K::LAYOUT>;
@@ -389,7 +395,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 
   // K/V ring (FA_KV_STAGES >= 2): block kb lives in buffer kb % NS, its K and V in two cp.async
   // groups; an empty pair is committed past the end so completion stays positional (seed 2.5:
-  // skipping that final commit is a race only a load-bearing test sees).
+  // skipping that final commit is a race only a load-bearing test sees). H200, N=8192 fp16 from
+  // the padded kernel: depth 2 1.030x paired (replicate 1.036), depth 3 0.745x (121,856 B/CTA,
+  // one CTA/SM), results/2026-11-30_h200_ladder.
   auto issue = [&](int kb) {
     if (kb < nkv) {
       stage<K, D, K::BC>(Ks + (kb % NS) * KV_TILE, Kg, kb * K::BC, N);
@@ -465,7 +473,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     }
     // Rescale skip: when no row of the warp raised its max, every alpha is exactly 1 (exp(0) = 1
     // for expf and ex2.approx alike) and O * 1 == O, so skipping is bitwise identical. The vote is
-    // warp-uniform so the branch never diverges. Seed S5: -0.17% at 8 warps/SM, +0.97% at 12.
+    // warp-uniform so the branch never diverges. Seed S5: -0.17% at 8 warps/SM, +0.97% at 12;
+    // H200 N=8192 at 8 warps/SM: 1.0009, NULL against that run's 1.08% A/A null.
     bool rescale = true;
     if constexpr (K::RESCALE_SKIP) rescale = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
     if (rescale) {
