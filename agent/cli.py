@@ -286,7 +286,9 @@ def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):
     try:
         return Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal, Hkv=kv_heads)
     except ValidationError as e:
-        _fail("bad problem shape: " + "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()))
+        msgs = [(".".join(map(str, x["loc"])) + ": " if x["loc"] else "") + x["msg"].removeprefix("Value error, ")
+                for x in e.errors()]
+        _fail("bad problem shape: " + "; ".join(msgs))
 
 
 @app.command()
