@@ -99,6 +99,7 @@ def run(
     calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
     reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
     l2: str = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
+    screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
     db_path: Path = DB_OPT,
 ):
@@ -108,7 +109,7 @@ def run(
     Every experiment is one transaction in --db; its predicted margin band is written before it is
     measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/."""
     from agent.bench import GpuBench, Recorder, Replay
-    from agent.loop import run_search
+    from agent.loop import SearchOptions, run_search
     from agent.progress import Reporter
 
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
@@ -131,9 +132,10 @@ def run(
     command = "fa5090-search " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         with Reporter(console, budget) as say:
-            run_id = run_search(bench, db, shape=shape, budget=budget, seed=seed, artifacts=artifacts,
-                                aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
-                                use_calibration=calibration, reanchor_every=reanchor_every, command=command, say=say)
+            options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
+                                    use_calibration=calibration, reanchor_every=reanchor_every, screen=screen)
+            run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
+                                command=command, say=say)
     except KeyboardInterrupt:
         _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
     except Exception as e:  # noqa: BLE001 - turned into one sentence below

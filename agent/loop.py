@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from pydantic import BaseModel
+
 from experiments.outcome import Outcome
 from experiments.problem import Shape, c1_shapes
 from experiments.timing import t_noise as noise_of
@@ -27,6 +29,20 @@ from .shelf import Conditions, conditions, due_for_rescreen
 REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
 Say = Callable[..., None]
+
+
+class SearchOptions(BaseModel):
+    """How a search spends its budget (the CLI's `run` options)."""
+
+    budget: int = 20
+    aa_repeats: int = 3
+    plateau: int = PLATEAU
+    exclude: tuple[str, ...] = ()
+    use_calibration: bool = True
+    reanchor_every: int = REANCHOR_EVERY
+    # screen: every applicable lever once against the seed, which never moves (the seed's v7 "knob
+    # screen"): a table of each lever's paired margin against its off setting, no keeps, no plateau
+    screen: bool = False
 
 
 class SearchError(RuntimeError):
@@ -63,28 +79,27 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
                 "payload": p or {"status": job.status, "stderr": job.stderr}}]
 
 
-def run_search(bench, db, *, shape: Shape, budget: int, seed: Knobs, artifacts: Path, aa_repeats: int = 3,
-               plateau: int = PLATEAU, exclude: tuple[str, ...] = (), use_calibration: bool = True,
-               reanchor_every: int = REANCHOR_EVERY, command: str = "", say: Say = lambda *a, **k: None) -> int:
-    if budget <= 0:
+def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
+               command: str = "", say: Say = lambda *a, **k: None) -> int:
+    o = options
+    if o.budget <= 0:
         raise SearchError("--budget must be at least 1 experiment")
-    for name in exclude:
+    for name in o.exclude:
         catalog.get(name)  # an unknown lever name is refused before anything runs
     dev = bench.device()
     q.check_same_setup(db, dev.name, shape.key())
     run_id = q.create_run(
         db, gpu_name=dev.name, arch=dev.arch, sm_count=dev.sm_count, problem_key=shape.key(),
         problem=shape.model_dump(), toolchain={"driver": dev.driver, "torch": dev.torch, "cuda": dev.torch_cuda},
-        seed_knobs=seed.model_dump(mode="json"), budget=budget, command=command)
+        seed_knobs=seed.model_dump(mode="json"), budget=o.budget, command=command)
     artifacts = Path(artifacts) / f"run-{run_id}"
     say("run", run_id=run_id, device=dev, shape=shape)
     try:
-        cal = _calibration(bench, db, dev, shape, use_calibration)
+        cal = _calibration(bench, db, dev, shape, o.use_calibration)
         if cal:
             q.update_run(db, run_id, calibration_id=cal["id"], t_noise=cal["t_noise"], t_keep=cal["t_keep"],
                          aa_margins=cal["aa_margins"])
-        status, reason = _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude,
-                                 cal, reanchor_every, say)
+        status, reason = _search(bench, db, run_id, dev, shape, seed, artifacts, o, cal, say)
     except KeyboardInterrupt:
         q.update_run(db, run_id, status="interrupted", stop_reason="interrupted by the user", finished_at=q.now())
         raise
@@ -115,9 +130,8 @@ def ceiling_of(cal: dict | None, dtype: str) -> float | None:
     return max(vals) if vals else None
 
 
-def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, plateau, exclude, cal, reanchor_every,
-            say):
-    arch = dev.arch
+def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, cal, say):
+    arch, budget, plateau = dev.arch, o.budget, o.plateau
     # ---- the seed must be correct before anything is timed against it
     say("phase", text=f"building and checking the seed {seed.label()}")
     built = bench.build([seed])[seed.key()]
@@ -147,8 +161,8 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             source=f"calibration {cal['id']} of {cal['created_at']}" + (" (provisional)" if cal["provisional"] else ""),
             ceiling=ceiling)
     else:
-        say("phase", text=f"A/A null: the seed against itself, {aa_repeats} fresh processes")
-        aa = bench.aa_null(seed, aa_repeats)
+        say("phase", text=f"A/A null: the seed against itself, {o.aa_repeats} fresh processes")
+        aa = bench.aa_null(seed, o.aa_repeats)
         margins = [a["margin"] for a in aa]
         tn = noise_of(margins)
         t_keep = 1.0 + tn
@@ -167,7 +181,7 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
     best, best_attrs = seed, attrs
     label = diag.label if diag else None
     conds = conditions(attrs, label)
-    tried: set[str] = set(exclude)  # levers measured against the current best, or excluded
+    tried: set[str] = set(o.exclude)  # levers measured against the current best, or excluded
     rescreens: list[dict] = []
     done = since_keep = 0
     prefetched = None
@@ -176,7 +190,7 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             bench.prefetch([c for lv in in_use if lv.applies_to(best, shape.causal)
                             for c, _ in [catalog.candidate(lv, best)] if c])
             prefetched = best
-        reason = stop_reason(done, budget, since_keep, plateau)
+        reason = stop_reason(done, budget, 0 if o.screen else since_keep, plateau)
         if reason:
             break
         shelved = {row["lever"] for row in q.shelf(db, run_id, status="shelved")}
@@ -193,7 +207,12 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
         exp_id, cand, ev, fields = _trial(bench, db, run_id, done, budget, "rescreen" if entry else "lever", lever,
                                           best, gate, say)
         p, meas = (ev.paired if ev else None), _measurements(ev)
-        if fields["outcome"] is Outcome.KEPT:
+        if o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
+            q.finish_experiment(db, exp_id, measurements=meas, **fields)
+            say("kept" if fields["outcome"] is Outcome.KEPT else "rejected", seq=done, lever=lever,
+                outcome=fields["outcome"], detail=fields["detail"], margin=p["margin"] if p else None,
+                tflops=p["tflops_cand"] if p else None, diagnosis=None, why="", rescreens=[])
+        elif fields["outcome"] is Outcome.KEPT:
             new_attrs = ev.attributes or bench.attributes(cand)
             diag, drow, why = _diagnose(bench, cand, arch, artifacts, f"exp{exp_id}")
             new_label = diag.label if diag else None
@@ -201,14 +220,14 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             q.finish_experiment(db, exp_id, measurements=meas, diagnosis=drow, **fields)
             if entry:
                 q.mark_shelf(db, entry["id"], "resurrected", exp_id)
-            best, best_attrs, label, since_keep, tried = cand, new_attrs, new_label, 0, set(exclude)
+            best, best_attrs, label, since_keep, tried = cand, new_attrs, new_label, 0, set(o.exclude)
             # the shelf is re-screened, oldest first, before any new lever
             rescreens = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
             say("kept", seq=done, lever=lever, margin=p["margin"], tflops=p["tflops_cand"], diagnosis=diag, why=why,
                 rescreens=[r["lever"] for r in rescreens])
             links.append(p["margin"])
-            if reanchor_every and len(links) % reanchor_every == 0:
+            if o.reanchor_every and len(links) % o.reanchor_every == 0:
                 _reanchor(bench, db, run_id, seed, best, links, tn, say)
         else:
             shelf_row = {"lever": lever.name, "outcome": fields["outcome"], "margin": p["margin"] if p else None,
@@ -220,7 +239,8 @@ def _search(bench, db, run_id, dev, shape, budget, seed, artifacts, aa_repeats, 
             say("rejected", seq=done, lever=lever, outcome=fields["outcome"], detail=fields["detail"],
                 margin=p["margin"] if p else None)
 
-    _final(bench, db, run_id, seed, best, links, tn, say)
+    if not o.screen:
+        _final(bench, db, run_id, seed, best, links, tn, say)
     return {"budget": "budget", "plateau": "plateau", "exhausted": "exhausted"}[reason], _reason_text(reason, done, plateau)
 
 

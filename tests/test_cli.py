@@ -146,3 +146,17 @@ def test_replay_of_the_calibrated_run_with_the_full_keep_protocol(tmp_path):
     run = q.get_run(d, 1)
     assert run["calibration_id"] is not None and run["t_keep"] == pytest.approx(1.0029, abs=1e-4)
     assert q.get_calibration(d, run["calibration_id"])["false_keeps"] == 0
+
+
+def test_screen_mode_measures_levers_against_a_fixed_seed(tmp_path):
+    """--screen on the calibrated H200 run's recording: the first lever is measured against the
+    seed and the seed stays the base (no re-anchor, no comparator; a table, not a climb)."""
+    from pathlib import Path
+
+    rec = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_instrument" / "fa5090_artifacts" / "run-1" / "recording.jsonl"
+    db = tmp_path / "s.db"
+    res = invoke("run", "--screen", "--budget", 1, "--replay", rec, "--db", db)
+    assert res.exit_code == 0, res.output
+    rows = json.loads(invoke("history", "--json", "--db", db).output)
+    assert [(r["kind"], r["lever"], r["outcome"]) for r in rows] == [("seed", None, None), ("lever", "tensor_cores", "KEPT")]
+    assert rows[1]["base_knobs"] == rows[0]["knobs"]
