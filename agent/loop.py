@@ -24,7 +24,7 @@ from store import queries as q
 from . import levers as catalog
 from .propose import PLATEAU, propose, stop_reason
 from .reanchor import reanchor
-from .shelf import Conditions, conditions, due_for_rescreen
+from .shelf import conditions, due_for_rescreen
 
 REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
@@ -178,7 +178,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     # the levers this run may use, through the bench so a replay searches the catalog it recorded
     in_use = tuple(catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
 
-    best, best_attrs = seed, attrs
+    best = seed
     label = diag.label if diag else None
     conds = conditions(attrs, label)
     tried: set[str] = set(o.exclude)  # levers measured against the current best, or excluded
@@ -220,7 +220,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             q.finish_experiment(db, exp_id, measurements=meas, diagnosis=drow, **fields)
             if entry:
                 q.mark_shelf(db, entry["id"], "resurrected", exp_id)
-            best, best_attrs, label, since_keep, tried = cand, new_attrs, new_label, 0, set(o.exclude)
+            best, label, since_keep, tried = cand, new_label, 0, set(o.exclude)
             # the shelf is re-screened, oldest first, before any new lever
             rescreens = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds

@@ -67,7 +67,6 @@ def measure_ceilings(dtype: str, mma_lib: str) -> dict:
     a, b = torch.randn(n, n, device="cuda").to(dt), torch.randn(n, n, device="cuda").to(dt)
     ms, clocks_gemm = _timed(lambda: torch.matmul(a, b), 20)
     gemm = 2 * n**3 / (ms * 1e-3) / 1e12
-    del a, b
 
     lib = ctypes.CDLL(mma_lib)
     lib.mma_peak_launch.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]

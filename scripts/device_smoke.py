@@ -70,7 +70,6 @@ job = lab.paired({"knobs": ladder[4]}, {"sdpa": "flash"})
 p = job.value("paired") or {}
 emit(what="sdpa", margin=p.get("margin"), tflops_best=p.get("tflops_base"), tflops_sdpa=p.get("tflops_cand"), status=job.status, stderr=job.stderr[-600:])
 # ncu: does the metric list exist on this GPU, do counters read, what do seed and best look like
-import os
 from profiler.diagnosis import diagnose, metrics_from_row
 from profiler.ncu import run_ncu
 

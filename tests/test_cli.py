@@ -36,7 +36,6 @@ def test_replay_reaches_the_recorded_decisions(replayed):
     kinds = [r["kind"] for r in rows]
     assert kinds[:2] == ["seed", "aa_null"] and kinds[-2:] == ["reanchor", "comparator"]
     # each experiment's prediction was written, and each keep cleared t_keep
-    run_tk = next(r for r in rows if r["kind"] == "aa_null")
     for r in rows:
         if r["seq"]:
             assert r["predicted_lo"] < r["predicted_hi"]

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 from agent.cli import app
 from experiments.build import BuildSpec, build
 from kernel_src.covering import DOMAINS, _completable, _pairs, covering_set
-from kernel_src.knobs import Knobs
 from profiler.ptxas import parse_ptxas
 
 nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")

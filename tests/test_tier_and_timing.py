@@ -5,7 +5,6 @@ import json
 import math
 
 import pytest
-import torch
 
 from experiments.problem import Shape, c1_shapes
 from experiments.tier import check, reference
