@@ -82,3 +82,18 @@ def test_identity_of_the_first_seven_knobs_is_frozen():
     """Recorded runs key their questions by this text (the H200 run's ncu files carry the key)."""
     assert SEED.canonical() == '{"bc":64,"br":64,"compute":"scalar","exp":"expf","layout":"row_major","staging":"scalar","warps":4}'
     assert SEED.key() == "76ae46c5d1ee"
+
+
+def test_the_lab_blocks_by_arithmetic_before_any_build(tmp_path):
+    """Pre-flight runs on the device's limits before nvcc: three K/V stages at D=128 on a 99 KB
+    part is an outcome, BLOCKED_BY_ARITHMETIC, with the arithmetic in its detail."""
+    from experiments.lab import Lab
+    from experiments.outcome import Outcome
+    from experiments.problem import Shape
+
+    lab = Lab(Shape(B=2, H=16, N=2048, D=128), TABLE["sm_120"], tmp_path)
+    base = Knobs(compute="mma", staging="cp_async")
+    ev = lab.evaluate(base, base.replace(kv_stages=3), t_keep=1.001, t_noise=0.001)
+    assert ev.outcome is Outcome.BLOCKED_BY_ARITHMETIC
+    assert ev.detail == "114688 B of shared memory per CTA exceeds sm_120's opt-in limit of 101376 B per block"
+    assert not (tmp_path / "build").exists()  # nothing was compiled
