@@ -41,10 +41,11 @@ class CheckResult(BaseModel):
     deterministic: bool | None = None  # None: not repeated; else two runs bitwise equal
 
 
-def reference(q, k, v, causal: bool, dtype=torch.float32, chunk: int = 8):
+def reference(q, k, v, causal: bool, dtype=torch.float32, chunk: int | None = None):
     """softmax(q k^T / sqrt(D)) v and its log-sum-exp, computed in `dtype`, a few heads at a
-    time so an N=8192 oracle does not need the whole score matrix at once."""
+    time: about 2 GB of fp32 scores per chunk, so an N=32768 oracle goes one head at a time."""
     B, H, N, D = q.shape
+    chunk = chunk or max(1, min(B * H, int(2e9 // (4 * N * N))))
     scale = 1.0 / math.sqrt(D)
     if k.shape[1] != H:  # grouped-query attention: each K/V head serves H / Hkv query heads
         k, v = (x.repeat_interleave(H // k.shape[1], dim=1) for x in (k, v))
