@@ -14,3 +14,5 @@ step $FA calibrate $BEST --seqlen 8192 --repeats 6 --time-budget 2.0 --db $R/n81
 step $FA run $SEED --seqlen 8192 --screen --budget 30 --no-profile --time-budget 2.0 --db $R/n8192.db
 step $FA calibrate $BEST --seqlen 32768 --dtype bfloat16 --causal --repeats 4 --time-budget 3.0 --db $R/n32768.db
 step $FA run $SEED --seqlen 32768 --dtype bfloat16 --causal --screen --budget 30 --no-profile --time-budget 3.0 --db $R/n32768.db
+# the device tool brings back files at most two folders down: pack the recordings and CSVs
+tar -C $R -czf $R/artifacts.tgz n8192_artifacts n32768_artifacts 2>/dev/null && rm -rf $R/n8192_artifacts $R/n32768_artifacts
