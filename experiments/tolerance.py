@@ -21,9 +21,9 @@ ENVELOPE_BHK = ((1, 1, None), (1, 4, 2), (2, 3, 1), (3, 2, None))
 
 
 def envelope() -> list[Shape]:
-    """2 dtypes x 2 head dims x 2 mask modes x 32 N x 4 (B, H, Hkv) = 1,024 configurations.
-    (The H200 report of 2026-11-30 predates grouped K/V heads: its four were (1,1), (1,4), (2,3),
-    (3,2), all MHA.)"""
+    """2 dtypes x 2 head dims x 2 mask modes x 32 N x 4 (B, H, Hkv) = 1,024 configurations, MHA,
+    GQA and MQA among the four (B, H, Hkv). (The first H200 report, now
+    results/2026-11-30_h200_instrument/b_derive_tolerance_mha_only.txt, predates grouped K/V heads.)"""
     return [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c)
             for dt, d, c, n, (b, h, kv) in itertools.product(("float16", "bfloat16"), (64, 128), (False, True),
                                                               ENVELOPE_N, ENVELOPE_BHK)]
