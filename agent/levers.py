@@ -148,6 +148,46 @@ CATALOG: tuple[Lever, ...] = (
         "N=2048, inert without a mask), bitwise identical.",
     ),
     Lever(
+        name="tall_q_tile_4_warps", sets={"br": 128, "warps": 4}, targets=("barrier_bound", "tensor_bound", "global_latency"),
+        requires={"compute": ("mma",)}, predicted=(0.85, 1.1),
+        hypothesis="BR 64->128 on the same 4 warps: each warp owns two m16 tiles, so every K and V fragment "
+        "loaded by ldmatrix feeds two mma (half the LDSM per MMA) and each staged K/V tile serves twice the "
+        "rows, paid in registers (two sets of O and S accumulators) and fewer warps per SM.",
+    ),
+    Lever(
+        name="persistent_grid", sets={"persistent": "on"}, targets=("occupancy_limited", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("mma",)}, predicted=(0.97, 1.05),
+        hypothesis="Launch only the CTAs that fit at once and let each pull the next work item from a list: no "
+        "per-CTA launch and drain, and with heaviest-first the list is longest-processing-time scheduling "
+        "proper; costs an atomic and two barriers per item. Bitwise identical.",
+    ),
+    Lever(
+        name="split_kv_2", sets={"split_kv": 2}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        predicted=(0.8, 1.02),
+        hypothesis="Split each tile's keys in two and merge the fp32 partials in a combine kernel: more CTAs "
+        "when B x H x tiles underfills the SMs (decode, small batch); at a full grid it only adds the partials' "
+        "round trip (2 x (D+1) x 4 B per row written and read back).",
+    ),
+    Lever(
+        name="split_kv_4", sets={"split_kv": 4}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        predicted=(0.7, 1.02),
+        hypothesis="Four key splits: twice split_kv_2's extra traffic for parallelism that only an underfilled "
+        "grid can use.",
+    ),
+    Lever(
+        name="split_kv_8", sets={"split_kv": 8}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        predicted=(0.5, 1.02),
+        hypothesis="Eight key splits: the fp32 partials (8 x (D+1) x 4 B per row) outweigh the output itself "
+        "16-fold at fp16; worth it only when a few heads of long sequences leave most SMs idle.",
+    ),
+    Lever(
+        name="v_without_ldmatrix_trans", sets={"v_load": "lds"}, targets=("smem_bank_conflicts", "issue_latency_chain"),
+        requires={"compute": ("mma",)}, predicted=(0.7, 1.0),
+        hypothesis="The control for ldmatrix.trans: gather V's B fragments with 16-bit shared loads (8 LDS + "
+        "packing per LDSM.T). Same bits into the same mma, so bitwise identical; predicted to lose, which is "
+        "what shows ldmatrix.trans earns its place on this card.",
+    ),
+    Lever(
         name="store_streaming", sets={"store": "cs"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores evict-first (.cs): O is never re-read here; seed v7 measured it null (split sign).",

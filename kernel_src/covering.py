@@ -8,13 +8,16 @@ import itertools
 
 from .knobs import _CODES, KnobError, Knobs
 
-# the tile shapes a kernel engineer would try: BR in {64, 128}, BC in {32, 64, 128}, 16 rows a warp
-TILES = [(64, 32, 4), (64, 64, 4), (64, 128, 4), (128, 32, 8), (128, 64, 8), (128, 128, 8)]
+# the tile shapes a kernel engineer would try: BR in {64, 128}, BC in {32, 64, 128}, 4 or 8 warps
+# (16 query rows a warp, or 32 when BR = 128 on 4 warps; BR = 64 on 8 warps has no m16 tiling)
+TILES = [(64, 32, 4), (64, 64, 4), (64, 128, 4), (128, 32, 8), (128, 64, 8), (128, 128, 8),
+         (128, 32, 4), (128, 64, 4), (128, 128, 4)]
 DOMAINS: dict[str, list] = {
     **{name: [v.value for v in values] for name, values in _CODES.items()},
     "tile": TILES,
     "kv_stages": [1, 2, 3],
     "min_ctas": [0, 1, 2, 3, 4],
+    "split_kv": [1, 2, 4, 8],
 }
 
 

@@ -9,7 +9,8 @@
 //   FA_LAYOUT   0 row-major | 1 XOR swizzle | 2 padding, for the Q/K/V shared-memory tiles
 //   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async
 //   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
-//   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA (BR == 16*WARPS)
+//   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA; each warp owns
+//                   16 query rows (BR == 16*WARPS) or, tensor cores only, 32 (BR == 32*WARPS)
 //   FA_KV_STAGES    1 (stage K and V, wait for both) | 2, 3: a ring of K/V buffers, K and V in
 //                   separate cp.async groups so QK^T starts while V is in flight
 //   FA_Q_IN         0 Q fragments kept in registers | 1 re-read from shared memory every block
@@ -19,6 +20,9 @@
 //   FA_CTA_ORDER    0 launch order | 1 heaviest first (longest-processing-time) under causality
 //   FA_MIN_CTAS     0 no launch bound | 1-4 __launch_bounds__ minimum CTAs per SM
 //   FA_STORE        0 default | 1 streaming (.cs) | 2 write-through (.wt) epilogue stores
+//   FA_V_LOAD       0 V fragments by ldmatrix.trans | 1 by 16-bit shared loads (same bits)
+//   FA_PERSISTENT   0 one CTA per work item | 1 resident CTAs pull items from a counter
+//   FA_SPLIT_KV       1 | 2, 4, 8: split-KV, each (tile, head) split over key ranges, then combined
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -27,6 +31,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <type_traits>
 
 #include "mma.cuh"
@@ -73,6 +78,15 @@
 #ifndef FA_STORE
 #define FA_STORE 0
 #endif
+#ifndef FA_V_LOAD
+#define FA_V_LOAD 0
+#endif
+#ifndef FA_PERSISTENT
+#define FA_PERSISTENT 0
+#endif
+#ifndef FA_SPLIT_KV
+#define FA_SPLIT_KV 1
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -103,15 +117,21 @@ enum {
 enum { MASK_RUNTIME = 0, MASK_PREDICATE = 1, MASK_SPLIT = 2 };
 enum { ORDER_LAUNCH = 0, ORDER_HEAVIEST_FIRST = 1 };
 enum { STORE_DEFAULT = 0, STORE_CS = 1, STORE_WT = 2 };
+enum { V_LDMATRIX_TRANS = 0, V_LDS = 1 };
 
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
-          int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0>
+          int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
+          int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
   static constexpr int KV_STAGES = KV_STAGES_, Q_IN = Q_IN_, RESCALE_SKIP = RESCALE_SKIP_;
   static constexpr int CAUSAL_MASK = CAUSAL_MASK_, CTA_ORDER = CTA_ORDER_, STORE = STORE_;
-  static_assert(BR == 16 * WARPS, "each warp owns 16 query rows");
+  static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
+  static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
+  static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
+  static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is a tensor-core tiling");
+  static_assert(SPLITS == 1 || SPLITS == 2 || SPLITS == 4 || SPLITS == 8, "1, 2, 4 or 8 key splits");
   static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
   static_assert(KV_STAGES >= 1 && KV_STAGES <= 3, "1 to 3 K/V stages");
   static_assert(KV_STAGES == 1 || STAGING == STAGE_CP_ASYNC, "a K/V pipeline needs asynchronous copies");
@@ -251,7 +271,8 @@ __device__ __forceinline__ int kv_blocks(int q0, int N) {
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
   return (K::BR + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
-         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0);
+         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
+         (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 
 // ---------------------------------------------------------------------------------------
@@ -358,50 +379,99 @@ __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], in
   }
 }
 
+// V's B fragments for two n-tiles (i, i+1) of one 16-key slab. ldmatrix.trans gathers them in one
+// LDSM.T; the lds path reads the same 8 half-words per lane with 16-bit loads and packs them: the
+// same bits reach the same mma, so the output is bitwise the same; what changes is 8 LDS.U16 +
+// 4 PRMT per LDSM. Hypothesis (seed v1, the 5090 ladder's first tensor-core step): ldmatrix.trans
+// is what makes the V path cheap.
+template <class K, typename T, int D>
+__device__ __forceinline__ void v_frag(uint32_t* b, const T* Vb, int kk, int i, int lane) {
+  using TL = Tile<D, K::LAYOUT>;
+  if constexpr (K::V_LOAD == V_LDMATRIX_TRANS) {
+    ldmatrix_x4_trans(b, Vb + TL::rd(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
+  } else {
+    const int g = lane >> 2, t = lane & 3;
+    const uint16_t* v = reinterpret_cast<const uint16_t*>(Vb);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int row = kk * 16 + 8 * (j & 1) + 2 * t, col = (i + (j >> 1)) * 8 + g;
+      b[j] = (uint32_t)v[TL::rd(row, col)] | ((uint32_t)v[TL::rd(row + 1, col)] << 16);
+    }
+  }
+}
+
+// Where one work item's result goes: the output and LSE, or (split-KV) this split's fp32 partial
+// output, normalised by its own sum, and its LSE, for the combine kernel to merge.
+template <typename T>
+struct Dest {
+  T* o;
+  float* lse;
+  float* part_o;  // split-KV only: [N, D] fp32 of this (split, batch x head)
+  float* part_lse;  // [N]
+};
+
 template <class K, typename T, int D, bool CAUSAL>
-__device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, T* Og, float* Lg,
-                                         int N, float scale, T* Qs, T* Ks, T* Vs, int q0) {
+__device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, Dest<T> dst, int N, float scale,
+                                         T* Qs, T* Ks, T* Vs, int q0, int split) {
   using TL = Tile<D, K::LAYOUT>;
   constexpr int NT = K::BC / 8;  // score n-tiles
   constexpr int DT = D / 8;      // output n-tiles
   constexpr int NS = K::KV_STAGES;
+  constexpr int MT = K::MT;      // 16-row m-tiles per warp: 1, or 2 when BR = 32 x WARPS
   constexpr int KV_TILE = K::BC * TL::STRIDE;  // elements of one K (or V) buffer
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane >> 2, t = lane & 3;
-  const int r0 = warp * 16;  // this warp's first local row
+  const int r0 = warp * 16 * MT;  // this warp's first local row
 
   stage<K, D, K::BR>(Qs, Qg, q0, N);
   stage_wait<K>();
   __syncthreads();
-  // Q in registers: 4 x D/16 registers held across the whole key loop. Re-read from shared
-  // memory instead (FA_Q_IN=1): D/16 more ldmatrix per key block, 32 registers back at D=128.
-  uint32_t qf[K::Q_IN ? 1 : D / 16][4];
+  // Q in registers: 4 x D/16 registers per m-tile held across the whole key loop. Re-read from
+  // shared memory instead (FA_Q_IN=1): D/16 more ldmatrix per m-tile per key block, 32 registers
+  // back per m-tile at D=128.
+  uint32_t qf[K::Q_IN ? 1 : MT][K::Q_IN ? 1 : D / 16][4];
   if constexpr (!K::Q_IN) {
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk)
-      ldmatrix_x4(qf[kk], Qs + TL::rd(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk)
+        ldmatrix_x4(qf[mt][kk], Qs + TL::rd(r0 + mt * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8));
   }
   // this CTA staged Q to shared memory above and no other CTA reads these rows: the output stays
   // right, only the caller's input changes
   if (FA_DEFECT == DEF_WRITES_INPUT && threadIdx.x == 0 && q0 == 0)
     const_cast<T*>(Qg)[0] = Pack<T>::cast(0.5f);
 
-  float o[DT][4];
+  float o[MT][DT][4];
+  float m[MT][2], l[MT][2];
 #pragma unroll
-  for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
-  const int rowa = q0 + r0 + g, rowb = rowa + 8;
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int i = 0; i < DT; ++i) o[mt][i][0] = o[mt][i][1] = o[mt][i][2] = o[mt][i][3] = 0.f;
+    m[mt][0] = m[mt][1] = -INFINITY;
+    l[mt][0] = l[mt][1] = 0.f;
+  }
+  const int row0 = q0 + r0 + g, row8 = row0 + 8;  // this thread's rows in the first m-tile
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
+  // Split-KV: this item covers key blocks [kb_lo, kb_hi) of the nkv the tile needs; with causal
+  // masking a short tile's later splits may be empty (their partial weighs nothing in the combine).
+  int kb_lo = 0, kb_hi = nkv;
+  if constexpr (K::SPLITS > 1) {
+    const int per = (nkv + K::SPLITS - 1) / K::SPLITS;
+    kb_lo = min(nkv, split * per);
+    kb_hi = min(nkv, kb_lo + per);
+  }
 
-  // K/V ring (FA_KV_STAGES >= 2): block kb lives in buffer kb % NS, its K and V in two cp.async
-  // groups; an empty pair is committed past the end so completion stays positional (seed 2.5:
-  // skipping that final commit is a race only a load-bearing test sees). H200, N=8192 fp16 from
-  // the padded kernel: depth 2 1.030x paired (replicate 1.036), depth 3 0.745x (121,856 B/CTA,
-  // one CTA/SM), results/2026-11-30_h200_ladder.
+  // K/V ring (FA_KV_STAGES >= 2): the item's n-th block lives in buffer n % NS, its K and V in two
+  // cp.async groups; an empty pair is committed past the end so completion stays positional (seed
+  // 2.5: skipping that final commit is a race only a load-bearing test sees). H200, N=8192 fp16
+  // from the padded kernel: depth 2 1.030x paired (replicate 1.036), depth 3 0.745x (121,856
+  // B/CTA, one CTA/SM), results/2026-11-30_h200_ladder.
+  auto buf = [&](int kb) { return NS > 1 ? ((kb - kb_lo) % NS) * KV_TILE : 0; };
   auto issue = [&](int kb) {
-    if (kb < nkv) {
-      stage<K, D, K::BC>(Ks + (kb % NS) * KV_TILE, Kg, kb * K::BC, N);
-      stage<K, D, K::BC>(Vs + (kb % NS) * KV_TILE, Vg, kb * K::BC, N, FA_DEFECT != DEF_MISSING_COMMIT);
+    if (kb < kb_hi) {
+      stage<K, D, K::BC>(Ks + buf(kb), Kg, kb * K::BC, N);
+      stage<K, D, K::BC>(Vs + buf(kb), Vg, kb * K::BC, N, FA_DEFECT != DEF_MISSING_COMMIT);
     } else {
       cp_async_commit();
       cp_async_commit();
@@ -409,15 +479,15 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   };
   if constexpr (NS > 1) {
 #pragma unroll
-    for (int s = 0; s < NS - 1; ++s) issue(s);
+    for (int s = 0; s < NS - 1; ++s) issue(kb_lo + s);
   }
 
   // One key block. MASK_T is std::true_type/std::false_type: the loop split (FA_CAUSAL_MASK=2)
   // makes the mode a type, so each loop body is compiled for one kind of block only.
   auto block = [&](int kb, auto mask_t) {
     const int k0 = kb * K::BC;
-    const T* Kb = Ks + (NS > 1 ? (kb % NS) * KV_TILE : 0);
-    const T* Vb = Vs + (NS > 1 ? (kb % NS) * KV_TILE : 0);
+    const T* Kb = Ks + buf(kb);
+    const T* Vb = Vs + buf(kb);
     if constexpr (NS == 1) {
       __syncthreads();
       stage<K, D, K::BC>(Ks, Kg, k0, N);
@@ -429,85 +499,139 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     }
     if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
 
-    float s[NT][4];
+    // S = Q K^T. With two m-tiles per warp each K fragment feeds two mma: half the LDSM per mma.
+    float s[MT][NT][4];
 #pragma unroll
-    for (int j = 0; j < NT; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
-      const uint32_t* a = qf[K::Q_IN ? 0 : kk];
+      uint32_t qa[K::Q_IN ? MT : 1][4];
       if constexpr (K::Q_IN) {
-        ldmatrix_x4(qf[0], Qs + TL::rd(r0 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+          ldmatrix_x4(qa[mt], Qs + TL::rd(r0 + mt * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8));
       }
 #pragma unroll
       for (int j = 0; j < NT; j += 2) {
         uint32_t b[4];
         ldmatrix_x4(b, Kb + TL::rd(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 16 + ((lane >> 3) & 1) * 8));
-        mma16816<T>(s[j], a, b);
-        mma16816<T>(s[j + 1], a, b + 2);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          const uint32_t* a = K::Q_IN ? qa[K::Q_IN ? mt : 0] : qf[K::Q_IN ? 0 : mt][K::Q_IN ? 0 : kk];
+          mma16816<T>(s[mt][j], a, b);
+          mma16816<T>(s[mt][j + 1], a, b + 2);
+        }
       }
     }
-    // Scale, mask (key tail, causal diagonal) and the online-softmax update for rows g, g+8.
-    float mx[2] = {-INFINITY, -INFINITY};
+    // Scale, mask (key tail, causal diagonal) and the online-softmax update for rows g, g+8 of
+    // every m-tile.
+    // (MT == 1 keeps the statement order this kernel was measured with: sm_120's ptxas gives the D=64
+    // non-causal instantiation a 128-register target of its own, which the generic loop's order
+    // misses by a 16-byte spill and this order meets; sm_80/90 allocate the same either way.)
     [[maybe_unused]] const bool edge = k0 + K::BC > N || (CAUSAL && k0 + K::BC - 1 > q0);
-    if constexpr (K::CAUSAL_MASK == MASK_RUNTIME) {
-      // one body for every block: the per-element test carries a runtime flag
-      scale_mask<K, CAUSAL, true>(s, mx, k0, rowa, rowb, t, N, scale, edge);
-    } else if constexpr (K::CAUSAL_MASK == MASK_PREDICATE) {
-      if (edge)
-        scale_mask<K, CAUSAL, true>(s, mx, k0, rowa, rowb, t, N, scale, true);
-      else
-        scale_mask<K, CAUSAL, false>(s, mx, k0, rowa, rowb, t, N, scale, false);
-    } else {
-      scale_mask<K, CAUSAL, decltype(mask_t)::value>(s, mx, k0, rowa, rowb, t, N, scale, true);
-    }
-    float alpha[2], meff[2];
+    float alpha[MT][2], meff[MT][2];
+    bool changed = false;
+    if constexpr (MT == 1) {
+      float mx[2] = {-INFINITY, -INFINITY};
+      const int rowa = row0, rowb = row8;
+      if constexpr (K::CAUSAL_MASK == MASK_RUNTIME) {
+        scale_mask<K, CAUSAL, true>(s[0], mx, k0, rowa, rowb, t, N, scale, edge);
+      } else if constexpr (K::CAUSAL_MASK == MASK_PREDICATE) {
+        if (edge)
+          scale_mask<K, CAUSAL, true>(s[0], mx, k0, rowa, rowb, t, N, scale, true);
+        else
+          scale_mask<K, CAUSAL, false>(s[0], mx, k0, rowa, rowb, t, N, scale, false);
+      } else {
+        scale_mask<K, CAUSAL, decltype(mask_t)::value>(s[0], mx, k0, rowa, rowb, t, N, scale, true);
+      }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
-      const float mnew = fmaxf(m[h], mx[h]);
-      meff[h] = mnew == -INFINITY ? 0.f : mnew;
-      alpha[h] = fexp<K::EXP>(m[h] - meff[h]);
-      m[h] = mnew;
-      l[h] *= alpha[h];
+      for (int h = 0; h < 2; ++h) {
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+        const float mnew = fmaxf(m[0][h], mx[h]);
+        meff[0][h] = mnew == -INFINITY ? 0.f : mnew;
+        alpha[0][h] = fexp<K::EXP>(m[0][h] - meff[0][h]);
+        m[0][h] = mnew;
+        l[0][h] *= alpha[0][h];
+      }
+      changed = alpha[0][0] != 1.f || alpha[0][1] != 1.f;
+    } else {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      float mx[2] = {-INFINITY, -INFINITY};
+      const int rowa = row0 + mt * 16, rowb = rowa + 8;
+      if constexpr (K::CAUSAL_MASK == MASK_RUNTIME) {
+        // one body for every block: the per-element test carries a runtime flag
+        scale_mask<K, CAUSAL, true>(s[mt], mx, k0, rowa, rowb, t, N, scale, edge);
+      } else if constexpr (K::CAUSAL_MASK == MASK_PREDICATE) {
+        if (edge)
+          scale_mask<K, CAUSAL, true>(s[mt], mx, k0, rowa, rowb, t, N, scale, true);
+        else
+          scale_mask<K, CAUSAL, false>(s[mt], mx, k0, rowa, rowb, t, N, scale, false);
+      } else {
+        scale_mask<K, CAUSAL, decltype(mask_t)::value>(s[mt], mx, k0, rowa, rowb, t, N, scale, true);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+        const float mnew = fmaxf(m[mt][h], mx[h]);
+        meff[mt][h] = mnew == -INFINITY ? 0.f : mnew;
+        alpha[mt][h] = fexp<K::EXP>(m[mt][h] - meff[mt][h]);
+        m[mt][h] = mnew;
+        l[mt][h] *= alpha[mt][h];
+        changed |= alpha[mt][h] != 1.f;
+      }
+    }
     }
     // Rescale skip: when no row of the warp raised its max, every alpha is exactly 1 (exp(0) = 1
     // for expf and ex2.approx alike) and O * 1 == O, so skipping is bitwise identical. The vote is
     // warp-uniform so the branch never diverges. Seed S5: -0.17% at 8 warps/SM, +0.97% at 12;
     // H200 N=8192 at 8 warps/SM: 1.0009, NULL against that run's 1.08% A/A null.
     bool rescale = true;
-    if constexpr (K::RESCALE_SKIP) rescale = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
+    if constexpr (K::RESCALE_SKIP) rescale = __any_sync(0xffffffff, changed);
+    (void)changed;
     if (rescale) {
 #pragma unroll
-      for (int i = 0; i < DT; ++i) {
-        if (FA_DEFECT == DEF_DROPPED_RESCALE) break;
-        o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
-        o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
-      }
-    }
-    uint32_t pf[NT][2];  // P packed to the input dtype, two values per register
+      for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      float p0 = fexp<K::EXP>(s[j][0] - meff[0]), p1 = fexp<K::EXP>(s[j][1] - meff[0]);
-      float p2 = fexp<K::EXP>(s[j][2] - meff[1]), p3 = fexp<K::EXP>(s[j][3] - meff[1]);
-      l[0] += p0 + p1;
-      l[1] += p2 + p3;
-      pf[j][0] = Pack<T>::two(p0, p1);
-      pf[j][1] = Pack<T>::two(p2, p3);
+        for (int i = 0; i < DT; ++i) {
+          if (FA_DEFECT == DEF_DROPPED_RESCALE) break;
+          o[mt][i][0] *= alpha[mt][0]; o[mt][i][1] *= alpha[mt][0];
+          o[mt][i][2] *= alpha[mt][1]; o[mt][i][3] *= alpha[mt][1];
+        }
     }
+    uint32_t pf[MT][NT][2];  // P packed to the input dtype, two values per register
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        float p0 = fexp<K::EXP>(s[mt][j][0] - meff[mt][0]), p1 = fexp<K::EXP>(s[mt][j][1] - meff[mt][0]);
+        float p2 = fexp<K::EXP>(s[mt][j][2] - meff[mt][1]), p3 = fexp<K::EXP>(s[mt][j][3] - meff[mt][1]);
+        l[mt][0] += p0 + p1;
+        l[mt][1] += p2 + p3;
+        pf[mt][j][0] = Pack<T>::two(p0, p1);
+        pf[mt][j][1] = Pack<T>::two(p2, p3);
+      }
     if constexpr (NS > 1) {
       cp_async_wait<2 * NS - 2>();  // this block's V
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
     }
+    // O += P V, each V fragment feeding MT m-tiles
 #pragma unroll
     for (int kk = 0; kk < K::BC / 16; ++kk) {
-      const uint32_t a[4] = {pf[2 * kk][0], pf[2 * kk][1], pf[2 * kk + 1][0], pf[2 * kk + 1][1]};
 #pragma unroll
       for (int i = 0; i < DT; i += 2) {
         uint32_t b[4];
-        ldmatrix_x4_trans(b, Vb + TL::rd(kk * 16 + (lane & 15), i * 8 + (lane >> 4) * 8));
-        mma16816<T>(o[i], a, b);
-        mma16816<T>(o[i + 1], a, b + 2);
+        v_frag<K, T, D>(b, Vb, kk, i, lane);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          const uint32_t a[4] = {pf[mt][2 * kk][0], pf[mt][2 * kk][1], pf[mt][2 * kk + 1][0], pf[mt][2 * kk + 1][1]};
+          mma16816<T>(o[mt][i], a, b);
+          mma16816<T>(o[mt][i + 1], a, b + 2);
+        }
       }
     }
     if constexpr (NS > 1) __syncthreads();  // every warp is done with this buffer before it is refilled
@@ -516,30 +640,73 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   if constexpr (K::CAUSAL_MASK == MASK_SPLIT) {
     // interior blocks: every key < N and (causal) every key <= the tile's first row
     const int full = min(nkv, min(N / K::BC, CAUSAL ? (q0 + 1) / K::BC : nkv));
-    for (int kb = 0; kb < full; ++kb) block(kb, std::false_type{});
-    for (int kb = full; kb < nkv; ++kb) block(kb, std::true_type{});
+    for (int kb = kb_lo; kb < min(full, kb_hi); ++kb) block(kb, std::false_type{});
+    for (int kb = max(full, kb_lo); kb < kb_hi; ++kb) block(kb, std::true_type{});
   } else {
-    for (int kb = 0; kb < nkv; ++kb) block(kb, std::true_type{});
+    for (int kb = kb_lo; kb < kb_hi; ++kb) block(kb, std::true_type{});
   }
-  if constexpr (NS > 1) cp_async_wait_all();  // nothing may be in flight when the CTA exits
+  if constexpr (NS > 1) cp_async_wait_all();  // nothing may be in flight when the item ends
 
+  constexpr float LN2 = 0.69314718055994531f;
+  if constexpr (MT == 1 && K::SPLITS == 1) {  // the measured statement order (see the softmax above)
+    const int rowa = row0, rowb = row8;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
-    l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
-  }
-  const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+    for (int h = 0; h < 2; ++h) {
+      l[0][h] += __shfl_xor_sync(0xffffffff, l[0][h], 1);
+      l[0][h] += __shfl_xor_sync(0xffffffff, l[0][h], 2);
+    }
+    const float inv0 = 1.f / l[0][0], inv1 = 1.f / l[0][1];
 #pragma unroll
-  for (int i = 0; i < DT; ++i) {
-    if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
-    const int c = i * 8 + 2 * t;
-    if (rowa < N) store_u32<K::STORE>(Og + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
-    if (rowb < N) store_u32<K::STORE>(Og + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+    for (int i = 0; i < DT; ++i) {
+      if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+      const int c = i * 8 + 2 * t;
+      if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[0][i][0] * inv0, o[0][i][1] * inv0));
+      if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[0][i][2] * inv1, o[0][i][3] * inv1));
+    }
+    if (t == 0) {
+      if (rowa < N) dst.lse[rowa] = K::EXP == EXP_EX2 ? (m[0][0] + log2f(l[0][0])) * LN2 : m[0][0] + logf(l[0][0]);
+      if (rowb < N) dst.lse[rowb] = K::EXP == EXP_EX2 ? (m[0][1] + log2f(l[0][1])) * LN2 : m[0][1] + logf(l[0][1]);
+    }
+  } else {
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+    const int rowa = row0 + mt * 16, rowb = rowa + 8;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      l[mt][h] += __shfl_xor_sync(0xffffffff, l[mt][h], 1);
+      l[mt][h] += __shfl_xor_sync(0xffffffff, l[mt][h], 2);
+    }
+    auto lse = [&](int h) {  // evaluated after the stores: nothing extra stays live across them
+      return K::EXP == EXP_EX2 ? (m[mt][h] + log2f(l[mt][h])) * LN2 : m[mt][h] + logf(l[mt][h]);
+    };
+    if constexpr (K::SPLITS > 1) {
+      // an empty split (l = 0) leaves O = 0 and LSE = -inf: weight zero in the combine
+      const float inv0 = l[mt][0] > 0.f ? 1.f / l[mt][0] : 0.f, inv1 = l[mt][1] > 0.f ? 1.f / l[mt][1] : 0.f;
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        const int c = i * 8 + 2 * t;
+        if (rowa < N) *reinterpret_cast<float2*>(dst.part_o + (size_t)rowa * D + c) = make_float2(o[mt][i][0] * inv0, o[mt][i][1] * inv0);
+        if (rowb < N) *reinterpret_cast<float2*>(dst.part_o + (size_t)rowb * D + c) = make_float2(o[mt][i][2] * inv1, o[mt][i][3] * inv1);
+      }
+      if (t == 0) {
+        if (rowa < N) dst.part_lse[rowa] = l[mt][0] > 0.f ? lse(0) : -INFINITY;
+        if (rowb < N) dst.part_lse[rowb] = l[mt][1] > 0.f ? lse(1) : -INFINITY;
+      }
+    } else {
+      const float inv0 = 1.f / l[mt][0], inv1 = 1.f / l[mt][1];
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+        const int c = i * 8 + 2 * t;
+        if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[mt][i][0] * inv0, o[mt][i][1] * inv0));
+        if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[mt][i][2] * inv1, o[mt][i][3] * inv1));
+      }
+      if (t == 0) {
+        if (rowa < N) dst.lse[rowa] = lse(0);
+        if (rowb < N) dst.lse[rowb] = lse(1);
+      }
+    }
   }
-  if (t == 0) {
-    constexpr float LN2 = 0.69314718055994531f;
-    if (rowa < N) Lg[rowa] = K::EXP == EXP_EX2 ? (m[0] + log2f(l[0])) * LN2 : m[0] + logf(l[0]);
-    if (rowb < N) Lg[rowb] = K::EXP == EXP_EX2 ? (m[1] + log2f(l[1])) * LN2 : m[1] + logf(l[1]);
   }
 }
 
@@ -549,42 +716,140 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::THREADS)
 #endif
 
-// One CTA = one (query tile, batch x head). Launch order: blockIdx.x is the query tile, so each
-// head's cheapest causal tile is dispatched first and its heaviest last. Heaviest first (seed
-// v5: 1.349x at causal N=2048 on the 5090): a 1-D grid whose item i takes the heaviest remaining
-// tile (tile T-1-i/BH of head i%BH): the same work, reordered, bitwise the same output.
+// A work item is (query tile, batch x head, key split). One CTA per item: launch order makes
+// blockIdx.x the query tile, so each head's cheapest causal tile is dispatched first and its
+// heaviest last. Heaviest first (seed v5: 1.349x at causal N=2048 on the 5090): a 1-D grid whose
+// item i takes the heaviest remaining tile (tile T-1-i/(BH*S)): the same work, reordered, bitwise
+// the same output.
+struct Item {
+  int qt, bh, split;
+};
+template <class K>
+__device__ __forceinline__ Item decode(int i, int tiles, int BH) {
+  if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
+    const int rest = i % (BH * K::SPLITS);
+    return {tiles - 1 - i / (BH * K::SPLITS), rest % BH, rest / BH};
+  } else {
+    return {i % tiles, (i / tiles) % BH, i / (tiles * BH)};
+  }
+}
+
+// The persistent grid's work list: the next item to hand out and the CTAs that have finished.
+// The last CTA to finish puts both back to zero, so every launch starts from an empty list without
+// a memset on the stream (two launches of one library on concurrent streams would share it: the
+// tool launches on one stream).
+__device__ unsigned int g_work[2];
+
+template <class K, typename T, int D, bool CAUSAL>
+__device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
+                                         float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
+                                         T* Vs) {
+  using TL = Tile<D, K::LAYOUT>;
+  // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
+  const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
+  const size_t head = (size_t)it.bh * N, kv_head = ((size_t)b * Hkv + kvh) * N;
+  const size_t part = ((size_t)it.split * BH + it.bh) * N;
+  const int q0 = it.qt * K::BR;
+  if constexpr (K::COMPUTE == MMA) {
+    Dest<T> dst{O + head * D, L + head, K::SPLITS > 1 ? Opart + part * D : nullptr,
+                K::SPLITS > 1 ? Lpart + part : nullptr};
+    body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
+                              it.split);
+  } else {
+    body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
+                                 Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
+  }
+}
+
 template <class K, typename T, int D, bool CAUSAL>
 __global__ void FA_LAUNCH_BOUNDS(K)
-fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V,
-              T* __restrict__ O, float* __restrict__ L, int N, int H, int Hkv, float scale) {
+fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
+              float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
+              int BH, float scale) {
   extern __shared__ __align__(128) unsigned char smem[];
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
   T* Ks = Qs + K::BR * TL::STRIDE;
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
-  int qt, bh;
-  if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
-    const int tiles = (N + K::BR - 1) / K::BR, heads = gridDim.x / tiles;
-    qt = tiles - 1 - blockIdx.x / heads;
-    bh = blockIdx.x % heads;
+  const int tiles = (N + K::BR - 1) / K::BR;
+  if constexpr (K::PERSISTENT) {
+    // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
+    // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
+    // item and, with heaviest first, is longest-processing-time scheduling proper; costs an atomic
+    // and two barriers per item. Same items, same arithmetic: bitwise the same output.
+    unsigned int* next = reinterpret_cast<unsigned int*>(smem + smem_bytes<K, T, D>() - 16);
+    const unsigned int total = (unsigned int)tiles * BH * K::SPLITS;
+    for (;;) {
+      __syncthreads();  // the previous item is done with shared memory and with *next
+      if (threadIdx.x == 0) *next = atomicAdd(&g_work[0], 1u);
+      __syncthreads();
+      const unsigned int i = *next;
+      if (i >= total) break;
+      run_item<K, T, D, CAUSAL>(decode<K>((int)i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
+                                Qs, Ks, Vs);
+    }
+    if (threadIdx.x == 0 && atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
+      g_work[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
+      g_work[1] = 0;
+    }
   } else {
-    qt = blockIdx.x;
-    bh = blockIdx.y;
+    const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH)
+                                                          : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
+    run_item<K, T, D, CAUSAL>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs);
   }
-  // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
-  const int b = bh / H, kvh = (bh % H) / (H / Hkv);
-  const size_t head = (size_t)bh * N, kv_head = ((size_t)b * Hkv + kvh) * N;
-  const int q0 = qt * K::BR;
-  if (K::COMPUTE == MMA)
-    body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale, Qs,
-                              Ks, Vs, q0);
-  else
-    body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
-                                 Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
+}
+
+// Split-KV's second pass: for each query row, O = sum_s w_s O_s / sum_s w_s with w_s = exp(LSE_s -
+// max LSE) and LSE = max + log(sum w_s); one thread per 4 output columns. Hypothesis (seed shelf):
+// splitting the keys buys parallelism only when B x H x tiles leaves SMs idle; otherwise it costs
+// the fp32 partials' round trip through memory (S x (D + 1) x 4 B per row, written and read back).
+template <class K, typename T, int D>
+__global__ void __launch_bounds__(128)
+fa_combine_kernel(const float* __restrict__ Opart, const float* __restrict__ Lpart, T* __restrict__ O,
+                  float* __restrict__ L, int rows) {
+  constexpr int C = 4, PER_ROW = D / C;
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = idx / PER_ROW, c = (idx % PER_ROW) * C;
+  if (row >= rows) return;
+  float lse[K::SPLITS], mx = -INFINITY;
+#pragma unroll
+  for (int s = 0; s < K::SPLITS; ++s) {
+    lse[s] = Lpart[(size_t)s * rows + row];
+    mx = fmaxf(mx, lse[s]);
+  }
+  float acc[C] = {0.f, 0.f, 0.f, 0.f}, sum = 0.f;
+#pragma unroll
+  for (int s = 0; s < K::SPLITS; ++s) {
+    const float w = lse[s] == -INFINITY ? 0.f : expf(lse[s] - mx);
+    const float4 v = *reinterpret_cast<const float4*>(Opart + ((size_t)s * rows + row) * D + c);
+    sum += w;
+    acc[0] += w * v.x; acc[1] += w * v.y; acc[2] += w * v.z; acc[3] += w * v.w;
+  }
+  const float inv = 1.f / sum;
+  store_u32<K::STORE>(O + (size_t)row * D + c, Pack<T>::two(acc[0] * inv, acc[1] * inv));
+  store_u32<K::STORE>(O + (size_t)row * D + c + 2, Pack<T>::two(acc[2] * inv, acc[3] * inv));
+  if (c == 0) L[row] = mx + logf(sum);
+}
+
+// Split-KV's partials live in one device buffer per library, grown on demand and never shrunk
+// (the first call at a larger shape pays a cudaMalloc, which synchronises the device).
+static float* workspace(size_t bytes, cudaError_t* err) {
+  static float* ws = nullptr;
+  static size_t cap = 0;
+  *err = cudaSuccess;
+  if (bytes > cap) {
+    if (ws) cudaFree(ws);
+    ws = nullptr;
+    cap = 0;
+    *err = cudaMalloc(&ws, bytes);
+    if (*err != cudaSuccess) return nullptr;
+    cap = bytes;
+  }
+  return ws;
 }
 
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
-                  FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE>;
+                  FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -594,19 +859,45 @@ struct Instance {
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
     return once;
   }
+  // persistent grid: resident CTAs per SM (as the driver computes it) x SMs, read once
+  static int resident() {
+    static int n = [] {
+      int dev = 0, sms = 0, per = 0;
+      cudaGetDevice(&dev);
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::THREADS, SMEM);
+      return sms * per;
+    }();
+    return n;
+  }
   static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
                     float scale, cudaStream_t st) {
     cudaError_t e = prepare();
     if (e != cudaSuccess) return (int)e;
-    const int tiles = (N + Cfg::BR - 1) / Cfg::BR;
-    dim3 grid = Cfg::CTA_ORDER == ORDER_HEAVIEST_FIRST ? dim3(tiles * B * H) : dim3(tiles, B * H);
+    const int tiles = (N + Cfg::BR - 1) / Cfg::BR, BH = B * H;
+    const long items = (long)tiles * BH * Cfg::SPLITS;
+    dim3 grid = Cfg::PERSISTENT ? dim3((unsigned)std::min<long>(items, std::max(resident(), 1)))
+                : Cfg::CTA_ORDER == ORDER_HEAVIEST_FIRST ? dim3((unsigned)items)
+                                                         : dim3(tiles, BH, Cfg::SPLITS);
+    float *opart = nullptr, *lpart = nullptr;
+    if constexpr (Cfg::SPLITS > 1) {
+      const size_t rows = (size_t)BH * N;
+      opart = workspace((size_t)Cfg::SPLITS * rows * (D + 1) * sizeof(float), &e);
+      if (e != cudaSuccess) return (int)e;
+      lpart = opart + (size_t)Cfg::SPLITS * rows * D;
+    }
     if (FA_DEFECT == fa::DEF_SIDE_STREAM) {  // work the caller's stream never waits for
       static cudaStream_t side = nullptr;
       if (!side) cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
       st = side;
     }
     fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::THREADS, SMEM, st>>>(
-        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, N, H, Hkv, scale);
+        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale);
+    if constexpr (Cfg::SPLITS > 1) {
+      const long threads = (long)BH * N * (D / 4);
+      fa_combine_kernel<Cfg, T, D><<<(unsigned)((threads + 127) / 128), 128, 0, st>>>(opart, lpart, (T*)o, lse,
+                                                                                     BH * N);
+    }
     return (int)cudaGetLastError();
   }
   static int attrs(int* out) {
@@ -675,6 +966,7 @@ FA_API void fa_config(int* out) {
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
   out[7] = FA_KV_STAGES; out[8] = FA_Q_IN; out[9] = FA_RESCALE_SKIP; out[10] = FA_CAUSAL_MASK;
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
+  out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -65,6 +65,11 @@ class Store(str, Enum):
     wt = "wt"  # write-through
 
 
+class VLoad(str, Enum):
+    ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
+    lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
+
+
 # The enum order is the integer the kernel's #define receives.
 _CODES = {
     "compute": list(Compute),
@@ -76,12 +81,14 @@ _CODES = {
     "causal_mask": list(CausalMask),
     "cta_order": list(CtaOrder),
     "store": list(Store),
+    "v_load": list(VLoad),
+    "persistent": list(Switch),
 }
 # integer knobs passed as they are
-_INTS = ("br", "bc", "warps", "kv_stages", "min_ctas")
+_INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
 # knobs that only the tensor-core path reads
 _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
-             "store": Store.default}
+             "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1}
 
 
 class KnobError(ValueError):
@@ -105,20 +112,28 @@ class Knobs(BaseModel):
     cta_order: CtaOrder = CtaOrder.launch
     min_ctas: int = 0  # __launch_bounds__ minimum CTAs per SM; 0: none
     store: Store = Store.default
+    v_load: VLoad = VLoad.ldmatrix_trans
+    persistent: Switch = Switch.off  # resident CTAs pull work items from a list
+    split_kv: int = 1  # key splits per (query tile, head), merged by a combine kernel
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
         if self.warps not in (1, 2, 4, 8):
             raise ValueError(f"knob 'warps' must be 1, 2, 4 or 8, not {self.warps}")
-        if self.br != 16 * self.warps:
+        if self.br == 32 * self.warps and self.compute != Compute.mma:
+            raise ValueError(f"knob 'br'={self.br} with warps={self.warps} gives each warp 32 query rows, which "
+                             "only compute=mma tiles (two m16 tiles a warp); the scalar path needs br = 16 x warps")
+        if self.br not in (16 * self.warps, 32 * self.warps):
             raise ValueError(
-                f"knob 'br' must equal 16 x 'warps' (each warp owns 16 query rows): "
-                f"br={self.br} with warps={self.warps} would need br={16 * self.warps}"
+                f"knob 'br' must equal 16 x 'warps' (each warp owns 16 query rows) or, with compute=mma, "
+                f"32 x 'warps': br={self.br} with warps={self.warps} would need br={16 * self.warps} or {32 * self.warps}"
             )
         if self.bc not in (16, 32, 64, 128):
             raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128, not {self.bc}")
         if self.kv_stages not in (1, 2, 3):
             raise ValueError(f"knob 'kv_stages' must be 1, 2 or 3, not {self.kv_stages}")
+        if self.split_kv not in (1, 2, 4, 8):
+            raise ValueError(f"knob 'split_kv' must be 1 (no split), 2, 4 or 8, not {self.split_kv}")
         if self.min_ctas not in (0, 1, 2, 3, 4):
             raise ValueError(f"knob 'min_ctas' must be 0 (no bound) to 4, not {self.min_ctas}")
         if self.kv_stages > 1 and self.staging != Staging.cp_async:
@@ -191,7 +206,14 @@ class Knobs(BaseModel):
         stride = head_dim + 8 if self.layout == Layout.pad else head_dim
         tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
-        return tiles + p_tile
+        slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
+        return tiles + p_tile + slot
+
+    def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:
+        """Split-KV's fp32 partial outputs and LSEs in device memory (0 without a split)."""
+        if self.split_kv == 1:
+            return 0
+        return self.split_kv * batch * heads * seqlen * (head_dim + 1) * 4
 
 
 SEED = Knobs()

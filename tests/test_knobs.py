@@ -8,7 +8,8 @@ def test_seed_is_the_naive_kernel():
     assert SEED.label() == "scalar/row_major/scalar/expf/t64x64w4"
     assert SEED.defines() == {"FA_COMPUTE": 0, "FA_LAYOUT": 0, "FA_STAGING": 0, "FA_EXP": 0, "FA_BR": 64, "FA_BC": 64,
                               "FA_WARPS": 4, "FA_KV_STAGES": 1, "FA_Q_IN": 0, "FA_RESCALE_SKIP": 0, "FA_CAUSAL_MASK": 0,
-                              "FA_CTA_ORDER": 0, "FA_MIN_CTAS": 0, "FA_STORE": 0}
+                              "FA_CTA_ORDER": 0, "FA_MIN_CTAS": 0, "FA_STORE": 0, "FA_V_LOAD": 0, "FA_PERSISTENT": 0,
+                              "FA_SPLIT_KV": 1}
 
 
 def test_knobs_are_frozen_and_hashable():
@@ -20,7 +21,13 @@ def test_knobs_are_frozen_and_hashable():
 @pytest.mark.parametrize("data, words", [
     ({"tiles": 3}, "unknown knob 'tiles'"),
     ({"compute": "tensor"}, "knob 'compute' cannot be 'tensor'"),
-    ({"br": 128}, "knob 'br' must equal 16 x 'warps'"),
+    ({"br": 128}, "only compute=mma tiles"),
+    ({"compute": "mma", "br": 96}, "knob 'br' must equal 16 x 'warps'"),
+    ({"compute": "mma", "br": 64, "warps": 8}, "would need br=128 or 256"),
+    ({"compute": "mma", "split_kv": 3}, "knob 'split_kv' must be 1 (no split), 2, 4 or 8"),
+    ({"split_kv": 2}, "knob 'split_kv' applies to compute=mma only"),
+    ({"persistent": "on"}, "knob 'persistent' applies to compute=mma only"),
+    ({"compute": "mma", "v_load": "ldmatrix"}, "knob 'v_load' cannot be 'ldmatrix'"),
     ({"bc": 48}, "knob 'bc' must be 16, 32, 64 or 128"),
     ({"warps": 3, "br": 48}, "knob 'warps' must be 1, 2, 4 or 8"),
     ({"compute": "mma", "kv_stages": 2}, "needs staging=cp_async"),
@@ -97,3 +104,15 @@ def test_the_lab_blocks_by_arithmetic_before_any_build(tmp_path):
     assert ev.outcome is Outcome.BLOCKED_BY_ARITHMETIC
     assert ev.detail == "114688 B of shared memory per CTA exceeds sm_120's opt-in limit of 101376 B per block"
     assert not (tmp_path / "build").exists()  # nothing was compiled
+
+
+def test_new_knobs_keep_old_keys_and_reach_the_compiler():
+    best = Knobs.parse_assignments(["compute=mma", "layout=pad", "staging=cp_async", "exp=ex2"])
+    assert best.key() == "c0ad5cc57896"  # the key the H200 recordings hold for the final kernel
+    k = best.replace(br=128, warps=4, v_load="lds", persistent="on", split_kv=4)
+    assert k.label() == "mma/pad/cp_async/ex2/t128x64w4/v_load=lds/persistent=on/split_kv=4"
+    d = k.defines()
+    assert (d["FA_BR"], d["FA_WARPS"], d["FA_V_LOAD"], d["FA_PERSISTENT"], d["FA_SPLIT_KV"]) == (128, 4, 1, 1, 4)
+    # the persistent grid's work-item slot is in the arithmetic, as in smem_bytes<>() of fa_fwd.cu
+    assert k.smem_bytes(128) == best.replace(br=128, warps=4).smem_bytes(128) + 16
+    assert k.workspace_bytes(2, 16, 8192, 128) == 4 * 2 * 16 * 8192 * 129 * 4 and best.workspace_bytes(2, 16, 8192, 128) == 0

@@ -39,9 +39,12 @@ def test_covering_set_compiles(arch, tmp_path_factory):
     res = build(specs, tmp_path_factory.mktemp("cov"))
     failed = [s.knobs.label() for s in specs if not res[s.key()].ok]
     assert not failed, failed
-    # every instantiation of every configuration is there (2 dtypes x 2 D x 2 mask modes)
+    # every instantiation of every configuration is there (2 dtypes x 2 D x 2 mask modes), and
+    # split-KV's combine kernel (2 dtypes x 2 D) only where the keys are split
     for s in specs:
-        assert len([x for x in parse_ptxas(res[s.key()].log) if x.entry]) == 8
+        entries = [x.function for x in parse_ptxas(res[s.key()].log) if x.entry]
+        assert len([f for f in entries if "fa_fwd_kernel" in f]) == 8
+        assert len([f for f in entries if "fa_combine_kernel" in f]) == (4 if s.knobs.split_kv > 1 else 0)
 
 
 @nvcc
