@@ -34,7 +34,7 @@ def run_envelope(step: dict) -> dict:
     inputs per configuration, outputs NaN-poisoned, read after a sync of the caller's stream only."""
     import torch
 
-    from kernel_src.binding import KernelLib
+    from kernel_src.binding import KernelError, KernelLib
 
     from .tier import LSE_TOL, TOL_ABS, TOL_FACTOR, _run_poisoned, max_abs, random_inputs, reference
 
@@ -52,7 +52,12 @@ def run_envelope(step: dict) -> dict:
         for name, lib in libs.items():
             qc, kc, vc = q.clone(), k.clone(), v.clone()
             run = lambda q_, k_, v_, o_, l_: lib.forward(q_, k_, v_, o_, l_, shape.causal, stream)
-            o, lse = _run_poisoned(run, qc, kc, vc, shape)
+            try:
+                o, lse = _run_poisoned(run, qc, kc, vc, shape)
+            except KernelError as e:  # a launch refused (or a sticky error from an earlier one): name it, go on
+                rows.append({"config": i, "kernel": name, "ratio": math.inf, "lse_err": math.inf,
+                             "reason": f"launch: {e}"[:200]})
+                continue
             intact = torch.equal(qc, q) and torch.equal(kc, k) and torch.equal(vc, v)
             finite = bool(torch.isfinite(o).all() and torch.isfinite(lse).all())
             err = max_abs(o, oracle) if finite else math.inf
@@ -63,6 +68,8 @@ def run_envelope(step: dict) -> dict:
             if pairs:
                 outs[name] = (o, lse)
         for a, b in pairs:
+            if a not in outs or b not in outs:
+                continue  # a launch failure, already a row of its own
             same = torch.equal(outs[a][0].nan_to_num(7.0), outs[b][0].nan_to_num(7.0)) and \
                 torch.equal(outs[a][1].nan_to_num(7.0), outs[b][1].nan_to_num(7.0))
             rows.append({"config": i, "kernel": f"{a}=={b}", "ratio": 0.0, "lse_err": 0.0, "reason": "" if same else "not_bitwise"})

@@ -41,7 +41,8 @@ job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": libs
                     "configs": [c.model_dump() for c in configs]}], timeout=400)
 res = job.value("envelope")
 if res is None:
-    print("envelope job failed", job.status, job.stderr[-3000:])
+    step = job.step("envelope") or {}
+    print("envelope job failed", job.status, step.get("error"), step.get("traceback"), job.stderr[-3000:])
     sys.exit(1)
 rows = res["rows"]
 print(f"{len(configs)} configurations x {len(libs)} libraries + {len(pairs)} bitwise pairs in {time.time() - t0:.0f} s")
