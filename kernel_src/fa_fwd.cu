@@ -208,7 +208,8 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 
 // Epilogue store of two packed values. .cs marks the line evict-first (O is not re-read by this
 // kernel); .wt writes through to memory. Seed v7: both measured null on the 5090 (0.99997 / 0.99980);
-// H200 N=8192: .cs 1.0089, NULL against a 1.08% A/A null.
+// H200 N=8192: .cs 1.0089, NULL against a 1.08% A/A null; screened again, .cs/.wt 0.996/0.995 NULL
+// at N=8192 fp16 but 0.920/0.919 at causal N=32768 bf16 (172 registers against 179, not profiled).
 template <int STORE>
 __device__ __forceinline__ void store_u32(void* p, uint32_t v) {
   if (STORE == STORE_CS)
@@ -383,7 +384,8 @@ __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], in
 // LDSM.T; the lds path reads the same 8 half-words per lane with 16-bit loads and packs them: the
 // same bits reach the same mma, so the output is bitwise the same; what changes is 8 LDS.U16 +
 // 4 PRMT per LDSM. Hypothesis (seed v1, the 5090 ladder's first tensor-core step): ldmatrix.trans
-// is what makes the V path cheap.
+// is what makes the V path cheap. H200, against ldmatrix.trans: 0.827x at N=8192 fp16, 0.657x at
+// causal N=32768 bf16 (results/2026-11-30_h200_margins).
 template <class K, typename T, int D>
 __device__ __forceinline__ void v_frag(uint32_t* b, const T* Vb, int kk, int i, int lane) {
   using TL = Tile<D, K::LAYOUT>;
@@ -428,7 +430,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   __syncthreads();
   // Q in registers: 4 x D/16 registers per m-tile held across the whole key loop. Re-read from
   // shared memory instead (FA_Q_IN=1): D/16 more ldmatrix per m-tile per key block, 32 registers
-  // back per m-tile at D=128.
+  // back per m-tile at D=128. H200 from the padded kernel: 174 -> 166 registers, 2 -> 3 CTAs/SM,
+  // 1.190x at N=8192 fp16 and 1.158x at causal N=32768 bf16 (results/2026-11-30_h200_margins).
   uint32_t qf[K::Q_IN ? 1 : MT][K::Q_IN ? 1 : D / 16][4];
   if constexpr (!K::Q_IN) {
 #pragma unroll
@@ -483,7 +486,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   }
 
   // One key block. MASK_T is std::true_type/std::false_type: the loop split (FA_CAUSAL_MASK=2)
-  // makes the mode a type, so each loop body is compiled for one kind of block only.
+  // makes the mode a type, so each loop body is compiled for one kind of block only. H200 causal
+  // N=32768 bf16: predicate 0.998 NULL, split 0.930 (189 registers against 179).
   auto block = [&](int kb, auto mask_t) {
     const int k0 = kb * K::BC;
     const T* Kb = Ks + buf(kb);
@@ -500,6 +504,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
 
     // S = Q K^T. With two m-tiles per warp each K fragment feeds two mma: half the LDSM per mma.
+    // H200 (BR 128 on 4 warps, 255 registers): 0.988x at N=8192 fp16, 0.923x at causal N=32768.
     float s[MT][NT][4];
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -710,6 +715,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   }
 }
 
+// FA_MIN_CTAS: a minimum of CTAs/SM makes ptxas cap registers (3 on 4 warps: 168). H200 from the
+// padded kernel (174/179 registers, 2 CTAs/SM): 3 -> 1.158x at N=8192 fp16, 1.124x at causal
+// N=32768 bf16, results/2026-11-30_h200_margins.
 #if FA_MIN_CTAS > 0
 #define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::THREADS, FA_MIN_CTAS)
 #else
@@ -720,7 +728,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 // blockIdx.x the query tile, so each head's cheapest causal tile is dispatched first and its
 // heaviest last. Heaviest first (seed v5: 1.349x at causal N=2048 on the 5090): a 1-D grid whose
 // item i takes the heaviest remaining tile (tile T-1-i/(BH*S)): the same work, reordered, bitwise
-// the same output.
+// the same output. H200, causal N=32768 bf16 (16,384 CTAs, no tail worth shortening): 0.870x;
+// consecutive CTAs no longer share a head's K/V in L2 (a hypothesis, not profiled).
 struct Item {
   int qt, bh, split;
 };
@@ -776,7 +785,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
     // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
     // item and, with heaviest first, is longest-processing-time scheduling proper; costs an atomic
-    // and two barriers per item. Same items, same arithmetic: bitwise the same output.
+    // and two barriers per item. Same items, same arithmetic: bitwise the same output. H200 from
+    // the padded kernel: 0.918x at N=8192 fp16, 0.876x at causal N=32768 bf16; on top of K/V
+    // double buffering at N=8192 it was KEPT at 1.024x (results/2026-11-30_h200_search_n8192).
     unsigned int* next = reinterpret_cast<unsigned int*>(smem + smem_bytes<K, T, D>() - 16);
     const unsigned int total = (unsigned int)tiles * BH * K::SPLITS;
     for (;;) {
@@ -803,6 +814,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 // max LSE) and LSE = max + log(sum w_s); one thread per 4 output columns. Hypothesis (seed shelf):
 // splitting the keys buys parallelism only when B x H x tiles leaves SMs idle; otherwise it costs
 // the fp32 partials' round trip through memory (S x (D + 1) x 4 B per row, written and read back).
+// H200, B2 H16 (4,096 CTAs at N=8192, a full grid): 2/4/8 splits 0.992x/0.974x/0.925x at N=8192
+// fp16, 0.960x/0.950x/0.926x at causal N=32768 bf16 (results/2026-11-30_h200_margins).
 template <class K, typename T, int D>
 __global__ void __launch_bounds__(128)
 fa_combine_kernel(const float* __restrict__ Opart, const float* __restrict__ Lpart, T* __restrict__ O,
