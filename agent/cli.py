@@ -510,7 +510,7 @@ def static(
     from experiments.build import BuildSpec, build
     from kernel_src.arch import TABLE, ctas_per_sm, launch_refusal
     from kernel_src.covering import covering_set
-    from profiler.ptxas import parse_ptxas
+    from profiler.ptxas import find_entry, parse_ptxas
     from profiler.sass import CuobjdumpMissing, census, dump_sass
 
     if arch not in TABLE:
@@ -536,14 +536,15 @@ def static(
             row["error"] = r.log.strip().splitlines()[-1][:200] if r.log.strip() else "nvcc failed"
             rows.append(row)
             continue
-        rec = next(x for x in parse_ptxas(r.log) if x.entry)
+        # the attention kernel itself; split-KV libraries also hold the combine kernel
+        rec = find_entry(parse_ptxas(r.log), "fa_fwd_kernel")
         smem = spec.knobs.smem_bytes(head_dim)
         ctas, limiter = ctas_per_sm(lim, threads=spec.knobs.threads(), smem=smem, regs=rec.registers)
         row.update(registers=rec.registers, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
                    ctas_per_sm=ctas, warps_per_sm=ctas * spec.knobs.warps, limiter=limiter,
                    refusal=launch_refusal(lim, smem=smem, threads=spec.knobs.threads()))
         try:
-            counts = census(dump_sass(r.library))
+            counts = {f: c for f, c in census(dump_sass(r.library)).items() if "fa_fwd_kernel" in f}
             row["census"] = dict(next(iter(counts.values())).most_common()) if counts else {}
         except CuobjdumpMissing as e:
             warned, row["census"] = str(e), None

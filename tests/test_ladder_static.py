@@ -111,3 +111,17 @@ def test_replay_of_the_n8192_lever_run(tmp_path):
     rows = json.loads(runner.invoke(app, ["history", "--json", "--db", str(db)]).output)
     assert [(r["lever"], r["outcome"]) for r in rows if r["seq"]] == [
         ("kv_double_buffer", "KEPT"), ("kv_triple_buffer", "SLOWER"), ("rescale_skip", "NULL"), ("store_streaming", "NULL")]
+
+
+@nvcc
+def test_static_reports_the_attention_kernel_of_a_split_kv_library():
+    """A split-KV library holds two kernels; the report is about the attention kernel, not the
+    combine (which has no HMMA at all)."""
+    res = runner.invoke(app, ["static", "--arch", "sm_90", "--json", "--knob", "compute=mma", "--knob", "layout=pad",
+                              "--knob", "staging=cp_async", "--knob", "exp=ex2", "--knob", "split_kv=4",
+                              "--knob", "br=128", "--knob", "warps=4", "--knob", "bc=32", "--knob", "q_in=smem"])
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    # per key block and warp: 2 m-tiles x (D/16 x BC/8 for S + BC/16 x D/8 for PV) = 2 x (32 + 32)
+    assert row["census"]["HMMA"] == 128 and row["registers"] > 100
+    assert row["smem_per_cta"] == (128 + 2 * 32) * 136 * 2
