@@ -85,3 +85,25 @@ def test_the_search_with_the_new_levers_replays(tmp_path_factory, tmp_path):
     anchors = [r for r in rows if r["kind"] == "reanchor"]
     assert len(anchors) == 2 and all(": consistent" in r["detail"] for r in anchors)
     assert "plateau" in res.output
+
+
+def test_the_search_replicated_with_a_longer_plateau(tmp_path_factory, tmp_path):
+    """The same search again in a fresh session with --plateau 6: the same three keeps in the same
+    order (margins 1.034, 1.032, 1.085 against 1.026, 1.024, 1.083), then six levers without a keep."""
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192_plateau6" / "artifacts.tgz",
+                     "fa5090_artifacts/run-2/recording.jsonl")
+    db = tmp_path / "p.db"
+    res = runner.invoke(app, ["run", *BEST, "--seqlen", "8192", "--budget", "16", "--plateau", "6",
+                              "--time-budget", "1.5", "--replay", str(rec), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(runner.invoke(app, ["history", "--json", "--db", str(db)]).output)
+    kept = [(r["lever"], round(r["margin"], 3)) for r in rows if r["outcome"] == "KEPT"]
+    assert kept == [("kv_double_buffer", 1.034), ("persistent_grid", 1.032), ("narrow_kv_tile", 1.085)]
+    trials = [(r["kind"], r["lever"], r["outcome"]) for r in rows if r["kind"] in ("lever", "rescreen")]
+    assert trials == [
+        ("lever", "kv_double_buffer", "KEPT"), ("lever", "persistent_grid", "KEPT"),
+        ("lever", "kv_triple_buffer", "SLOWER"), ("lever", "rescale_skip", "NULL"), ("lever", "narrow_kv_tile", "KEPT"),
+        ("rescreen", "kv_triple_buffer", "NULL"), ("rescreen", "rescale_skip", "NULL"), ("lever", "wide_kv_tile", "SLOWER"),
+        ("lever", "v_without_ldmatrix_trans", "SLOWER"), ("lever", "swizzle", "SLOWER"),
+        ("lever", "store_streaming", "NULL")]
+    assert "plateau (6 consecutive experiments without a keep)" in res.output
