@@ -68,7 +68,18 @@ class Lab:
                          causals=(False, True))
 
     def preflight(self, knobs: Knobs) -> str | None:
-        return launch_refusal(self.limits, smem=knobs.smem_bytes(self.shape.D), threads=knobs.threads())
+        why = launch_refusal(self.limits, smem=knobs.smem_bytes(self.shape.D), threads=knobs.threads())
+        if why or not knobs.split_kv > 1 or not self.limits.global_mem:
+            return why
+        # split-KV's fp32 partials live beside the problem's own tensors (two arms' outputs when paired)
+        sh = self.shape
+        ws = knobs.workspace_bytes(sh.B, sh.H, sh.N, sh.D)
+        tensors = (4 * sh.B * sh.H + 2 * sh.B * sh.kv_heads) * sh.N * sh.D * 2
+        if ws + tensors > self.limits.global_mem:
+            return (f"split_kv={knobs.split_kv} needs {ws} B of fp32 partials ({knobs.split_kv} x B{sh.B} x H{sh.H} x "
+                    f"N{sh.N} x (D{sh.D} + 1) x 4 B) beside {tensors} B of inputs and outputs: more than the "
+                    f"device's {self.limits.global_mem} B")
+        return None
 
     def build(self, knobs_list: list[Knobs]) -> dict[str, BuildResult]:
         """Build several candidates in parallel; results keyed by knobs.key()."""

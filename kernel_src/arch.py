@@ -22,6 +22,7 @@ class ArchLimits(BaseModel):
     max_warps_per_sm: int
     max_ctas_per_sm: int
     sm_count: int | None = None  # only known from a device
+    global_mem: int | None = None  # bytes of device memory; only known from a device
 
 
 KB = 1024
@@ -51,6 +52,8 @@ def from_device_properties(props) -> ArchLimits:
         arch=arch, smem_per_block_optin=48 * KB, smem_per_sm=64 * KB, max_warps_per_sm=32, max_ctas_per_sm=16
     )
     upd = {"sm_count": props.multi_processor_count}
+    if getattr(props, "total_memory", None):
+        upd["global_mem"] = int(props.total_memory)
     for ours, theirs in (
         ("smem_per_block_optin", "shared_memory_per_block_optin"),
         ("smem_per_sm", "shared_memory_per_multiprocessor"),

@@ -116,3 +116,20 @@ def test_new_knobs_keep_old_keys_and_reach_the_compiler():
     # the persistent grid's work-item slot is in the arithmetic, as in smem_bytes<>() of fa_fwd.cu
     assert k.smem_bytes(128) == best.replace(br=128, warps=4).smem_bytes(128) + 16
     assert k.workspace_bytes(2, 16, 8192, 128) == 4 * 2 * 16 * 8192 * 129 * 4 and best.workspace_bytes(2, 16, 8192, 128) == 0
+
+
+def test_split_kv_workspace_is_preflight_arithmetic(tmp_path):
+    """Split-KV's fp32 partials must fit in device memory beside the problem; a 24 GB card refuses
+    eight splits of B8 H32 N32768 D128 (34.6 GB of partials) before any build, and says why."""
+    from experiments.lab import Lab
+    from experiments.outcome import Outcome
+    from experiments.problem import Shape
+
+    card = TABLE["sm_89"].model_copy(update={"global_mem": 24 * 2**30})
+    base = Knobs(compute="mma", staging="cp_async")
+    lab = Lab(Shape(B=8, H=32, N=32768, D=128), card, tmp_path)
+    ev = lab.evaluate(base, base.replace(split_kv=8), t_keep=1.001, t_noise=0.001)
+    assert ev.outcome is Outcome.BLOCKED_BY_ARITHMETIC
+    assert "split_kv=8 needs 34628173824 B of fp32 partials" in ev.detail and str(24 * 2**30) in ev.detail
+    assert not (tmp_path / "build").exists()
+    assert Lab(Shape(B=1, H=8, N=4096, D=128), card, tmp_path).preflight(base.replace(split_kv=8)) is None
