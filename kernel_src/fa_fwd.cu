@@ -209,7 +209,9 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // Epilogue store of two packed values. .cs marks the line evict-first (O is not re-read by this
 // kernel); .wt writes through to memory. Seed v7: both measured null on the 5090 (0.99997 / 0.99980);
 // H200 N=8192: .cs 1.0089, NULL against a 1.08% A/A null; screened again, .cs/.wt 0.996/0.995 NULL
-// at N=8192 fp16 but 0.920/0.919 at causal N=32768 bf16 (172 registers against 179, not profiled).
+// at N=8192 fp16 but 0.920/0.919 at causal N=32768 bf16: same occupancy and L2, but ptxas schedules
+// the whole kernel around the volatile stores (172 registers against 179): tensor pipe 37.1% -> 34.0%,
+// short_scoreboard 26% -> 34% of stalls (ncu, results/2026-11-30_h200_profile_n32768_causal).
 template <int STORE>
 __device__ __forceinline__ void store_u32(void* p, uint32_t v) {
   if (STORE == STORE_CS)
@@ -729,7 +731,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 // heaviest last. Heaviest first (seed v5: 1.349x at causal N=2048 on the 5090): a 1-D grid whose
 // item i takes the heaviest remaining tile (tile T-1-i/(BH*S)): the same work, reordered, bitwise
 // the same output. H200, causal N=32768 bf16 (16,384 CTAs, no tail worth shortening): 0.870x;
-// consecutive CTAs no longer share a head's K/V in L2 (a hypothesis, not profiled).
+// consecutive CTAs no longer share a head's K/V: L2 hit 99.4% -> 86.7%, DRAM 0.6% -> 8.7% of peak
+// (ncu, results/2026-11-30_h200_profile_n32768_causal).
 struct Item {
   int qt, bh, split;
 };
