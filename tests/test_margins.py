@@ -107,3 +107,18 @@ def test_the_search_replicated_with_a_longer_plateau(tmp_path_factory, tmp_path)
         ("lever", "v_without_ldmatrix_trans", "SLOWER"), ("lever", "swizzle", "SLOWER"),
         ("lever", "store_streaming", "NULL")]
     assert "plateau (6 consecutive experiments without a keep)" in res.output
+
+
+def test_the_profiles_that_explain_the_screen():
+    """results/2026-11-30_h200_profile_n32768_causal: the tool's parser and diagnosis on the real
+    ncu CSVs. Heaviest-first loses L2 locality; .cs stores keep occupancy and L2 but lose tensor pipe."""
+    from profiler.diagnosis import diagnose, metrics_from_row
+    from profiler.ncu import parse_raw_csv
+
+    d = ROOT / "2026-11-30_h200_profile_n32768_causal"
+    m = {p.stem[4:].rsplit("_", 1)[0]: metrics_from_row(parse_raw_csv(p.read_text())[0], "sm_90")
+         for p in d.glob("ncu_*.csv")}  # ncu_<lever>_<knob key>.csv
+    final, hf, cs = m["final"], m["heaviest_first"], m["store_streaming"]
+    assert final.l2_hit_pct > 99 and hf.l2_hit_pct < 90 and hf.dram_throughput_pct > 10 * final.dram_throughput_pct
+    assert cs.registers_per_thread < final.registers_per_thread and cs.tensor_pipe_pct < final.tensor_pipe_pct
+    assert abs(cs.l2_hit_pct - final.l2_hit_pct) < 0.5 and diagnose(final).label == "occupancy_limited"
