@@ -100,6 +100,7 @@ def run(
     reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
     l2: str = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
     screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
+    evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
     db_path: Path = DB_OPT,
 ):
@@ -133,7 +134,8 @@ def run(
     try:
         with Reporter(console, budget) as say:
             options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
-                                    use_calibration=calibration, reanchor_every=reanchor_every, screen=screen)
+                                    use_calibration=calibration, reanchor_every=reanchor_every, screen=screen,
+                                    evidence=evidence)
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
                                 command=command, say=say)
     except KeyboardInterrupt:

@@ -22,7 +22,7 @@ from profiler.ncu import parse_raw_csv
 from store import queries as q
 
 from . import levers as catalog
-from .propose import PLATEAU, propose, stop_reason
+from .propose import PLATEAU, predicted_band, propose, stop_reason
 from .reanchor import reanchor
 from .shelf import conditions, due_for_rescreen
 
@@ -43,6 +43,9 @@ class SearchOptions(BaseModel):
     # screen: every applicable lever once against the seed, which never moves (the seed's v7 "knob
     # screen"): a table of each lever's paired margin against its off setting, no keeps, no plateau
     screen: bool = False
+    # evidence: margins already measured against the current kernel in earlier runs of this
+    # database (a screen, an earlier search) rank the levers and become their predicted bands
+    evidence: bool = True
 
 
 class SearchError(RuntimeError):
@@ -195,7 +198,10 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             break
         shelved = {row["lever"] for row in q.shelf(db, run_id, status="shelved")}
         entry = rescreens.pop(0) if rescreens else None
-        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved, in_use, shape.causal)
+        evidence = q.lever_evidence(db, best.key(), run_id) if o.evidence and not o.screen else {}
+        measured = {name: e["margin"] for name, e in evidence.items()}
+        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved, in_use, shape.causal,
+                                                                   measured)
         if lever is None:
             reason = "exhausted"
             break
@@ -204,8 +210,10 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         done += 1
         tried.add(lever.name)
         gate = {"t_keep": t_keep, "t_noise": tn, "ceiling": ceiling}
+        prior = evidence.get(lever.name)
         exp_id, cand, ev, fields = _trial(bench, db, run_id, done, budget, "rescreen" if entry else "lever", lever,
-                                          best, gate, say)
+                                          best, gate, say, predicted=predicted_band(lever, prior and prior["margin"], tn),
+                                          prior=prior)
         p, meas = (ev.paired if ev else None), _measurements(ev)
         if o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
             q.finish_experiment(db, exp_id, measurements=meas, **fields)
@@ -244,16 +252,20 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     return {"budget": "budget", "plateau": "plateau", "exhausted": "exhausted"}[reason], _reason_text(reason, done, plateau)
 
 
-def _trial(bench, db, run_id: int, seq: int, budget: int, kind: str, lever, best: Knobs, gate: dict, say: Say):
+def _trial(bench, db, run_id: int, seq: int, budget: int, kind: str, lever, best: Knobs, gate: dict, say: Say,
+           predicted: tuple[float, float] | None = None, prior: dict | None = None):
     """One experiment up to its outcome: the prediction is written before anything is measured;
     what a keep or a rejection changes is the caller's to decide. Returns (id, candidate,
     evaluation or None, the experiment's outcome fields)."""
     cand, invalid = catalog.candidate(lever, best)
+    lo, hi = predicted or lever.predicted
+    hypothesis = lever.hypothesis + (f" Measured on this kernel before: {prior['margin']:.4f} ({prior['outcome']}, run "
+                                     f"{prior['run_id']}, experiment {prior['experiment_id']})." if prior else "")
     exp_id = q.start_experiment(
         db, run_id, seq=seq, kind=kind, lever=lever.name, base_key=best.key(), base_knobs=best,
-        knob_key=cand.key() if cand else None, knobs=cand, hypothesis=lever.hypothesis,
-        predicted_lo=lever.predicted[0], predicted_hi=lever.predicted[1])
-    say("experiment", seq=seq, budget=budget, kind=kind, lever=lever, base=best, cand=cand)
+        knob_key=cand.key() if cand else None, knobs=cand, hypothesis=hypothesis, predicted_lo=lo, predicted_hi=hi)
+    say("experiment", seq=seq, budget=budget, kind=kind, lever=lever, base=best, cand=cand, predicted=(lo, hi),
+        prior=prior)
     if cand is None:
         return exp_id, None, None, {"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid}
     ev = bench.evaluate(best, cand, simpler=lever.simpler, **gate)

@@ -52,8 +52,11 @@ class Reporter:
         elif event == "experiment":
             lv = d["lever"]
             p.update(task, description=f"#{d['seq']} {d['kind']} {lv.name}: {d['cand'].label() if d['cand'] else 'invalid'}")
+            lo, hi = d.get("predicted") or lv.predicted
+            prior = d.get("prior")
+            seen = f" (measured {prior['margin']:.4f} on this kernel in run {prior['run_id']})" if prior else ""
             self._line(f"[bold]#{d['seq']}[/] {d['kind']} [bold]{lv.name}[/] on {d['base'].label()}, "
-                       f"predicted {lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}")
+                       f"predicted {lo:.2f}-{hi:.2f}{seen}")
         elif event == "kept":
             self._line(f"  [green]KEPT[/] margin {d['margin']:.4f}, {d['tflops']:.1f} TFLOP/s")
             if d.get("diagnosis") is not None:

@@ -206,6 +206,18 @@ def history(db: Database, run_id: int | None = None) -> list[dict]:
     return _select(db, "experiments", {"run_id": run_id})
 
 
+def lever_evidence(db: Database, base_key: str, before_run: int) -> dict[str, dict]:
+    """The latest paired margin of each lever measured against this base in earlier runs of this
+    database (one GPU, one problem, see check_same_setup): a `run --screen`, or an earlier search
+    that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out."""
+    rows = db.query(
+        "SELECT id, run_id, lever, margin, outcome FROM experiments WHERE base_key = ? AND run_id < ? "
+        "AND kind IN ('lever', 'rescreen') AND margin IS NOT NULL AND outcome NOT IN ('WRONG', 'SUSPICIOUS') "
+        "ORDER BY id", [base_key, before_run])
+    return {r["lever"]: {"margin": r["margin"], "outcome": r["outcome"], "run_id": r["run_id"], "experiment_id": r["id"]}
+            for r in rows}
+
+
 def experiment(db: Database, exp_id: int) -> dict:
     """One experiment with its measurements, its latest diagnosis and its shelf entry (or None)."""
     row = _get(db, "experiments", exp_id)

@@ -122,3 +122,39 @@ def test_the_profiles_that_explain_the_screen():
     assert final.l2_hit_pct > 99 and hf.l2_hit_pct < 90 and hf.dram_throughput_pct > 10 * final.dram_throughput_pct
     assert cs.registers_per_thread < final.registers_per_thread and cs.tensor_pipe_pct < final.tensor_pipe_pct
     assert abs(cs.l2_hit_pct - final.l2_hit_pct) < 0.5 and diagnose(final).label == "occupancy_limited"
+
+
+def test_a_search_looks_back_at_the_screen_in_its_database(tmp_path_factory, tmp_path):
+    """With the N=8192 screen in the database, the search standing on the screened kernel ranks the
+    measured gains first (q_from_smem 1.190) and predicts them; --no-evidence gives the catalog
+    order, which is what the recorded search (run before this existed) did."""
+    from agent.levers import get
+    from agent.propose import predicted_band, propose
+    from kernel_src.knobs import Knobs
+    from store import queries as q
+    from store.db import open_db
+
+    screen = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_margins" / "n8192_artifacts.tgz",
+                        "n8192_artifacts/run-1/recording.jsonl")
+    search = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192_plateau6" / "artifacts.tgz",
+                        "fa5090_artifacts/run-2/recording.jsonl")
+    db = tmp_path / "e.db"
+    res = runner.invoke(app, ["run", *BEST, "--seqlen", "8192", "--time-budget", "2.0", "--screen", "--budget", "30",
+                              "--no-profile", "--replay", str(screen), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    best = Knobs.parse_assignments(["compute=mma", "layout=pad", "staging=cp_async", "exp=ex2"])
+    ev = {k: v["margin"] for k, v in q.lever_evidence(open_db(db), best.key(), before_run=2).items()}
+    assert ev == {k: pytest.approx(m, abs=5e-5) for k, (_, m) in N8192.items()}
+    assert propose(best, "occupancy_limited", set(), evidence=ev).name == "q_from_smem"
+    assert propose(best, "occupancy_limited", set()).name == "kv_double_buffer"  # the catalog's order
+    assert predicted_band(get("q_from_smem"), ev["q_from_smem"], 0.0082) == pytest.approx((1.1707, 2 * 1.1902 - 1.1707), abs=1e-4)
+
+    args = ["run", *BEST, "--seqlen", "8192", "--budget", "16", "--plateau", "6", "--time-budget", "1.5",
+            "--replay", str(search), "--db", str(db)]
+    res = runner.invoke(app, args)  # the recording has no answer for the lever evidence puts first
+    assert res.exit_code == 1 and "has no answer" in res.output and "q_in=smem" in res.output
+    res = runner.invoke(app, [*args, "--no-evidence"])
+    assert res.exit_code == 0, res.output
+    rows = [r for r in json.loads(runner.invoke(app, ["history", "--json", "--db", str(db), "--all"]).output)
+            if r["run_id"] == 3]
+    assert [r["lever"] for r in rows if r["outcome"] == "KEPT"] == ["kv_double_buffer", "persistent_grid", "narrow_kv_tile"]
