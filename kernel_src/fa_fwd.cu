@@ -10,7 +10,10 @@
 //   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async
 //   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
 //   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA; each warp owns
-//                   16 query rows (BR == 16*WARPS) or, tensor cores only, 32 (BR == 32*WARPS)
+//                   16 query rows (BR == 16*WARPS) or, tensor cores only, 32 (BR == 32*WARPS).
+//                   H200 from 64x64 on 4 warps, N=8192 fp16 / causal N=32768 bf16: BC 32 1.081x /
+//                   1.086x (164 registers, 3 CTAs/SM), BC 128 1.188x / 1.177x, BR 128 on 8 warps
+//                   0.952x / 0.894x (results/2026-11-30_h200_margins)
 //   FA_KV_STAGES    1 (stage K and V, wait for both) | 2, 3: a ring of K/V buffers, K and V in
 //                   separate cp.async groups so QK^T starts while V is in flight
 //   FA_Q_IN         0 Q fragments kept in registers | 1 re-read from shared memory every block
@@ -471,7 +474,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   // cp.async groups; an empty pair is committed past the end so completion stays positional (seed
   // 2.5: skipping that final commit is a race only a load-bearing test sees). H200, N=8192 fp16
   // from the padded kernel: depth 2 1.030x paired (replicate 1.036), depth 3 0.745x (121,856
-  // B/CTA, one CTA/SM), results/2026-11-30_h200_ladder.
+  // B/CTA, one CTA/SM), results/2026-11-30_h200_ladder; screened again 1.035x / 0.783x, and at
+  // causal N=32768 bf16 0.956x / 0.625x (results/2026-11-30_h200_margins).
   auto buf = [&](int kb) { return NS > 1 ? ((kb - kb_lo) % NS) * KV_TILE : 0; };
   auto issue = [&](int kb) {
     if (kb < kb_hi) {
@@ -596,7 +600,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     // Rescale skip: when no row of the warp raised its max, every alpha is exactly 1 (exp(0) = 1
     // for expf and ex2.approx alike) and O * 1 == O, so skipping is bitwise identical. The vote is
     // warp-uniform so the branch never diverges. Seed S5: -0.17% at 8 warps/SM, +0.97% at 12;
-    // H200 N=8192 at 8 warps/SM: 1.0009, NULL against that run's 1.08% A/A null.
+    // H200 N=8192 at 8 warps/SM: 1.0009, NULL against that run's 1.08% A/A null; screened again
+    // 0.996 NULL, and 1.008 KEPT at causal N=32768 bf16 (results/2026-11-30_h200_margins).
     bool rescale = true;
     if constexpr (K::RESCALE_SKIP) rescale = __any_sync(0xffffffff, changed);
     (void)changed;
