@@ -491,7 +491,11 @@ _LADDER = [{}, {"compute": "mma"}, {"compute": "mma", "layout": "swizzle"},
            {"compute": "mma", "layout": "swizzle", "staging": "cp_async", "exp": "ex2"},
            {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2"},
            {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2},
-           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 3}]
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 3},
+           # the H200's third CTA/SM (results/2026-11-30_h200_margins, _search_n8192)
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "q_in": "smem"},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2, "persistent": "on",
+            "bc": 32}]
 CENSUS = ("HMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
 
 
@@ -508,7 +512,8 @@ def static(
     spills, shared memory per CTA, predicted CTAs/SM and warps/SM with the limiting resource (from
     the arch table), whether it can launch at all, and a SASS census by instruction family
     (cuobjdump; `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` if the toolkit has none).
-    Default set: the ladder seed -> tensor cores -> swizzle -> cp.async -> exp2 -> padding -> pipelining."""
+    Default set: the ladder seed -> tensor cores -> swizzle -> cp.async -> exp2 -> padding -> pipelining,
+    then the H200's best finds (Q from shared memory; double buffering + persistent grid + BC 32)."""
     from experiments.build import BuildSpec, build
     from kernel_src.arch import TABLE, ctas_per_sm, launch_refusal
     from kernel_src.covering import covering_set
