@@ -58,6 +58,25 @@ class GpuBench:
         """Build every candidate of the next step at once (ninja -j); evaluate then hits the cache."""
         self.lab.build(knobs)
 
+    def setup(self, options: dict) -> dict:
+        """The settings the run's decisions depend on (recorded, so a replay runs the same ones)."""
+        return options
+
+    def static(self, knobs: list[Knobs]) -> dict:
+        """Build all at once (one ninja call) and read each one's compiler figures on this device:
+        knob key -> profiler.static.StaticFigures, or None when it did not build."""
+        from profiler.static import figures
+
+        built = self.lab.build(knobs)
+        out = {}
+        for k in knobs:
+            b = built[k.key()]
+            try:
+                out[k.key()] = figures(b.log, k, self.device().limits, self.shape.D, self.shape.causal) if b.ok else None
+            except LookupError:  # no attention-kernel entry in the log: nothing to read
+                out[k.key()] = None
+        return out
+
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
                  ceiling: float | None = None, simpler: bool = False) -> Evaluation:
         return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
@@ -134,6 +153,15 @@ class Recorder:
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
 
+    def setup(self, options):
+        return self._rec(_key("setup"), self.bench.setup(options))
+
+    def static(self, knobs):
+        got = self.bench.static(knobs)
+        self._rec(_key("static", *sorted(k.canonical() for k in knobs)),
+                  {k: (v.model_dump(mode="json") if v is not None else None) for k, v in got.items()})
+        return got
+
     def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False):
         return self._rec(_key("evaluate", base, cand),
                          self.bench.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler))
@@ -192,6 +220,20 @@ class Replay:
 
     def prefetch(self, knobs):
         pass
+
+    def setup(self, options):
+        """The recorded run's settings; recordings older than the strategies ran the ladder with one
+        A/A null for the whole run."""
+        from .loop import LEGACY
+
+        key = _key("setup")
+        return self._get(key, "the settings") if self._answers.get(key) else dict(LEGACY)
+
+    def static(self, knobs):
+        from profiler.static import StaticFigures
+
+        got = self._get(_key("static", *sorted(k.canonical() for k in knobs)), "the compiler's figures")
+        return {k: (StaticFigures(**v) if v is not None else None) for k, v in got.items()}
 
     def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False):
         ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))

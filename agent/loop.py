@@ -8,6 +8,8 @@ file only decides, and reports progress through `say(event, **data)`.
 from __future__ import annotations
 
 import json
+import statistics
+from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
@@ -16,15 +18,19 @@ from pydantic import BaseModel
 from experiments.outcome import Outcome
 from experiments.problem import Shape, c1_shapes
 from experiments.timing import t_noise as noise_of
-from kernel_src.knobs import Knobs
+from kernel_src.knobs import Knobs, source_hash
 from profiler.diagnosis import Diagnosis, diagnose, metrics_from_row
 from profiler.ncu import parse_raw_csv
+from profiler.static import StaticFigures
 from store import queries as q
 
 from . import levers as catalog
-from .propose import PLATEAU, predicted_band, propose, stop_reason
+from . import strategies
+from .propose import PLATEAU
 from .reanchor import reanchor
 from .shelf import conditions, due_for_rescreen
+from .strategies.base import Move, Proposal, State, Trial
+from .trial import close_trial, run_trial
 
 REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
@@ -35,7 +41,7 @@ class SearchOptions(BaseModel):
     """How a search spends its budget (the CLI's `run` options)."""
 
     budget: int = 20
-    aa_repeats: int = 3
+    aa_repeats: int = 5
     plateau: int = PLATEAU
     exclude: tuple[str, ...] = ()
     use_calibration: bool = True
@@ -46,6 +52,16 @@ class SearchOptions(BaseModel):
     # evidence: margins already measured against the current kernel in earlier runs of this
     # database (a screen, an earlier search) rank the levers and become their predicted bands
     evidence: bool = True
+    strategy: str = "agent"  # agent.strategies.NAMES
+    rng_seed: int = 0  # random and TPE draws
+    # the A/A null belongs to the kernel being compared: re-measured on the best when its time per
+    # call has moved by more than this factor since the kernel the current null was measured on
+    renoise_factor: float = 2.0
+    renoise: bool = True
+
+
+# what a recording made before a setting existed ran with (a replay answers with these)
+LEGACY = {"strategy": "ladder", "renoise": False}
 
 
 class SearchError(RuntimeError):
@@ -84,25 +100,30 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
 
 def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
                command: str = "", say: Say = lambda *a, **k: None) -> int:
-    o = options
+    # the settings the decisions depend on go through the bench, so a replay runs the recorded ones
+    o = SearchOptions(**{**options.model_dump(), **bench.setup(options.model_dump(mode="json"))})
     if o.budget <= 0:
         raise SearchError("--budget must be at least 1 experiment")
+    if o.strategy not in strategies.NAMES:
+        raise SearchError(f"unknown strategy '{o.strategy}'; known: {', '.join(strategies.NAMES)}")
     for name in o.exclude:
         catalog.get(name)  # an unknown lever name is refused before anything runs
+    strategy = strategies.make(o.strategy, o.rng_seed)  # a missing optional dependency fails here
     dev = bench.device()
     q.check_same_setup(db, dev.name, shape.key())
     run_id = q.create_run(
         db, gpu_name=dev.name, arch=dev.arch, sm_count=dev.sm_count, problem_key=shape.key(),
         problem=shape.model_dump(), toolchain={"driver": dev.driver, "torch": dev.torch, "cuda": dev.torch_cuda},
-        seed_knobs=seed.model_dump(mode="json"), budget=o.budget, command=command)
+        seed_knobs=seed.model_dump(mode="json"), budget=o.budget, command=command, strategy=o.strategy,
+        source_hash=source_hash(), nvcc=_nvcc())
     artifacts = Path(artifacts) / f"run-{run_id}"
-    say("run", run_id=run_id, device=dev, shape=shape)
+    say("run", run_id=run_id, device=dev, shape=shape, strategy=o.strategy)
     try:
         cal = _calibration(bench, db, dev, shape, o.use_calibration)
         if cal:
             q.update_run(db, run_id, calibration_id=cal["id"], t_noise=cal["t_noise"], t_keep=cal["t_keep"],
                          aa_margins=cal["aa_margins"])
-        status, reason = _search(bench, db, run_id, dev, shape, seed, artifacts, o, cal, say)
+        status, reason = _search(bench, db, run_id, dev, shape, seed, artifacts, o, cal, strategy, say)
     except KeyboardInterrupt:
         q.update_run(db, run_id, status="interrupted", stop_reason="interrupted by the user", finished_at=q.now())
         raise
@@ -110,8 +131,17 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         q.update_run(db, run_id, status="error", stop_reason=f"{type(e).__name__}: {e}"[:500], finished_at=q.now())
         raise
     q.update_run(db, run_id, status=status, stop_reason=reason, finished_at=q.now())
-    say("done", run_id=run_id, status=status, reason=reason)
+    say("done", run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id))
     return run_id
+
+
+def _nvcc() -> str | None:
+    try:
+        from experiments.build import nvcc_version
+
+        return nvcc_version()
+    except Exception:  # noqa: BLE001 - a replay on a machine without nvcc
+        return None
 
 
 def _calibration(bench, db, dev, shape, use: bool) -> dict | None:
@@ -133,7 +163,42 @@ def ceiling_of(cal: dict | None, dtype: str) -> float | None:
     return max(vals) if vals else None
 
 
-def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, cal, say):
+class Noise(BaseModel):
+    """The A/A null in force, and the kernel (and its time per call) it was measured on."""
+
+    t_noise: float
+    t_keep: float
+    margins: list[float]
+    knob_key: str | None
+    ms: float | None  # that kernel's time per call; None: unknown (then never re-measured)
+    source: str
+
+
+def _aa(bench, db, run_id, knobs: Knobs, repeats: int, why: str, say) -> Noise:
+    say("phase", text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes ({why})")
+    aa = bench.aa_null(knobs, repeats)
+    margins = [a["margin"] for a in aa]
+    tn = noise_of(margins)
+    ms = statistics.median(a["ms_base"] for a in aa) if all("ms_base" in a for a in aa) else None
+    noise = Noise(t_noise=tn, t_keep=1.0 + tn, margins=margins, knob_key=knobs.key(), ms=ms,
+                  source=f"A/A null of {knobs.label()} ({ms:.3f} ms/call), {len(margins)} fresh processes: {why}"
+                  if ms else f"A/A null of {knobs.label()}, {len(margins)} fresh processes: {why}")
+    q.record_experiment(db, run_id, kind="aa_null", knob_key=knobs.key(), knobs=knobs,
+                        margin=max(margins, key=lambda m: abs(m - 1)),
+                        detail=f"t_noise {tn:.4%}, t_keep {1 + tn:.5f}; {noise.source}",
+                        tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
+                        measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
+    return noise
+
+
+def _record_noise(db, run_id, history: list[Noise], say, ceiling=None) -> None:
+    n = history[-1]
+    q.update_run(db, run_id, t_noise=n.t_noise, t_keep=n.t_keep, aa_margins=n.margins,
+                 noise=[h.model_dump() for h in history])
+    say("aa", margins=n.margins, t_noise=n.t_noise, t_keep=n.t_keep, source=n.source, ceiling=ceiling)
+
+
+def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, cal, strategy, say):
     arch, budget, plateau = dev.arch, o.budget, o.plateau
     # ---- the seed must be correct before anything is timed against it
     say("phase", text=f"building and checking the seed {seed.label()}")
@@ -148,7 +213,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     attrs = bench.attributes(seed)
     diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed")
     if diag is None:
-        say("warn", text=f"no diagnosis: {why}; levers are proposed by predicted gain alone")
+        say("warn", text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain")
     q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
                         detail="seed built, C1 and C2 passed",
                         measurements=[{"kind": "c2", "ok": True, "payload": res},
@@ -156,149 +221,148 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
                         diagnosis=drow)
     say("diagnosis", knobs=seed, diagnosis=diag, why=why)
 
-    # ---- the keep threshold is set before any result exists: a stored calibration, or an A/A null now
+    # ---- the keep threshold is set before any result exists, on the kernel being compared
     ceiling = ceiling_of(cal, shape.dtype)
     if cal:
-        tn, t_keep, margins = cal["t_noise"], cal["t_keep"], cal["aa_margins"]
-        say("aa", margins=margins, t_noise=tn, t_keep=t_keep,
-            source=f"calibration {cal['id']} of {cal['created_at']}" + (" (provisional)" if cal["provisional"] else ""),
-            ceiling=ceiling)
+        runs_ = cal.get("aa_runs") or []
+        ms = statistics.median(r["ms_base"] for r in runs_) if runs_ and all(r.get("ms_base") for r in runs_) else None
+        noise = Noise(t_noise=cal["t_noise"], t_keep=cal["t_keep"], margins=cal["aa_margins"],
+                      knob_key=cal.get("knob_key"), ms=ms if o.renoise else None,
+                      source=f"calibration {cal['id']} of {cal['created_at']}" + (" (provisional)" if cal["provisional"] else ""))
+        if o.renoise and cal.get("knob_key") != seed.key():
+            noise = _aa(bench, db, run_id, seed, o.aa_repeats, "the calibration was measured on another kernel", say)
     else:
-        say("phase", text=f"A/A null: the seed against itself, {o.aa_repeats} fresh processes")
-        aa = bench.aa_null(seed, o.aa_repeats)
-        margins = [a["margin"] for a in aa]
-        tn = noise_of(margins)
-        t_keep = 1.0 + tn
-        q.update_run(db, run_id, t_noise=tn, t_keep=t_keep, aa_margins=margins)
-        q.record_experiment(db, run_id, kind="aa_null", knob_key=seed.key(), knobs=seed,
-                            margin=max(margins, key=lambda m: abs(m - 1)),
-                            detail=f"t_noise {tn:.4%}, t_keep {t_keep:.5f} from {len(margins)} A/A runs",
-                            tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
-                            measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
-        say("aa", margins=margins, t_noise=tn, t_keep=t_keep, source="A/A null of this run (no calibration stored)",
-            ceiling=None)
-    links: list[float] = []  # the paired margins of the keeps since the seed
-    # the levers this run may use, through the bench so a replay searches the catalog it recorded
-    in_use = tuple(catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
+        noise = _aa(bench, db, run_id, seed, o.aa_repeats, "the seed, before any result", say)
+    noises = [noise]
+    _record_noise(db, run_id, noises, say, ceiling)
 
-    best = seed
-    label = diag.label if diag else None
+    # the levers this run may use, through the bench so a replay searches the catalog it recorded
+    in_use = tuple(lv for lv in (catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
+                   if lv.name not in o.exclude)
+    links: list[float] = []  # the paired margins of the keeps since the seed
+    best, label = seed, (diag.label if diag else None)
     conds = conditions(attrs, label)
-    tried: set[str] = set(o.exclude)  # levers measured against the current best, or excluded
-    rescreens: list[dict] = []
+    trials: list[Trial] = []
+    figures: dict[str, StaticFigures | None] = {}
+    reads_figures = strategy.name != "ladder"
     done = since_keep = 0
     prefetched = None
+    reason = "budget"
     while True:
-        if prefetched != best:  # a new best: build every applicable candidate in one ninja call
-            bench.prefetch([c for lv in in_use if lv.applies_to(best, shape.causal)
-                            for c, _ in [catalog.candidate(lv, best)] if c])
-            prefetched = best
-        reason = stop_reason(done, budget, 0 if o.screen else since_keep, plateau)
-        if reason:
+        if done >= budget:
+            reason = "budget"
             break
-        shelved = {row["lever"] for row in q.shelf(db, run_id, status="shelved")}
-        entry = rescreens.pop(0) if rescreens else None
-        evidence = q.lever_evidence(db, best.key(), run_id) if o.evidence and not o.screen else {}
-        measured = {name: e["margin"] for name, e in evidence.items()}
-        lever = catalog.get(entry["lever"]) if entry else propose(best, label, tried | shelved, in_use, shape.causal,
-                                                                   measured)
-        if lever is None:
+        evidence = (q.lever_evidence(db, best.key(), run_id, source_hash=source_hash(), nvcc=_nvcc())
+                    if o.evidence and not o.screen and reads_figures else
+                    q.lever_evidence(db, best.key(), run_id) if o.evidence and not o.screen else {})
+        state = State(best=best, seed=seed, diagnosis=diag, trials=tuple(trials),
+                      shelf=tuple(q.shelf(db, run_id, status="shelved")), conditions=conds.model_dump(),
+                      t_noise=noise.t_noise, t_keep=noise.t_keep, budget_left=budget - done, causal=shape.causal,
+                      head_dim=shape.D, levers=in_use, evidence=evidence, limits=dev.limits)
+        if reads_figures:  # every candidate built in one ninja call, and read before anything is timed
+            state = _with_figures(bench, state, strategy, figures, say)
+        elif prefetched != best:
+            bench.prefetch([m.knobs for m in strategy.moves(state)])
+            prefetched = best
+        proposals = strategy.ask(state, 8)
+        if not o.screen and since_keep >= plateau and (
+                getattr(strategy, "strict_plateau", False) or not any(p.promising(noise.t_keep) for p in proposals)):
+            reason = "plateau"
+            break
+        if not proposals:
             reason = "exhausted"
             break
-        if entry and not lever.applies_to(best, shape.causal):
-            continue  # the keep that re-opened it also made it moot (e.g. padding after a swizzle)
+        p = proposals[0]
+        say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
         done += 1
-        tried.add(lever.name)
-        gate = {"t_keep": t_keep, "t_noise": tn, "ceiling": ceiling}
-        prior = evidence.get(lever.name)
-        exp_id, cand, ev, fields = _trial(bench, db, run_id, done, budget, "rescreen" if entry else "lever", lever,
-                                          best, gate, say, predicted=predicted_band(lever, prior and prior["margin"], tn),
-                                          prior=prior)
-        p, meas = (ev.paired if ev else None), _measurements(ev)
+        prior = evidence.get(p.move.name)
+        entry = next((r for r in state.shelf if r["lever"] == p.move.name), None) if p.move.kind == "rescreen" else None
+        fig = figures.get(p.move.knobs.key())
+        gate = {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling}
+        t = run_trial(bench, db, run_id, done, budget, p, best, gate, say, prior=prior,
+                      static={"candidate": fig.model_dump() if fig else None,
+                              "best": (figures.get(best.key()).model_dump() if figures.get(best.key()) else None)}
+                      if reads_figures else None)
+        pr = t.paired
+        trials.append(Trial(move=p.move, base_key=best.key(), outcome=t.outcome.value, margin=pr and pr["margin"],
+                            tflops=pr and pr["tflops_cand"], static=fig))
+        strategy.tell(trials[-1])
         if o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
-            q.finish_experiment(db, exp_id, measurements=meas, **fields)
-            say("kept" if fields["outcome"] is Outcome.KEPT else "rejected", seq=done, lever=lever,
-                outcome=fields["outcome"], detail=fields["detail"], margin=p["margin"] if p else None,
-                tflops=p["tflops_cand"] if p else None, diagnosis=None, why="", rescreens=[])
-        elif fields["outcome"] is Outcome.KEPT:
-            new_attrs = ev.attributes or bench.attributes(cand)
-            diag, drow, why = _diagnose(bench, cand, arch, artifacts, f"exp{exp_id}")
-            new_label = diag.label if diag else None
-            new_conds = conditions(new_attrs, new_label)
-            q.finish_experiment(db, exp_id, measurements=meas, diagnosis=drow, **fields)
-            if entry:
-                q.mark_shelf(db, entry["id"], "resurrected", exp_id)
-            best, label, since_keep, tried = cand, new_label, 0, set(o.exclude)
-            # the shelf is re-screened, oldest first, before any new lever
-            rescreens = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
+            close_trial(db, t)
+            say("kept" if t.outcome is Outcome.KEPT else "rejected", seq=done, lever=p.move.name, outcome=t.outcome,
+                detail=t.fields["detail"], margin=pr and pr["margin"], tflops=pr and pr["tflops_cand"],
+                diagnosis=None, why="", rescreens=[])
+        elif t.outcome is Outcome.KEPT:
+            new_attrs = t.ev.attributes or bench.attributes(t.cand)
+            diag, drow, why = _diagnose(bench, t.cand, arch, artifacts, f"exp{t.exp_id}")
+            close_trial(db, t, diagnosis=drow, rescreen_of=entry and entry["id"])
+            best, label, since_keep = t.cand, (diag.label if diag else None), 0
+            new_conds = conditions(new_attrs, label)
+            due = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
-            say("kept", seq=done, lever=lever, margin=p["margin"], tflops=p["tflops_cand"], diagnosis=diag, why=why,
-                rescreens=[r["lever"] for r in rescreens])
-            links.append(p["margin"])
+            say("kept", seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
+                why=why, rescreens=[r["lever"] for r in due])
+            links.append(pr["margin"])
+            # the null belongs to the kernel being compared: re-measured once the time per call has moved
+            if o.renoise and noise.ms and pr.get("ms_cand") and \
+                    max(noise.ms / pr["ms_cand"], pr["ms_cand"] / noise.ms) > o.renoise_factor:
+                noise = _aa(bench, db, run_id, best, o.aa_repeats,
+                            f"time per call moved {noise.ms:.3f} -> {pr['ms_cand']:.3f} ms since the last null", say)
+                noises.append(noise)
+                _record_noise(db, run_id, noises, say, ceiling)
             if o.reanchor_every and len(links) % o.reanchor_every == 0:
-                _reanchor(bench, db, run_id, seed, best, links, tn, say)
+                _reanchor(bench, db, run_id, seed, best, links, noise.t_noise, say)
         else:
-            shelf_row = {"lever": lever.name, "outcome": fields["outcome"], "margin": p["margin"] if p else None,
-                         "conditions": conds.model_dump()}
-            q.finish_experiment(db, exp_id, measurements=meas, shelf=shelf_row, **fields)
-            if entry:
-                q.mark_shelf(db, entry["id"], "rescreened", exp_id)
+            close_trial(db, t, shelf_conditions=conds.model_dump(), rescreen_of=entry and entry["id"])
             since_keep += 1
-            say("rejected", seq=done, lever=lever, outcome=fields["outcome"], detail=fields["detail"],
-                margin=p["margin"] if p else None)
+            say("rejected", seq=done, lever=p.move.name, outcome=t.outcome, detail=t.fields["detail"],
+                margin=pr and pr["margin"])
 
+    if reason != "budget" and not o.screen:
+        left = strategy.remaining(state)
+        if left:
+            say("remaining", items=left)
     if not o.screen:
-        _final(bench, db, run_id, seed, best, links, tn, say)
-    return {"budget": "budget", "plateau": "plateau", "exhausted": "exhausted"}[reason], _reason_text(reason, done, plateau)
+        _final(bench, db, run_id, seed, best, links, noise.t_noise, say)
+    return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
 
 
-def _trial(bench, db, run_id: int, seq: int, budget: int, kind: str, lever, best: Knobs, gate: dict, say: Say,
-           predicted: tuple[float, float] | None = None, prior: dict | None = None):
-    """One experiment up to its outcome: the prediction is written before anything is measured;
-    what a keep or a rejection changes is the caller's to decide. Returns (id, candidate,
-    evaluation or None, the experiment's outcome fields)."""
-    cand, invalid = catalog.candidate(lever, best)
-    lo, hi = predicted or lever.predicted
-    hypothesis = lever.hypothesis + (f" Measured on this kernel before: {prior['margin']:.4f} ({prior['outcome']}, run "
-                                     f"{prior['run_id']}, experiment {prior['experiment_id']})." if prior else "")
-    exp_id = q.start_experiment(
-        db, run_id, seq=seq, kind=kind, lever=lever.name, base_key=best.key(), base_knobs=best,
-        knob_key=cand.key() if cand else None, knobs=cand, hypothesis=hypothesis, predicted_lo=lo, predicted_hi=hi)
-    say("experiment", seq=seq, budget=budget, kind=kind, lever=lever, base=best, cand=cand, predicted=(lo, hi),
-        prior=prior)
-    if cand is None:
-        return exp_id, None, None, {"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid}
-    ev = bench.evaluate(best, cand, simpler=lever.simpler, **gate)
-    fields = {"outcome": ev.outcome, "detail": ev.detail}
-    if ev.paired:
-        fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
-                                                 "tflops_base", "tflops_cand")})
-    return exp_id, cand, ev, fields
+def _with_figures(bench, state: State, strategy, figures: dict, say) -> State:
+    """The compiler's figures of the best and of every move the strategy may propose (two passes:
+    a compound is worth building only once its parts' figures show a cost to give back)."""
+    for _ in range(2):
+        want = [state.best] + [m.knobs for m in strategy.moves(state)]
+        todo = [k for k in dict.fromkeys(want, None) if k.key() not in figures]
+        if todo:
+            say("phase", text=f"building {len(todo)} candidate(s) and reading their registers, spills and occupancy")
+            figures.update(bench.static(todo))
+        state = state.model_copy(update={"static": {k: f for k, f in figures.items() if f is not None},
+                                         "best_static": figures.get(state.best.key())})
+    return state
 
 
-def _reason_text(reason: str, done: int, plateau: int) -> str:
+def _reason_text(reason: str, done: int, plateau: int, budget: int, strict: bool = False) -> str:
+    if strict:  # the ladder's rule and words, as its recorded runs printed them
+        return {"budget": f"budget of {done} experiments spent",
+                "plateau": f"{plateau} consecutive experiments without a keep",
+                "exhausted": "no applicable lever left in the catalog"}[reason]
     return {"budget": f"budget of {done} experiments spent",
-            "plateau": f"{plateau} consecutive experiments without a keep",
-            "exhausted": "no applicable lever left in the catalog"}[reason]
+            "plateau": f"{plateau} consecutive experiments without a keep and no candidate predicted to reach t_keep "
+                       f"({budget - done} of {budget} experiments unspent)",
+            "exhausted": f"no candidate left ({budget - done} of {budget} experiments unspent)"}[reason]
 
 
-def _measurements(ev) -> list[dict]:
-    if ev is None:
-        return []
-    out = []
-    if ev.build is not None:
-        out.append({"kind": "build", "ok": ev.build.ok, "payload": {"log": ev.build.log[-4000:], "attributes": ev.attributes,
-                                                                    "cached": ev.build.cached}})
-    for tag in ("c1", "c2"):
-        v = getattr(ev, tag)
-        if v is not None:
-            out.append({"kind": tag, "ok": v["ok"], "payload": v})
-    if ev.paired is not None:
-        out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
-    if ev.job is not None and ev.job.status != "ok":
-        out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
-                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr, "steps": ev.job.steps}})
-    return out
+def run_summary(db, run_id: int) -> dict:
+    """How well the run predicted, and what an experiment cost: the fraction of measured margins
+    inside the band written before measuring, and the median seconds per counted experiment."""
+    rows = [e for e in q.history(db, run_id) if e["seq"] is not None]
+    banded = [e for e in rows if e["margin"] is not None and e["predicted_lo"] is not None]
+    inside = sum(e["predicted_lo"] <= e["margin"] <= e["predicted_hi"] for e in banded)
+    secs = [(datetime.fromisoformat(e["finished_at"]) - datetime.fromisoformat(e["started_at"])).total_seconds()
+            for e in rows if e["finished_at"] and e["started_at"]]
+    return {"experiments": len(rows), "banded": len(banded), "inside_band": inside,
+            "median_seconds": statistics.median(secs) if secs else None,
+            "kept": sum(e["outcome"] == "KEPT" for e in rows)}
 
 
 def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say) -> None:
@@ -354,16 +418,15 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
     gate = {"t_keep": run["t_keep"], "t_noise": run["t_noise"], "ceiling": ceiling_of(cal, run["problem"]["dtype"])}
     for i, entry in enumerate(due):
         lever = catalog.get(entry["lever"])
-        exp_id, cand, ev, fields = _trial(bench, db, run_id, seq + i, seq + len(due) - 1, "rescreen", lever, best,
-                                          gate, say)
-        p = (ev.paired if ev else None) or {}
-        kept = fields["outcome"] is Outcome.KEPT
-        shelf_row = None if kept else {"lever": lever.name, "outcome": fields["outcome"], "margin": p.get("margin"),
-                                       "conditions": now.model_dump()}
-        q.finish_experiment(db, exp_id, measurements=_measurements(ev), shelf=shelf_row, **fields)
-        q.mark_shelf(db, entry["id"], "resurrected" if kept else "rescreened", exp_id)
-        best = cand if kept else best
-        say("kept" if kept else "rejected", seq=seq + i, lever=lever, outcome=fields["outcome"], detail=fields["detail"],
+        cand, _ = catalog.candidate(lever, best)
+        prop = Proposal(move=Move(levers=(lever.name,), knobs=cand or best, kind="rescreen"), predicted=lever.predicted,
+                        rationale=f"{lever.name}: re-screen, conditions changed since it was shelved")
+        t = run_trial(bench, db, run_id, seq + i, seq + len(due) - 1, prop, best, gate, say)
+        p = t.paired or {}
+        kept = t.outcome is Outcome.KEPT
+        close_trial(db, t, shelf_conditions=None if kept else now.model_dump(), rescreen_of=entry["id"])
+        best = t.cand if kept else best
+        say("kept" if kept else "rejected", seq=seq + i, lever=lever.name, outcome=t.outcome, detail=t.fields["detail"],
             margin=p.get("margin"), tflops=p.get("tflops_cand"), diagnosis=None, why="", rescreens=[])
     return len(due)
 

@@ -35,7 +35,8 @@ class Reporter:
         if event == "run":
             dev = d["device"]
             self._line(f"[bold]run {d['run_id']}[/] on {dev.name} ({dev.arch}, {dev.sm_count} SMs, "
-                       f"{dev.limits.smem_per_block_optin // 1024} KB smem/block opt-in), problem {d['shape'].key()}")
+                       f"{dev.limits.smem_per_block_optin // 1024} KB smem/block opt-in), problem {d['shape'].key()}"
+                       + (f", strategy {d['strategy']}" if d.get("strategy") else ""))
         elif event == "phase":
             p.update(task, description=d["text"])
         elif event == "line":
@@ -50,13 +51,24 @@ class Reporter:
             self._line(f"  A/A null margins {ms}: t_noise {d['t_noise']:.4%}, t_keep {d['t_keep']:.5f} "
                        f"({d.get('source', '')})" + (f"; ceiling {d['ceiling']:.1f} TFLOP/s" if d.get("ceiling") else ""))
         elif event == "experiment":
-            lv = d["lever"]
-            p.update(task, description=f"#{d['seq']} {d['kind']} {lv.name}: {d['cand'].label() if d['cand'] else 'invalid'}")
-            lo, hi = d.get("predicted") or lv.predicted
+            name = d["lever"]
+            p.update(task, description=f"#{d['seq']} {d['kind']} {name}: {d['cand'].label() if d['cand'] else 'invalid'}")
+            band = d.get("predicted")
+            pred = f"predicted {band[0]:.2f}-{band[1]:.2f}" if band else "no prediction"
             prior = d.get("prior")
             seen = f" (measured {prior['margin']:.4f} on this kernel in run {prior['run_id']})" if prior else ""
-            self._line(f"[bold]#{d['seq']}[/] {d['kind']} [bold]{lv.name}[/] on {d['base'].label()}, "
-                       f"predicted {lo:.2f}-{hi:.2f}{seen}")
+            what = f" -> {d['cand'].label()}" if d.get("cand") is not None and d["kind"] in ("sample", "compound") else ""
+            self._line(f"[bold]#{d['seq']}[/] {d['kind']} [bold]{name}[/] on {d['base'].label()}{what}, {pred}{seen}")
+        elif event == "ranking":
+            if len(d["proposals"]) > 1 or d["proposals"][0].move.kind != "sample":
+                for i, prop in enumerate(d["proposals"]):
+                    band = prop.predicted
+                    b = f"{band[0]:.2f}-{band[1]:.2f}" if band else "-"
+                    self._line(f"  {'->' if i == 0 else '  '} {b:>9}  {prop.rationale}")
+        elif event == "remaining":
+            self._line("not worth a measurement:")
+            for name, why in d["items"]:
+                self._line(f"  {name}: {why}")
         elif event == "kept":
             self._line(f"  [green]KEPT[/] margin {d['margin']:.4f}, {d['tflops']:.1f} TFLOP/s")
             if d.get("diagnosis") is not None:
@@ -82,6 +94,11 @@ class Reporter:
                 self._line(f"[bold]SDPA flash[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
         elif event == "done":
             self._line(f"stopped: {d['status']} ({d['reason']})")
+            sm = d.get("summary") or {}
+            if sm.get("experiments"):
+                med = f"{sm['median_seconds']:.0f} s" if sm.get("median_seconds") is not None else "n/a"
+                self._line(f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band; "
+                           f"median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
 
 
 def render_experiment(console: Console, e: dict) -> None:

@@ -107,6 +107,21 @@ def m003_calibration_aa_runs(db: Database) -> None:
     db["calibrations"].add_column("aa_runs", str)
 
 
+# why: issue 8 - runs are made by a named strategy, their noise is measured on the kernels they
+# compare (how, recorded), and evidence from earlier runs is reused only when the kernel source and
+# the compiler that built it are the same; an experiment may be a move of several levers, and the
+# compiler's figures and the one-line rationale that ranked it are kept beside its prediction.
+@migrations(name="m004_strategies")
+def m004_strategies(db: Database) -> None:
+    db["runs"].add_column("strategy", str)
+    db["runs"].add_column("source_hash", str)
+    db["runs"].add_column("nvcc", str)
+    db["runs"].add_column("noise", str)  # JSON: every A/A null of the run, on which kernel, how obtained
+    db["experiments"].add_column("move", str)  # JSON list of lever names (a compound move has 2-3)
+    db["experiments"].add_column("rationale", str)
+    db["experiments"].add_column("static", str)  # JSON: the candidate's compiler figures on this device
+
+
 def names() -> list[str]:
     """Every migration name in order (read through the public API on an empty database)."""
     return [m.name for m in migrations.pending(Database(memory=True))]

@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from store.errors import ForeignDatabase, InvalidValue, NotFound
 
 RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
-EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator")
+EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator", "compound", "sample")
 OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
             "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS")
 MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
@@ -33,8 +33,8 @@ _CLOSED = {
     ("shelf", "status"): SHELF_STATUSES,
 }
 _JSON = {
-    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins"),
-    "experiments": ("base_knobs", "knobs"),
+    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins", "noise"),
+    "experiments": ("base_knobs", "knobs", "move", "static"),
     "measurements": ("payload",),
     "diagnoses": ("metrics",),
     "shelf": ("conditions",),
@@ -206,14 +206,22 @@ def history(db: Database, run_id: int | None = None) -> list[dict]:
     return _select(db, "experiments", {"run_id": run_id})
 
 
-def lever_evidence(db: Database, base_key: str, before_run: int) -> dict[str, dict]:
+def lever_evidence(db: Database, base_key: str, before_run: int, *, source_hash: str | None = None,
+                   nvcc: str | None = None) -> dict[str, dict]:
     """The latest paired margin of each lever measured against this base in earlier runs of this
     database (one GPU, one problem, see check_same_setup): a `run --screen`, or an earlier search
-    that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out."""
-    rows = db.query(
-        "SELECT id, run_id, lever, margin, outcome FROM experiments WHERE base_key = ? AND run_id < ? "
-        "AND kind IN ('lever', 'rescreen') AND margin IS NOT NULL AND outcome NOT IN ('WRONG', 'SUSPICIOUS') "
-        "ORDER BY id", [base_key, before_run])
+    that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out.
+    With `source_hash`/`nvcc`, only runs built from that kernel source by that compiler count (runs
+    older than m004 recorded neither and count only when neither is asked for)."""
+    sql = ("SELECT e.id, e.run_id, e.lever, e.margin, e.outcome FROM experiments e JOIN runs r ON r.id = e.run_id "
+           "WHERE e.base_key = ? AND e.run_id < ? AND e.kind IN ('lever', 'rescreen', 'compound') AND e.margin IS NOT NULL "
+           "AND e.outcome NOT IN ('WRONG', 'SUSPICIOUS')")
+    args: list = [base_key, before_run]
+    for col, val in (("source_hash", source_hash), ("nvcc", nvcc)):
+        if val is not None:
+            sql += f" AND r.{col} = ?"
+            args.append(val)
+    rows = db.query(sql + " ORDER BY e.id", args)
     return {r["lever"]: {"margin": r["margin"], "outcome": r["outcome"], "run_id": r["run_id"], "experiment_id": r["id"]}
             for r in rows}
 

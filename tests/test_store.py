@@ -17,6 +17,7 @@ SCHEMA = {
         "toolchain": "TEXT", "seed_knobs": "TEXT", "budget": "INTEGER", "t_noise": "REAL",
         "t_keep": "REAL", "aa_margins": "TEXT", "status": "TEXT", "stop_reason": "TEXT",
         "command": "TEXT", "calibration_id": "INTEGER",  # m002
+        "strategy": "TEXT", "source_hash": "TEXT", "nvcc": "TEXT", "noise": "TEXT",  # m004
     },
     "experiments": {
         "id": "INTEGER", "run_id": "INTEGER", "seq": "INTEGER", "kind": "TEXT", "lever": "TEXT",
@@ -25,6 +26,7 @@ SCHEMA = {
         "margin": "REAL", "margin_lo": "REAL", "margin_hi": "REAL", "margin_ab": "REAL",
         "margin_ba": "REAL", "tflops_base": "REAL", "tflops_cand": "REAL", "detail": "TEXT",
         "started_at": "TEXT", "finished_at": "TEXT",
+        "move": "TEXT", "rationale": "TEXT", "static": "TEXT",  # m004
     },
     "measurements": {
         "id": "INTEGER", "experiment_id": "INTEGER", "kind": "TEXT", "ok": "INTEGER",
@@ -99,7 +101,8 @@ def test_migrations_idempotent(tmp_path):
     again = open_db(path)
     assert schema_of(again) == before
     rows = list(again.query("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id"))
-    assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations", "m003_calibration_aa_runs"]
+    assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations", "m003_calibration_aa_runs",
+                                                                  "m004_strategies"]
     assert {r["migration_set"] for r in rows} == {"fa5090_search"}
     assert SCHEMA_VERSION == names()[-1]
 

@@ -1,0 +1,145 @@
+"""What every strategy sees and returns (STYLE.md: a strategy is a value with two verbs).
+
+A strategy receives a frozen `State` (best knobs, diagnosis, the compiler's figures of each
+candidate it asked to have built, past trials, the shelf, t_noise, budget left) and answers
+`ask(state, n)` with ranked `Proposal`s; it hears each result through `tell`. It never touches the
+store, the bench or a subprocess, so the agent, random search and TPE are judged by one keep gate.
+"""
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from kernel_src.arch import ArchLimits, launch_refusal
+from kernel_src.knobs import KnobError, Knobs
+from profiler.diagnosis import Diagnosis
+from profiler.static import StaticFigures
+
+from ..levers import Lever
+
+
+class Move(BaseModel):
+    """One experiment's change: 1-3 levers applied to the base, or a sampled configuration."""
+    model_config = ConfigDict(frozen=True)
+
+    levers: tuple[str, ...] = ()  # empty for a configuration sampled whole (random, TPE)
+    knobs: Knobs
+    kind: str = "lever"  # lever | compound | rescreen | sample
+
+    @property
+    def name(self) -> str:
+        return "+".join(self.levers) if self.levers else "sample"
+
+
+class Proposal(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    move: Move
+    predicted: tuple[float, float] | None  # the band written before measuring; None: no prediction
+    rationale: str  # one line: why this move, in this rank
+
+    def promising(self, t_keep: float) -> bool:
+        """Worth a measurement: no prediction (a sample), or a band that reaches t_keep."""
+        return self.predicted is None or self.predicted[1] >= t_keep
+
+
+class Trial(BaseModel):
+    """A finished experiment as a strategy hears of it."""
+    model_config = ConfigDict(frozen=True)
+
+    move: Move
+    base_key: str
+    outcome: str
+    margin: float | None = None
+    tflops: float | None = None  # the candidate's rate in its paired measurement
+    static: StaticFigures | None = None
+
+
+class State(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    best: Knobs
+    seed: Knobs | None = None  # the run's start: the space is what the levers reach from it
+    best_static: StaticFigures | None = None
+    diagnosis: Diagnosis | None = None
+    static: dict[str, StaticFigures] = {}  # knob key -> figures on this device, for built candidates
+    trials: tuple[Trial, ...] = ()
+    shelf: tuple[dict, ...] = ()  # store.queries.shelf rows still shelved
+    conditions: dict = {}  # agent.shelf.Conditions of the current best
+    t_noise: float = 0.0
+    t_keep: float = 1.0
+    budget_left: int = 0
+    causal: bool = False
+    head_dim: int = 128
+    levers: tuple[Lever, ...] = ()  # the catalog this run may use
+    evidence: dict[str, dict] = {}  # lever -> margin measured on this very kernel in earlier runs
+    limits: ArchLimits | None = None
+
+    def tried_at_best(self) -> set[str]:
+        """Moves already measured against the current best."""
+        return {t.move.name for t in self.trials if t.base_key == self.best.key()}
+
+    def measured_keys(self) -> set[str]:
+        return {t.move.knobs.key() for t in self.trials}
+
+
+class Strategy(Protocol):
+    name: str
+
+    def moves(self, state: State) -> list[Move]:
+        """Candidates to build (one ninja call) and read the compiler's figures of before `ask`."""
+
+    def ask(self, state: State, n: int = 1) -> list[Proposal]:
+        """Up to n proposals, best first; an empty list: nothing left worth a measurement."""
+
+    def tell(self, trial: Trial) -> None:
+        """The result of a proposal this strategy made."""
+
+    def remaining(self, state: State) -> list[tuple[str, str]]:
+        """(move, why it was not worth a measurement) for what is left when the run stops."""
+
+
+# ---- the space every strategy draws from ------------------------------------------------------
+def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, list]:
+    """The knob values the catalog's levers can reach from the seed, per knob; BR and warps move
+    together (a lever sets both), so they are one dimension `tile` of (br, warps) pairs."""
+    s = seed.model_dump(mode="json")
+    dims: dict[str, list] = {k: [v] for k, v in s.items() if k not in ("br", "warps")}
+    dims["tile"] = [(s["br"], s["warps"])]
+    for lv in levers:
+        if lv.causal_only and not causal:
+            continue
+        for k, v in lv.sets.items():
+            if k in ("br", "warps"):
+                pair = (lv.sets.get("br", s["br"]), lv.sets.get("warps", s["warps"]))
+                if pair not in dims["tile"]:
+                    dims["tile"].append(pair)
+            elif v not in dims[k]:
+                dims[k].append(v)
+    return dims
+
+
+def knobs_of(choice: dict) -> Knobs:
+    """A point of `space` as Knobs (raises KnobError when the combination is invalid)."""
+    c = dict(choice)
+    c["br"], c["warps"] = c.pop("tile")
+    return Knobs.parse(c)
+
+
+def launchable(k: Knobs, limits: ArchLimits | None, head_dim: int) -> bool:
+    return limits is None or launch_refusal(limits, smem=k.smem_bytes(head_dim), threads=k.threads()) is None
+
+
+def sample_valid(rng: random.Random, dims: dict[str, list], limits: ArchLimits | None, head_dim: int,
+                 exclude: set[str], tries: int = 10_000) -> Knobs | None:
+    """Uniform over the valid, launchable configurations of the space (rejection sampling)."""
+    for _ in range(tries):
+        try:
+            k = knobs_of({d: rng.choice(vals) for d, vals in dims.items()})
+        except KnobError:
+            continue
+        if k.key() not in exclude and launchable(k, limits, head_dim):
+            return k
+    return None

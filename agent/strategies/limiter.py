@@ -1,0 +1,192 @@
+"""`--strategy agent`: proposals from the mechanism, not a label.
+
+Every applicable lever, every shelved lever whose conditions changed, and compound moves are
+built before anything is timed; the compiler's figures of each (registers, spills, shared memory,
+and the CTAs/SM, warps/SM and resident query rows/SM they predict on this device) are read against
+the current best's and the diagnosis. The rank is a tuple the output prints for each candidate:
+
+  1. a gain measured on this very kernel in an earlier run (--evidence) goes first;
+  2. relief: 2 if the figures show the candidate relieves the diagnosed bottleneck (more resident
+     rows per SM under a latency-bound diagnosis, fewer spills), 1 if the lever declares that it
+     targets the diagnosis, 0 otherwise;
+  3. cost: 2 if it loses resident rows under a latency-bound diagnosis or spills more than
+     SPILL_SMALL new bytes, 1 for a small new spill, 0 otherwise (higher ranks later);
+  4. the resident rows it gains, then the catalog's predicted band (the seed's 5090 leads).
+
+Compound moves are the shelf made actionable: a lever whose cost is a resource (it was shelved
+after losing with more registers, a CTA fewer or spills, or the figures show that cost before it
+is measured) is paired with each lever that, on its own figures, gives that resource back (fewer
+registers, fewer spills, less shared memory), and kept as a move only if the pair's own figures
+show the cost gone.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+from kernel_src.knobs import KnobError, Knobs
+from profiler.static import StaticFigures
+
+from ..levers import Lever
+from .base import Move, Proposal, State, Trial
+
+# Diagnoses under which resident work hides latency (seed 2.7: at 2 warps/scheduler the QK ->
+# softmax -> PV chain has no second warp to fill its slots; v7 exp1: three barrier domains paid).
+LATENCY_BOUND = ("occupancy_limited", "issue_latency_chain", "barrier_bound")
+# global-load latency is hidden by more rows in flight too, but first by the copy (v2->v3): rows rank
+# as a declared target there, not above cp.async
+PARTLY_LATENCY_BOUND = ("global_latency",)
+# A few registers' worth of local memory that L1 serves (seed exp15: 16 B of spill went with 7
+# registers, and the keep was the registers); past this a spill is a cost in itself.
+SPILL_SMALL = 128
+MAX_COMPOUND = 3
+
+
+class LimiterAgent:
+    name = "agent"
+
+    def __init__(self) -> None:
+        self.told: list[Trial] = []
+
+    # ---- what to build ---------------------------------------------------------------------
+    def _singles(self, state: State) -> list[tuple[Lever, Knobs]]:
+        out = []
+        for lv in state.levers:
+            if lv.applies_to(state.best, state.causal):
+                try:
+                    out.append((lv, lv.apply(state.best)))
+                except KnobError:
+                    continue  # an invalid combination at this best: not a candidate
+        return out
+
+    def _compound_seeds(self, state: State) -> set[str]:
+        """Levers whose cost is a resource: shelved after losing with the resource spent (their
+        recorded conditions), or whose figures show the cost now."""
+        costly = {row["lever"] for row in state.shelf if "+" not in row["lever"]}
+        for lv, k in self._singles(state):
+            f, b = state.static.get(k.key()), state.best_static
+            if f and b and (f.spill_bytes > b.spill_bytes or f.rows_per_sm < b.rows_per_sm):
+                costly.add(lv.name)
+        return costly
+
+    def moves(self, state: State) -> list[Move]:
+        singles = self._singles(state)
+        moves = [Move(levers=(lv.name,), knobs=k, kind="lever") for lv, k in singles]
+        if not state.static:  # first pass: the singles' figures decide which compounds to build
+            return moves
+        by = {lv.name: (lv, k) for lv, k in singles}
+        b = state.best_static
+        restorers = [n for n, (lv, k) in by.items() if (f := state.static.get(k.key())) and b
+                     and (f.registers < b.registers or f.spill_bytes < b.spill_bytes or f.smem_per_cta < b.smem_per_cta)]
+        seen = {m.knobs.key() for m in moves} | {state.best.key()}
+        for costly in sorted(self._compound_seeds(state)):
+            if costly not in by:
+                continue
+            for r in range(1, MAX_COMPOUND):
+                for extra in combinations([n for n in restorers if n != costly], r):
+                    k = _apply_all(state.best, [by[costly][0], *(by[e][0] for e in extra)])
+                    if k is None or k.key() in seen:
+                        continue
+                    seen.add(k.key())
+                    moves.append(Move(levers=(costly, *extra), knobs=k, kind="compound"))
+        return moves
+
+    # ---- what to measure -------------------------------------------------------------------
+    def assess(self, state: State, move: Move) -> tuple[tuple, tuple[float, float], str] | None:
+        """(rank key, predicted band, one-line rationale), or None when it is not a candidate now."""
+        f, b = state.static.get(move.knobs.key()), state.best_static
+        if f is not None and f.refusal:
+            return None
+        levers = [next(lv for lv in state.levers if lv.name == n) for n in move.levers]
+        lo = hi = 1.0
+        for lv in levers:
+            lo, hi = lo * lv.predicted[0], hi * lv.predicted[1]
+        label = state.diagnosis.label if state.diagnosis else None
+        targets = any(label in lv.targets for lv in levers) if label else False
+        relief, cost, why = (1 if targets else 0), 0, [f"targets {label}"] if targets else []
+        rows_gain = 0
+        if f is not None and b is not None:
+            rows_gain = f.rows_per_sm - b.rows_per_sm
+            new_spill = f.spill_bytes - b.spill_bytes
+            latency = label in LATENCY_BOUND
+            # without counters (label None) more rows in flight is a lead, not a diagnosis
+            if rows_gain > 0 and new_spill <= SPILL_SMALL and (latency or label in PARTLY_LATENCY_BOUND or label is None):
+                relief = max(relief, 2 if latency else 1)
+                why.append(f"rows/SM {b.rows_per_sm} -> {f.rows_per_sm}")
+                hi = max(hi, f.rows_per_sm / b.rows_per_sm)  # Little's law: at most the work in flight
+            if b.spill_bytes and f.spill_bytes < b.spill_bytes and rows_gain >= 0:
+                relief = max(relief, 2)
+                why.append(f"spills {b.spill_bytes} -> {f.spill_bytes} B")
+            if rows_gain < 0 and latency:
+                cost = 2
+                why.append(f"loses rows/SM {b.rows_per_sm} -> {f.rows_per_sm} under {label or 'no diagnosis'}")
+            if new_spill > SPILL_SMALL:
+                cost = 2
+                why.append(f"spills {f.spill_bytes} B")
+            elif new_spill > 0:
+                cost = max(cost, 1)
+                why.append(f"spills {f.spill_bytes} B (small)")
+            if cost == 2:
+                hi = min(hi, 1.0)  # predicted not to pay: the figures show what it costs
+        ev = state.evidence.get(move.name)
+        if ev is not None:
+            m = ev["margin"]
+            lo, hi = m * (1 - 2 * state.t_noise), m * (1 + 2 * state.t_noise)
+            why.insert(0, f"measured {m:.3f} on this kernel before (run {ev['run_id']})")
+        shelved = next((r for r in state.shelf if r["lever"] == move.name), None)
+        if shelved is not None:
+            why.append(f"shelved at {shelved['margin'] or 0:.3f}; conditions changed")
+        figs = f"{b.registers}->{f.registers} regs, CTAs/SM {b.ctas_per_sm}->{f.ctas_per_sm}" if f and b else "no figures"
+        key = (max(ev["margin"], 1.0) if ev else 1.0, relief, -cost, rows_gain, (lo * hi) ** 0.5)
+        rationale = f"{move.name}: {figs}; " + ("; ".join(why) or "no relief of the diagnosis") + \
+            f" [relief {relief}, cost {cost}]"
+        return key, (lo, hi), rationale
+
+    def ranked(self, state: State) -> list[Proposal]:
+        done = state.tried_at_best() | state.measured_keys()
+        shelved = {r["lever"]: r for r in state.shelf}
+        conds = state.conditions or {}
+        out = []
+        for move in self.moves(state):
+            if move.name in done or move.knobs.key() in done:
+                continue
+            row = shelved.get(move.name)
+            if row is not None:
+                if not _changed(row.get("conditions") or {}, conds):
+                    continue  # lost under these very conditions: nothing new to learn
+                move = move.model_copy(update={"kind": "rescreen"})
+            got = self.assess(state, move)
+            if got is None:
+                continue
+            key, band, why = got
+            out.append((key, Proposal(move=move, predicted=band, rationale=why)))
+        out.sort(key=lambda kp: kp[0], reverse=True)
+        return [p for _, p in out]
+
+    def ask(self, state: State, n: int = 1) -> list[Proposal]:
+        return self.ranked(state)[:n]
+
+    def tell(self, trial: Trial) -> None:
+        self.told.append(trial)
+
+    def remaining(self, state: State) -> list[tuple[str, str]]:
+        return [(p.move.name, f"predicted {p.predicted[0]:.3f}-{p.predicted[1]:.3f} < t_keep {state.t_keep:.4f}; "
+                 + p.rationale) for p in self.ranked(state) if not p.promising(state.t_keep)]
+
+
+def _apply_all(base: Knobs, levers: list[Lever]) -> Knobs | None:
+    sets: dict = {}
+    for lv in levers:
+        for k, v in lv.sets.items():
+            if k in sets and sets[k] != v:
+                return None  # two levers disagree on a knob: not one move
+            sets[k] = v
+    try:
+        return base.replace(**sets)
+    except KnobError:
+        return None
+
+
+def _changed(old: dict, now: dict) -> bool:
+    from ..shelf import TRIGGERS
+
+    return any(old.get(k) is not None and now.get(k) is not None and old[k] != now[k] for k in TRIGGERS)

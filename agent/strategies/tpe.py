@@ -1,0 +1,71 @@
+"""`--strategy tpe`: Optuna's Tree-structured Parzen Estimator over the same space as random search,
+through Optuna's ask/tell interface (the field's standard black-box tuner; `pip install
+'fa5090-search[tpe]'`). Its objective is the candidate's rate in its own paired measurement; a
+configuration the keep gate refuses (wrong, crashed, refused) is told as failed, so TPE learns
+to avoid it. Invalid combinations are told as failed before anything is built and do not count."""
+from __future__ import annotations
+
+from .base import Move, Proposal, State, Trial, knobs_of, launchable, space
+
+
+class TpeMissing(RuntimeError):
+    pass
+
+
+class TpeSearch:
+    name = "tpe"
+
+    def __init__(self, seed: int = 0) -> None:
+        try:
+            import optuna
+        except ImportError as e:
+            raise TpeMissing("--strategy tpe needs Optuna: pip install 'fa5090-search[tpe]' (or pip install optuna)") from e
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.optuna = optuna
+        self.study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
+        self._pending: dict[str, object] = {}  # knob key -> optuna trial awaiting its result
+        self._next: Move | None = None
+
+    def _draw(self, state: State) -> Move | None:
+        if self._next is not None and self._next.knobs.key() not in state.measured_keys():
+            return self._next
+        dims = space(state.levers, state.seed or state.best, state.causal)
+        seen = state.measured_keys() | {state.best.key()}
+        for _ in range(500):
+            t = self.study.ask()
+            choice = {d: vals[t.suggest_int(d, 0, len(vals) - 1)] if d == "tile" else
+                      t.suggest_categorical(d, vals) for d, vals in dims.items()}
+            try:
+                k = knobs_of(choice)
+            except Exception:  # noqa: BLE001 - an invalid combination: TPE learns to avoid it
+                self.study.tell(t, state=self.optuna.trial.TrialState.FAIL)
+                continue
+            if k.key() in seen or not launchable(k, state.limits, state.head_dim):
+                self.study.tell(t, state=self.optuna.trial.TrialState.FAIL)
+                continue
+            self._pending[k.key()] = t
+            self._next = Move(knobs=k, kind="sample")
+            return self._next
+        self._next = None
+        return None
+
+    def moves(self, state: State) -> list[Move]:
+        m = self._draw(state)
+        return [m] if m else []
+
+    def ask(self, state: State, n: int = 1) -> list[Proposal]:
+        m = self._draw(state)
+        return [Proposal(move=m, predicted=None, rationale=f"TPE draw: {m.knobs.label()}")] if m else []
+
+    def tell(self, trial: Trial) -> None:
+        t = self._pending.pop(trial.move.knobs.key(), None)
+        self._next = None
+        if t is None:
+            return
+        if trial.tflops is not None and trial.outcome in ("KEPT", "SLOWER", "NULL"):
+            self.study.tell(t, trial.tflops)
+        else:
+            self.study.tell(t, state=self.optuna.trial.TrialState.FAIL)
+
+    def remaining(self, state: State) -> list[tuple[str, str]]:
+        return []

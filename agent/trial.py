@@ -1,0 +1,117 @@
+"""The one place an experiment is written: its prediction before anything is measured, then its
+outcome, measurements, diagnosis and shelf entry in one transaction (store.queries)."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from experiments.outcome import Outcome
+from kernel_src.knobs import KnobError, Knobs
+from store import queries as q
+
+from . import levers as catalog
+from .strategies.base import Proposal
+
+
+class TrialRecord(BaseModel):
+    """An experiment up to its outcome; what a keep or a rejection changes is the loop's to decide."""
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    exp_id: int
+    cand: Knobs | None
+    ev: object | None  # experiments.lab.Evaluation, or None when refused before measuring
+    fields: dict  # the experiment's outcome columns
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.fields["outcome"]
+
+    @property
+    def paired(self) -> dict | None:
+        return getattr(self.ev, "paired", None) if self.ev is not None else None
+
+
+def _candidate(p: Proposal, best: Knobs) -> tuple[Knobs | None, str | None]:
+    if len(p.move.levers) == 1:
+        return catalog.candidate(catalog.get(p.move.levers[0]), best)
+    if p.move.levers:
+        sets: dict = {}
+        for name in p.move.levers:
+            sets.update(catalog.get(name).sets)
+        try:
+            return best.replace(**sets), None
+        except KnobError as e:
+            return None, str(e)
+    return p.move.knobs, None
+
+
+def _hypothesis(p: Proposal, prior: dict | None) -> str:
+    if not p.move.levers:
+        text = f"A configuration drawn by the {p.move.kind} strategy; no prediction. {p.rationale}"
+    elif len(p.move.levers) == 1:
+        text = catalog.get(p.move.levers[0]).hypothesis
+    else:
+        text = (f"Compound move {p.move.name}: the first lever's cost is a resource the others give back "
+                f"({p.rationale}).")
+    if prior:
+        text += (f" Measured on this kernel before: {prior['margin']:.4f} ({prior['outcome']}, run {prior['run_id']}, "
+                 f"experiment {prior['experiment_id']}).")
+    return text
+
+
+def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: Knobs, gate: dict, say,
+              prior: dict | None = None, static: dict | None = None) -> TrialRecord:
+    """Write the prediction, then measure (bench.evaluate) unless the candidate is refused."""
+    cand, invalid = _candidate(p, best)
+    lo, hi = p.predicted if p.predicted else (None, None)
+    lever_name = p.move.name
+    exp_id = q.start_experiment(
+        db, run_id, seq=seq, kind=p.move.kind,
+        lever=lever_name, base_key=best.key(), base_knobs=best, knob_key=cand.key() if cand else None, knobs=cand,
+        hypothesis=_hypothesis(p, prior), predicted_lo=lo, predicted_hi=hi, move=list(p.move.levers),
+        rationale=p.rationale, static=static)
+    say("experiment", seq=seq, budget=budget, kind=p.move.kind, lever=lever_name, base=best, cand=cand,
+        predicted=p.predicted, prior=prior, rationale=p.rationale)
+    if cand is None:
+        return TrialRecord(exp_id=exp_id, cand=None, ev=None,
+                           fields={"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid})
+    simpler = len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler
+    ev = bench.evaluate(best, cand, simpler=simpler, **gate)
+    fields = {"outcome": ev.outcome, "detail": ev.detail}
+    if ev.paired:
+        fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
+                                                 "tflops_base", "tflops_cand")})
+    return TrialRecord(exp_id=exp_id, cand=cand, ev=ev, fields=fields)
+
+
+def close_trial(db, t: TrialRecord, *, diagnosis: dict | None = None, shelf_conditions: dict | None = None,
+                rescreen_of: int | None = None) -> None:
+    """The outcome in one transaction; a rejection with conditions goes to the shelf, and the shelf
+    entry a re-screen re-tried is marked resurrected or rescreened."""
+    p = t.paired or {}
+    shelf_row = None
+    if shelf_conditions is not None and t.outcome is not Outcome.KEPT:
+        shelf_row = {"lever": None, "outcome": t.outcome, "margin": p.get("margin"), "conditions": shelf_conditions}
+    if shelf_row is not None:
+        shelf_row["lever"] = db["experiments"].get(t.exp_id)["lever"]  # the move's name
+    q.finish_experiment(db, t.exp_id, measurements=measurements(t.ev), diagnosis=diagnosis, shelf=shelf_row, **t.fields)
+    if rescreen_of is not None:
+        q.mark_shelf(db, rescreen_of, "resurrected" if t.outcome is Outcome.KEPT else "rescreened", t.exp_id)
+
+
+def measurements(ev) -> list[dict]:
+    if ev is None:
+        return []
+    out = []
+    if ev.build is not None:
+        out.append({"kind": "build", "ok": ev.build.ok, "payload": {"log": ev.build.log[-4000:], "attributes": ev.attributes,
+                                                                    "cached": ev.build.cached}})
+    for tag in ("c1", "c2"):
+        v = getattr(ev, tag)
+        if v is not None:
+            out.append({"kind": tag, "ok": v["ok"], "payload": v})
+    if ev.paired is not None:
+        out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
+    if ev.job is not None and ev.job.status != "ok":
+        out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
+                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr, "steps": ev.job.steps}})
+    return out
