@@ -91,9 +91,11 @@ def run(
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads for grouped-query attention (must divide --heads; 1 is MQA; default: --heads, MHA)."),
     seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start from the naive seed with NAME=VALUE changed (repeatable), e.g. --seed-knob compute=mma."),
     exclude_lever: list[str] = typer.Option([], "--exclude-lever", help="Never try this lever (repeatable); `fa5090-search levers` lists them."),
-    aa_repeats: int = typer.Option(3, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|."),
+    strategy: str = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
+    rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the random and TPE draws."),
+    aa_repeats: int = typer.Option(5, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|. Measured on the seed, and again on the best whenever its time per call has moved more than 2x since the last null."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement (each arm gets about half)."),
-    plateau: int = typer.Option(3, min=1, help="Stop after this many consecutive experiments without a keep."),
+    plateau: int = typer.Option(3, min=1, help="Stop after this many consecutive experiments without a keep, once no candidate left is predicted to reach t_keep (the agent prints what remained and why)."),
     profile: bool = typer.Option(True, "--profile/--no-profile", help="Diagnose with ncu (needs counter permission)."),
     jobs: Optional[int] = typer.Option(None, min=1, help="Parallel nvcc builds (default: ninja's choice)."),
     calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
@@ -114,6 +116,10 @@ def run(
     from agent.progress import Reporter
 
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
+    from agent.strategies import NAMES
+
+    if strategy not in NAMES:
+        _fail(f"unknown --strategy '{strategy}'; known: {', '.join(NAMES)}", 2)
     try:
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
@@ -135,7 +141,7 @@ def run(
         with Reporter(console, budget) as say:
             options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
                                     use_calibration=calibration, reanchor_every=reanchor_every, screen=screen,
-                                    evidence=evidence)
+                                    evidence=evidence, strategy=strategy, rng_seed=rng_seed)
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
                                 command=command, say=say)
     except KeyboardInterrupt:
@@ -150,9 +156,11 @@ def _known_or_raise(e: Exception) -> None:
     from agent.levers import UnknownLever
     from agent.loop import SearchError
     from experiments.build import BuildError
+    from agent.strategies.tpe import TpeMissing
     from experiments.device import NoGpu
 
-    if isinstance(e, (StoreError, KnobError, UnknownLever, SearchError, BuildError, NoGpu, ReplayMiss, FileNotFoundError)):
+    if isinstance(e, (StoreError, KnobError, UnknownLever, SearchError, BuildError, NoGpu, ReplayMiss, FileNotFoundError,
+                      TpeMissing)):
         _fail(str(e).strip().splitlines()[0] if not isinstance(e, SearchError) else str(e))
     raise e
 

@@ -79,7 +79,7 @@ def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str) -> tupl
     artifacts.mkdir(parents=True, exist_ok=True)
     path = artifacts / f"ncu_{tag}_{knobs.key()}.csv"
     path.write_text(rec.csv)
-    d = diagnose(metrics_from_row(rows[0], arch))
+    d = diagnose(metrics_from_row(rows[0], arch), tiles_per_warp=max(1, knobs.br // (16 * knobs.warps)))
     row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
            # integer columns; the unrounded achieved values stay in `metrics`
            "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),

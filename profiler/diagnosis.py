@@ -128,7 +128,9 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def diagnose(m: Metrics) -> Diagnosis:
+def diagnose(m: Metrics, tiles_per_warp: int = 1) -> Diagnosis:
+    """`tiles_per_warp`: m16 query-row tiles each warp carries (2 when BR = 32 x warps); each is an
+    independent QK -> softmax -> PV chain, so latency is hidden by warps x tiles, not warps alone."""
     shares = stall_shares(m.stalls)
     share = dict(shares)
     top = shares[0][0] if shares else None
@@ -158,10 +160,12 @@ def diagnose(m: Metrics) -> Diagnosis:
     elif tp is not None and tp >= TENSOR_BOUND_PCT:
         label = "tensor_bound"  # v4/v5: pipe in the 80s leads; more warps added contention, not supply
         text = f"tensor pipe at {tp:.1f}% of peak: the pipe leads and more warps add contention; {tops}."
-    elif occ is not None and occ / SMSPS_PER_SM < MIN_WARPS_PER_SMSP:
+    elif occ is not None and occ * tiles_per_warp / SMSPS_PER_SM < MIN_WARPS_PER_SMSP:
         label = "occupancy_limited"  # v0 at 8.3%; v3's 2->1 CTA/SM cliff cost more than it hid
-        text = (f"{occ:.1f} warps/SM ({occ / SMSPS_PER_SM:.1f} per scheduler, {ctas if ctas is not None else '?'} "
-                f"CTAs/SM limited by {limiter or 'unknown'}) leave too little in flight to hide latency; {tops}.")
+        tiles = f" x {tiles_per_warp} row tiles" if tiles_per_warp > 1 else ""
+        text = (f"{occ:.1f} warps/SM{tiles} ({occ * tiles_per_warp / SMSPS_PER_SM:.1f} chains per scheduler, "
+                f"{ctas if ctas is not None else '?'} CTAs/SM limited by {limiter or 'unknown'}) leave too little in "
+                f"flight to hide latency; {tops}.")
     elif top == "barrier" and share[top] >= BARRIER_SHARE_MIN:
         label = "barrier_bound"  # v7: independent __syncthreads domains paid, not warp count
         text = f"barrier is {_pct(share[top])} of stall weight, warps waiting at __syncthreads; {tops}."

@@ -40,9 +40,13 @@ class Proposal(BaseModel):
     predicted: tuple[float, float] | None  # the band written before measuring; None: no prediction
     rationale: str  # one line: why this move, in this rank
 
+    def point(self) -> float | None:
+        """The predicted margin: the band's geometric middle."""
+        return None if self.predicted is None else (self.predicted[0] * self.predicted[1]) ** 0.5
+
     def promising(self, t_keep: float) -> bool:
-        """Worth a measurement: no prediction (a sample), or a band that reaches t_keep."""
-        return self.predicted is None or self.predicted[1] >= t_keep
+        """Worth a measurement: no prediction (a sample), or a predicted margin that reaches t_keep."""
+        return self.predicted is None or self.point() >= t_keep
 
 
 class Trial(BaseModel):

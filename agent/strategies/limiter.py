@@ -5,13 +5,17 @@ built before anything is timed; the compiler's figures of each (registers, spill
 and the CTAs/SM, warps/SM and resident query rows/SM they predict on this device) are read against
 the current best's and the diagnosis. The rank is a tuple the output prints for each candidate:
 
-  1. a gain measured on this very kernel in an earlier run (--evidence) goes first;
+  1. a gain measured on this very kernel in an earlier run (--evidence) goes first, then every
+     candidate whose predicted margin (its band's geometric middle) reaches t_keep;
   2. relief: 2 if the figures show the candidate relieves the diagnosed bottleneck (more resident
      rows per SM under a latency-bound diagnosis, fewer spills), 1 if the lever declares that it
-     targets the diagnosis, 0 otherwise;
+     targets the diagnosis, 0.5 for more resident rows where latency is only part of the story
+     (global-load latency, which the copy hides first, or no counters), 0 otherwise;
   3. cost: 2 if it loses resident rows under a latency-bound diagnosis or spills more than
      SPILL_SMALL new bytes, 1 for a small new spill, 0 otherwise (higher ranks later);
-  4. the resident rows it gains, then the catalog's predicted band (the seed's 5090 leads).
+  4. the resident rows it gains, then the predicted band: the catalog's (the seed's 5090 leads),
+     widened to what the same lever did to another kernel earlier in this run, raised to the ratio
+     of resident rows (Little's law) when it adds rows, capped at 1.0 when its cost is class 2.
 
 Compound moves are the shelf made actionable: a lever whose cost is a resource (it was shelved
 after losing with more registers, a CTA fewer or spills, or the figures show that cost before it
@@ -101,7 +105,9 @@ class LimiterAgent:
         for lv in levers:
             lo, hi = lo * lv.predicted[0], hi * lv.predicted[1]
         label = state.diagnosis.label if state.diagnosis else None
-        targets = any(label in lv.targets for lv in levers) if label else False
+        # a compound move is its first lever plus what gives that lever's cost back: it targets
+        # what its first lever targets
+        targets = label in levers[0].targets if label else False
         relief, cost, why = (1 if targets else 0), 0, [f"targets {label}"] if targets else []
         rows_gain = 0
         if f is not None and b is not None:
@@ -110,7 +116,7 @@ class LimiterAgent:
             latency = label in LATENCY_BOUND
             # without counters (label None) more rows in flight is a lead, not a diagnosis
             if rows_gain > 0 and new_spill <= SPILL_SMALL and (latency or label in PARTLY_LATENCY_BOUND or label is None):
-                relief = max(relief, 2 if latency else 1)
+                relief = max(relief, 2 if latency else 0.5)
                 why.append(f"rows/SM {b.rows_per_sm} -> {f.rows_per_sm}")
                 hi = max(hi, f.rows_per_sm / b.rows_per_sm)  # Little's law: at most the work in flight
             if b.spill_bytes and f.spill_bytes < b.spill_bytes and rows_gain >= 0:
@@ -127,6 +133,12 @@ class LimiterAgent:
                 why.append(f"spills {f.spill_bytes} B (small)")
             if cost == 2:
                 hi = min(hi, 1.0)  # predicted not to pay: the figures show what it costs
+        earlier = [t for t in state.trials if t.move.name == move.name and t.margin is not None
+                   and t.outcome in ("KEPT", "SLOWER", "NULL")]
+        if earlier and len(levers) == 1:  # look back: what it did to another kernel of this run
+            m = earlier[-1].margin
+            lo, hi = min(lo, m * (1 - 2 * state.t_noise)), max(hi, m * (1 + 2 * state.t_noise))
+            why.append(f"measured {m:.3f} on {earlier[-1].base_key} earlier in this run")
         ev = state.evidence.get(move.name)
         if ev is not None:
             m = ev["margin"]
@@ -136,7 +148,8 @@ class LimiterAgent:
         if shelved is not None:
             why.append(f"shelved at {shelved['margin'] or 0:.3f}; conditions changed")
         figs = f"{b.registers}->{f.registers} regs, CTAs/SM {b.ctas_per_sm}->{f.ctas_per_sm}" if f and b else "no figures"
-        key = (max(ev["margin"], 1.0) if ev else 1.0, relief, -cost, rows_gain, (lo * hi) ** 0.5)
+        mid = (lo * hi) ** 0.5
+        key = (max(ev["margin"], 1.0) if ev else 1.0, mid >= state.t_keep, relief, -cost, rows_gain, mid, -len(levers))
         rationale = f"{move.name}: {figs}; " + ("; ".join(why) or "no relief of the diagnosis") + \
             f" [relief {relief}, cost {cost}]"
         return key, (lo, hi), rationale
@@ -145,8 +158,16 @@ class LimiterAgent:
         done = state.tried_at_best() | state.measured_keys()
         shelved = {r["lever"]: r for r in state.shelf}
         conds = state.conditions or {}
-        out = []
-        for move in self.moves(state):
+        out, single_cost = [], {}
+        for move in sorted(self.moves(state), key=lambda m: len(m.levers)):  # singles first: their cost
+            got = self.assess(state, move)
+            if got is None:
+                continue
+            key, band, why = got
+            if len(move.levers) == 1:
+                single_cost[move.name] = -key[3]
+            elif single_cost.get(move.levers[0], 0) <= -key[3]:
+                continue  # a compound earns its place only by giving back what its first lever costs
             if move.name in done or move.knobs.key() in done:
                 continue
             row = shelved.get(move.name)
@@ -154,10 +175,6 @@ class LimiterAgent:
                 if not _changed(row.get("conditions") or {}, conds):
                     continue  # lost under these very conditions: nothing new to learn
                 move = move.model_copy(update={"kind": "rescreen"})
-            got = self.assess(state, move)
-            if got is None:
-                continue
-            key, band, why = got
             out.append((key, Proposal(move=move, predicted=band, rationale=why)))
         out.sort(key=lambda kp: kp[0], reverse=True)
         return [p for _, p in out]
@@ -169,8 +186,8 @@ class LimiterAgent:
         self.told.append(trial)
 
     def remaining(self, state: State) -> list[tuple[str, str]]:
-        return [(p.move.name, f"predicted {p.predicted[0]:.3f}-{p.predicted[1]:.3f} < t_keep {state.t_keep:.4f}; "
-                 + p.rationale) for p in self.ranked(state) if not p.promising(state.t_keep)]
+        return [(p.move.name, f"predicted {p.point():.3f} (band {p.predicted[0]:.3f}-{p.predicted[1]:.3f}) < t_keep "
+                 f"{state.t_keep:.4f}; " + p.rationale) for p in self.ranked(state) if not p.promising(state.t_keep)]
 
 
 def _apply_all(base: Knobs, levers: list[Lever]) -> Knobs | None:

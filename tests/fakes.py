@@ -1,0 +1,149 @@
+"""A synthetic bench for the loop's logic: deterministic, no GPU, no nvcc.
+
+Nothing here is a measurement. Its registers follow the shape of the H200's ptxas figures (Q in
+registers costs ~32 at D=128, BC 128 adds ~70, a second m16 tile per warp ~70, padding saves ~12)
+and its speed model rewards resident rows per SM, so the strategies' code paths (compiler
+figures, compound moves, the plateau rule, re-measured nulls) can be exercised end to end; claims
+about the real search come from the H200 recordings under results/."""
+from __future__ import annotations
+
+import hashlib
+
+from agent.bench import ProfileRecord
+from experiments.build import BuildResult
+from experiments.device import DeviceInfo
+from experiments.lab import JobResult, decide
+from kernel_src.arch import TABLE, ctas_per_sm
+from kernel_src.knobs import Knobs
+from profiler.static import StaticFigures
+
+
+def registers(k: Knobs) -> tuple[int, int]:
+    if k.compute.value == "scalar":
+        return 128, 0
+    r = 140 + (32 if k.q_in.value == "regs" else 0) + {16: -12, 32: -8, 64: 0, 128: 70}[k.bc]
+    r += 70 if k.br == 32 * k.warps else 0
+    r += 10 if k.kv_stages > 1 else 0
+    r -= 12 if k.layout.value == "pad" else 0
+    spill = max(0, r - 255) * 4
+    r = min(r, 255)
+    if k.min_ctas:
+        cap = (65536 // (k.min_ctas * k.threads())) // 8 * 8
+        if r > cap:
+            spill, r = spill + (r - cap) * 4, cap
+    return r, spill
+
+
+def figures(k: Knobs, head_dim: int = 128, arch: str = "sm_90") -> StaticFigures:
+    lim = TABLE[arch]
+    r, spill = registers(k)
+    smem = k.smem_bytes(head_dim)
+    ctas, limiter = ctas_per_sm(lim, threads=k.threads(), smem=smem, regs=r)
+    refusal = None if smem <= lim.smem_per_block_optin else f"{smem} B > {lim.smem_per_block_optin} B"
+    return StaticFigures(registers=r, spill_bytes=spill, smem_per_cta=smem, ctas_per_sm=0 if refusal else ctas,
+                         warps_per_sm=0 if refusal else ctas * k.warps, rows_per_sm=0 if refusal else ctas * k.br,
+                         limiter=limiter, refusal=refusal)
+
+
+def tflops(k: Knobs) -> float:
+    f = figures(k)
+    if f.refusal:
+        return 0.0
+    t = 8.0
+    if k.compute.value == "mma":
+        t *= 3.5 * (1.4 if k.layout.value != "row_major" else 1.0)
+        t *= 4.0 if k.staging.value == "cp_async" else 1.0
+        t *= (f.rows_per_sm / 128) ** 0.5 * (0.97 if k.bc == 32 else 1.0)
+        t *= 0.9 if f.spill_bytes > 128 else 1.0
+        t *= 0.95 if k.persistent.value == "on" else 1.0
+        t *= 0.9 if k.split_kv > 1 else 1.0
+    t *= 1.1 if k.exp.value == "ex2" else 1.0
+    return t
+
+
+def _jitter(*parts) -> float:
+    h = int(hashlib.sha256(repr(parts).encode()).hexdigest()[:8], 16)
+    return 1 + ((h % 1000) / 1000 - 0.5) * 0.002  # +-0.1%, deterministic
+
+
+class SimBench:
+    def __init__(self, flops: float = 1.1e12, csvs: dict | None = None):
+        self.flops, self.csvs = flops, csvs or {}
+        self.calls: list[str] = []
+        self.budget_s, self.l2 = 1.0, "warm"
+
+    def _paired(self, a_ms: float, b_ms: float, tag: str) -> dict:
+        m = a_ms / b_ms * _jitter(tag, a_ms, b_ms)
+        return {"margin": m, "margin_ab": m * 1.0005, "margin_ba": m * 0.9995, "margin_lo": m * 0.99,
+                "margin_hi": m * 1.01, "ms_base": a_ms, "ms_cand": b_ms,
+                "tflops_base": self.flops / (a_ms * 1e-3) / 1e12, "tflops_cand": self.flops / (b_ms * 1e-3) / 1e12}
+
+    def ms(self, k: Knobs) -> float:
+        return self.flops / (tflops(k) * 1e12) * 1e3
+
+    def device(self):
+        return DeviceInfo(name="NVIDIA H200 (simulated)", arch="sm_90", sm_count=132, limits=TABLE["sm_90"],
+                          driver="sim", torch="sim", torch_cuda=None)
+
+    def setup(self, options):
+        return options
+
+    def calibration(self, found):
+        return found
+
+    def levers(self, names):
+        return names
+
+    def build(self, knobs):
+        return {k.key(): BuildResult(key=k.key(), ok=True, library=f"/sim/{k.key()}.so", log="", seconds=0.0,
+                                     cached=False) for k in knobs}
+
+    def prefetch(self, knobs):
+        pass
+
+    def static(self, knobs):
+        self.calls.append(f"static {len(knobs)}")
+        return {k.key(): figures(k) for k in knobs}
+
+    def check(self, knobs, shapes):
+        return JobResult(status="ok", steps=[{"tag": "check", "result": {"ok": True, "checks": []}}])
+
+    def attributes(self, knobs):
+        f = figures(knobs)
+        return {"registers": f.registers, "smem_per_cta": f.smem_per_cta, "ctas_per_sm": f.ctas_per_sm,
+                "threads": knobs.threads()}
+
+    def profile(self, knobs):
+        for stage, csv in self.csvs.items():
+            if stage(knobs):
+                return ProfileRecord(csv=csv)
+        return ProfileRecord(error="simulated: no profile")
+
+    def aa_null(self, knobs, repeats):
+        self.calls.append(f"aa {knobs.label()}")
+        ms = self.ms(knobs)
+        return [self._paired(ms, ms, ("aa", knobs.key(), i)) for i in range(repeats)]
+
+    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False):
+        self.calls.append(f"evaluate {cand.label()}")
+        if figures(cand).refusal:
+            from experiments.lab import Evaluation
+            from experiments.outcome import Outcome
+            return Evaluation(outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=figures(cand).refusal)
+        p = self._paired(self.ms(base), self.ms(cand), ("ev", base.key(), cand.key()))
+        ok = {"ok": True, "checks": []}
+        job = JobResult(status="ok", steps=[{"tag": "attributes", "result": self.attributes(cand)},
+                                            {"tag": "c1", "result": ok}, {"tag": "paired", "result": p},
+                                            {"tag": "c2", "result": ok}])
+        first = decide(job, self.build([cand])[cand.key()], t_keep=t_keep, t_noise=t_noise, simpler=simpler)
+        if first.outcome.value != "KEPT":
+            return first
+        confirm = JobResult(status="ok", steps=[{"tag": "paired", "result": self._paired(
+            self.ms(base), self.ms(cand), ("confirm", base.key(), cand.key()))}])
+        return decide(job, self.build([cand])[cand.key()], t_keep=t_keep, t_noise=t_noise, confirm_job=confirm,
+                      simpler=simpler)
+
+    def paired(self, base, cand):
+        a = self.ms(base["knobs"]) if "knobs" in base else self.flops / 340e12 * 1e3
+        b = self.ms(cand["knobs"]) if "knobs" in cand else self.flops / 340e12 * 1e3
+        return JobResult(status="ok", steps=[{"tag": "paired", "result": self._paired(a, b, ("paired", a, b))}])
