@@ -61,7 +61,7 @@ class SearchOptions(BaseModel):
 
 
 # what a recording made before a setting existed ran with (a replay answers with these)
-LEGACY = {"strategy": "ladder", "renoise": False}
+LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3}
 
 
 class SearchError(RuntimeError):
