@@ -240,6 +240,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     in_use = tuple(lv for lv in (catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
                    if lv.name not in o.exclude)
     links: list[float] = []  # the paired margins of the keeps since the seed
+    link_noise: list[float] = []  # the t_noise each of them was judged with
     best, label = seed, (diag.label if diag else None)
     conds = conditions(attrs, label)
     trials: list[Trial] = []
@@ -303,6 +304,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             say("kept", seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
                 why=why, rescreens=[r["lever"] for r in due])
             links.append(pr["margin"])
+            link_noise.append(noise.t_noise)
             # the null belongs to the kernel being compared: re-measured once the time per call has moved
             if o.renoise and noise.ms and pr.get("ms_cand") and \
                     max(noise.ms / pr["ms_cand"], pr["ms_cand"] / noise.ms) > o.renoise_factor:
@@ -311,7 +313,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
                 noises.append(noise)
                 _record_noise(db, run_id, noises, say, ceiling)
             if o.reanchor_every and len(links) % o.reanchor_every == 0:
-                _reanchor(bench, db, run_id, seed, best, links, noise.t_noise, say)
+                _reanchor(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise)
         else:
             close_trial(db, t, shelf_conditions=conds.model_dump(), rescreen_of=entry and entry["id"])
             since_keep += 1
@@ -323,7 +325,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         if left:
             say("remaining", items=left)
     if not o.screen:
-        _final(bench, db, run_id, seed, best, links, noise.t_noise, say)
+        _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise)
     return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
 
 
@@ -365,10 +367,11 @@ def run_summary(db, run_id: int) -> dict:
             "kept": sum(e["outcome"] == "KEPT" for e in rows)}
 
 
-def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say) -> None:
+def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say,
+              link_noise: list[float] | None = None) -> None:
     job = bench.paired({"knobs": seed}, {"knobs": best})
     p, meas = _paired_measure(job, "anchor")
-    ra = reanchor(links, p["margin"], p["margin_ab"], p["margin_ba"], t_noise) if p and links else None
+    ra = reanchor(links, p["margin"], p["margin_ab"], p["margin_ba"], t_noise, link_noise) if p and links else None
     if ra:
         meas.append({"kind": "anchor", "ok": ra.verdict == "consistent", "value": ra.gap, "payload": ra.model_dump()})
     q.record_experiment(db, run_id, kind="reanchor", lever=None, base_key=seed.key(), base_knobs=seed, knob_key=best.key(),
@@ -379,10 +382,11 @@ def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t
     say("anchor", result=p, reanchor=ra)
 
 
-def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say) -> None:
+def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say,
+           link_noise: list[float] | None = None) -> None:
     """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol."""
     say("phase", text="final: best against the seed, and SDPA against the best")
-    _reanchor(bench, db, run_id, seed, best, links, t_noise, say)
+    _reanchor(bench, db, run_id, seed, best, links, t_noise, say, link_noise)
     job = bench.paired({"knobs": best}, {"sdpa": "flash"})
     p, meas = _paired_measure(job, "comparator")
     q.record_experiment(db, run_id, kind="comparator", lever="sdpa_flash", base_key=best.key(), base_knobs=best,

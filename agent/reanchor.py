@@ -21,11 +21,15 @@ class Reanchor(BaseModel):
     text: str
 
 
-def reanchor(margins: list[float], measured: float, ab: float, ba: float, t_noise: float) -> Reanchor:
+def reanchor(margins: list[float], measured: float, ab: float, ba: float, t_noise: float,
+             link_noise: list[float] | None = None) -> Reanchor:
+    """`link_noise`: the t_noise in force when each keep was measured (a run re-measures its A/A null
+    as its kernel gets faster); the k + 1 independent errors then add in quadrature, which is
+    sqrt(k + 1) * t_noise when the null never moved."""
     k = len(margins)
     product = math.prod(margins)
     gap = measured / product - 1
-    tol = math.sqrt(k + 1) * t_noise
+    tol = math.sqrt(sum(n * n for n in link_noise) + t_noise * t_noise) if link_noise else math.sqrt(k + 1) * t_noise
     split = abs(ab / ba - 1)
     base = f"product of {k} paired keeps {product:.5f}, anchor {measured:.5f}, gap {gap:+.3%} against {tol:.3%}"
     if abs(gap) <= tol:
