@@ -302,7 +302,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             due = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
             say("kept", seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
-                why=why, rescreens=[r["lever"] for r in due])
+                why=why, rescreens=[r["lever"] for r in due] if strategy.name in ("agent", "ladder") else [])
             links.append(pr["margin"])
             link_noise.append(noise.t_noise)
             # the null belongs to the kernel being compared: re-measured once the time per call has moved
@@ -315,7 +315,9 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             if o.reanchor_every and len(links) % o.reanchor_every == 0:
                 _reanchor(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise)
         else:
-            close_trial(db, t, shelf_conditions=conds.model_dump(), rescreen_of=entry and entry["id"])
+            # a sampled configuration is no lever to re-screen: only moves of levers go to the shelf
+            close_trial(db, t, shelf_conditions=conds.model_dump() if p.move.levers else None,
+                        rescreen_of=entry and entry["id"])
             since_keep += 1
             say("rejected", seq=done, lever=p.move.name, outcome=t.outcome, detail=t.fields["detail"],
                 margin=pr and pr["margin"])
