@@ -241,3 +241,15 @@ def test_proposal_point_and_promise():
     assert abs(p.point() - (0.98 * 1.03) ** 0.5) < 1e-12 and p.promising(1.002) and not p.promising(1.01)
     assert Proposal(move=Move(knobs=SEED, kind="sample"), predicted=None, rationale="").promising(1.5)
     assert figures(SEED).ctas_per_sm >= 1
+
+
+def test_sweep_ranks_n_draws_against_sdpa_on_the_synthetic_bench():
+    from agent.sweep import draw, sweep
+
+    shape = Shape(B=2, H=16, N=8192, D=128)
+    configs = draw(12, 3, shape, TABLE["sm_90"], SEED)
+    assert len({k.key() for k in configs}) == 12
+    rows = sweep(SimBench(), shape, configs)
+    timed = [r for r in rows if r["status"] == "timed"]
+    assert timed and [r["vs_sdpa"] for r in timed] == sorted((r["vs_sdpa"] for r in timed), reverse=True)
+    assert all(r["static"] is not None for r in rows)
