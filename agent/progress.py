@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -64,11 +65,11 @@ class Reporter:
                 for i, prop in enumerate(d["proposals"]):
                     band = prop.predicted
                     b = f"{band[0]:.2f}-{band[1]:.2f}" if band else "-"
-                    self._line(f"  {'->' if i == 0 else '  '} {b:>9}  {prop.rationale}")
+                    self._line(f"  {'->' if i == 0 else '  '} {b:>9}  {escape(prop.rationale)}")
         elif event == "remaining":
             self._line("not worth a measurement:")
             for name, why in d["items"]:
-                self._line(f"  {name}: {why}")
+                self._line(f"  {name}: {escape(why)}")
         elif event == "kept":
             self._line(f"  [green]KEPT[/] margin {d['margin']:.4f}, {d['tflops']:.1f} TFLOP/s")
             if d.get("diagnosis") is not None:
@@ -108,13 +109,24 @@ def render_experiment(console: Console, e: dict) -> None:
         f"[bold]experiment {e['id']}[/] (run {e['run_id']}, #{e['seq'] or '-'}, {e['kind']}) lever [bold]{e['lever'] or '-'}[/]",
         f"knobs: {json.dumps(knobs)}",
         f"changed: {json.dumps(changed) if changed else '-'}",
-        f"hypothesis: {e['hypothesis'] or '-'}",
+        f"hypothesis: {escape(e['hypothesis'] or '-')}",
         f"predicted margin: {e['predicted_lo']}-{e['predicted_hi']}" if e["predicted_lo"] else "predicted margin: -",
         f"outcome: [bold]{e['outcome'] or '-'}[/]  {e['detail'] or ''}",
     ]
+    if e.get("rationale"):
+        lines.append(f"why this move: {escape(e['rationale'])}")
+    st = e.get("static") or {}
+    for who in ("best", "candidate"):
+        f = st.get(who)
+        if f:
+            lines.append(f"compiler figures, {who}: {f['registers']} registers, {f['spill_bytes']} B spilled, "
+                         f"{f['smem_per_cta']} B smem/CTA, {f['ctas_per_sm']} CTAs/SM ({f['warps_per_sm']} warps, "
+                         f"{f['rows_per_sm']} rows) limited by {f['limiter']}")
     if e["margin"] is not None:
-        lines.append(f"margin {e['margin']:.5f} (p10 {e['margin_lo'] or 0:.5f}, p90 {e['margin_hi'] or 0:.5f}; "
-                     f"AB {e['margin_ab'] or 0:.5f}, BA {e['margin_ba'] or 0:.5f})")
+        def v(x):
+            return "-" if x is None else f"{x:.5f}"
+        lines.append(f"margin {e['margin']:.5f} (p10 {v(e['margin_lo'])}, p90 {v(e['margin_hi'])}; "
+                     f"AB {v(e['margin_ab'])}, BA {v(e['margin_ba'])})")
     if e["tflops_cand"]:
         lines.append(f"TFLOP/s: base {e['tflops_base']:.1f}, candidate {e['tflops_cand']:.1f}")
     for m in e.get("measurements", []):
