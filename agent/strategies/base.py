@@ -105,6 +105,26 @@ class Strategy(Protocol):
         """(move, why it was not worth a measurement) for what is left when the run stops."""
 
 
+class Sampler:
+    """A strategy that proposes whole configurations and predicts nothing (random search, TPE):
+    subclasses draw in `_draw(state)` and name their draws in `word`."""
+    word = "draw"
+
+    def _draw(self, state: State) -> Move | None:
+        raise NotImplementedError
+
+    def moves(self, state: State) -> list[Move]:
+        m = self._draw(state)
+        return [m] if m else []
+
+    def ask(self, state: State, n: int = 1) -> list[Proposal]:
+        m = self._draw(state)
+        return [Proposal(move=m, predicted=None, rationale=f"{self.word}: {m.knobs.label()}")] if m else []
+
+    def remaining(self, state: State) -> list[tuple[str, str]]:
+        return []  # a draw is never judged before it is measured
+
+
 # ---- the space every strategy draws from ------------------------------------------------------
 def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, list]:
     """The knob values the catalog's levers can reach from the seed, per knob; BR and warps move

@@ -28,7 +28,6 @@ from __future__ import annotations
 from itertools import combinations
 
 from kernel_src.knobs import KnobError, Knobs
-from profiler.static import StaticFigures
 
 from ..levers import Lever
 from .base import Move, Proposal, State, Trial

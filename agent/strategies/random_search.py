@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import random
 
-from .base import Move, Proposal, State, Trial, sample_valid, space
+from .base import Move, Sampler, State, Trial, sample_valid, space
 
 
-class RandomSearch:
+class RandomSearch(Sampler):
     name = "random"
+    word = "uniform draw"
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
@@ -29,17 +30,6 @@ class RandomSearch:
                 self.drawn.add(k.key())
         return self._next
 
-    def moves(self, state: State) -> list[Move]:
-        m = self._draw(state)
-        return [m] if m else []
-
-    def ask(self, state: State, n: int = 1) -> list[Proposal]:
-        m = self._draw(state)
-        return [Proposal(move=m, predicted=None, rationale=f"uniform draw: {m.knobs.label()}")] if m else []
-
     def tell(self, trial: Trial) -> None:
         self._next = None
-
-    def remaining(self, state: State) -> list[tuple[str, str]]:
-        return []
 

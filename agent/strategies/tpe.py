@@ -5,15 +5,16 @@ configuration the keep gate refuses (wrong, crashed, refused) is told as failed,
 to avoid it. Invalid combinations are told as failed before anything is built and do not count."""
 from __future__ import annotations
 
-from .base import Move, Proposal, State, Trial, knobs_of, launchable, space
+from .base import Move, Sampler, State, Trial, knobs_of, launchable, space
 
 
 class TpeMissing(RuntimeError):
     pass
 
 
-class TpeSearch:
+class TpeSearch(Sampler):
     name = "tpe"
+    word = "TPE draw"
 
     def __init__(self, seed: int = 0) -> None:
         try:
@@ -49,14 +50,6 @@ class TpeSearch:
         self._next = None
         return None
 
-    def moves(self, state: State) -> list[Move]:
-        m = self._draw(state)
-        return [m] if m else []
-
-    def ask(self, state: State, n: int = 1) -> list[Proposal]:
-        m = self._draw(state)
-        return [Proposal(move=m, predicted=None, rationale=f"TPE draw: {m.knobs.label()}")] if m else []
-
     def tell(self, trial: Trial) -> None:
         t = self._pending.pop(trial.move.knobs.key(), None)
         self._next = None
@@ -66,6 +59,3 @@ class TpeSearch:
             self.study.tell(t, trial.tflops)
         else:
             self.study.tell(t, state=self.optuna.trial.TrialState.FAIL)
-
-    def remaining(self, state: State) -> list[tuple[str, str]]:
-        return []
