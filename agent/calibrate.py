@@ -62,6 +62,11 @@ def calibrate(bench, db, *, shape, knobs: Knobs, repeats: int, keep_trials: int,
                        "ba": p.get("margin_ba"), "confirm": (ev.confirm or {}).get("margin"), "detail": ev.detail})
         say("line", text=f"  A/A decision {i + 1}: {ev.outcome.value} ({ev.detail})")
     false_keeps = sum(t["outcome"] == Outcome.KEPT.value for t in trials)
+    # the other error a gate makes on A/A: a SLOWER sends an equal kernel to the shelf
+    false_slower = sum(t["outcome"] == Outcome.SLOWER.value for t in trials)
+    if keep_trials:
+        say("line", text=f"A/A decisions on {knobs.label()}: {false_keeps} false KEPT and {false_slower} false SLOWER "
+                         f"in {keep_trials} (t_keep {1 + tn:.5f})")
     q.update_calibration(db, cal_id, false_keeps=false_keeps, keep_trials=keep_trials, trials=trials)
     cal = q.get_calibration(db, cal_id)
     artifacts.mkdir(parents=True, exist_ok=True)
