@@ -13,9 +13,15 @@ SCHEMA_VERSION = _KNOWN[-1]
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def open_db(path: str | Path, *, create: bool = True) -> sqlite_utils.Database:
-    """Open (or create) the search database at `path`, with WAL, foreign keys and all migrations."""
+def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -> sqlite_utils.Database:
+    """Open (or create) the search database at `path`, with WAL, foreign keys and all migrations.
+
+    `read_only`: for the commands that only read (history, show, shelf, export, report, compare):
+    the file is opened read-only and never migrated, so it stays byte-identical; an older schema is
+    read as it is (columns added since read as missing)."""
     path = Path(path)
+    if read_only:
+        return _open_read_only(path)
     if not path.exists():
         if not create:
             raise MissingDatabase(f"There is no database at {path}; run a search first or pass the right --db.")
@@ -37,6 +43,35 @@ def open_db(path: str | Path, *, create: bool = True) -> sqlite_utils.Database:
         db.close()
         raise
     return db
+
+
+def _open_read_only(path: Path) -> sqlite_utils.Database:
+    if not path.exists():
+        raise MissingDatabase(f"There is no database at {path}; run a search first or pass the right --db.")
+    if not path.is_file() or _header(path) not in (_SQLITE_HEADER,):
+        raise ForeignDatabase(f"{path} is not a SQLite database of fa5090-search; use another --db.")
+    # A -wal beside it means a writer may be live (a run in progress): read through WAL, which
+    # needs the -shm. Otherwise the file is at rest: immutable, so not even -wal/-shm appear.
+    live = path.with_name(path.name + "-wal").exists()
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro" + ("" if live else "&immutable=1"), uri=True)
+    db = sqlite_utils.Database(conn)
+    try:
+        _refuse_foreign(db, path)
+        if not [m.name for m in migrations.applied(db)]:
+            raise ForeignDatabase(f"{path} holds no fa5090-search schema; use another --db.")
+    except sqlite3.DatabaseError as e:
+        db.close()
+        raise ForeignDatabase(f"{path} cannot be read as a SQLite database ({e}); use another --db.") from e
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def pending(db: sqlite_utils.Database) -> list[str]:
+    """Migrations this database has not had (a read-only open reads it as it is)."""
+    applied = {m.name for m in migrations.applied(db)}
+    return [n for n in _KNOWN if n not in applied]
 
 
 def _header(path: Path) -> bytes:
