@@ -6,12 +6,16 @@ they do to resources, and `fa5090-search static` prints them for any arch withou
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from pydantic import BaseModel, ConfigDict
 
-from kernel_src.arch import ArchLimits, ctas_per_sm, launch_refusal
+from kernel_src.arch import TABLE, ArchLimits, ctas_per_sm, launch_refusal
 from kernel_src.knobs import Knobs
 
 from .ptxas import find_entry, parse_ptxas
+from .sass import CuobjdumpMissing, census, dump_sass
 
 
 class StaticFigures(BaseModel):
@@ -56,3 +60,45 @@ def figures(log: str, knobs: Knobs, limits: ArchLimits, head_dim: int, causal: b
     return StaticFigures(registers=regs, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
                          ctas_per_sm=0 if refusal else ctas, warps_per_sm=0 if refusal else ctas * knobs.warps,
                          rows_per_sm=0 if refusal else ctas * knobs.br, limiter=limiter, refusal=refusal)
+
+
+class Built(Protocol):
+    """What `static_report` reads of one build (experiments.build.BuildResult has these): the
+    profiler reads build logs and libraries, it does not build."""
+    ok: bool
+    log: str
+    library: str | None
+
+
+def static_report(knobs_list: Sequence[Knobs], builds: Sequence[Built], arch: str,
+                  head_dim: int) -> tuple[list[dict], str | None]:
+    """One row per candidate compiled for `arch` (builds[i] is knobs_list[i]'s, one dtype, head_dim,
+    non-causal): registers, spills, smem/CTA, CTAs/SM and warps/SM with the limiting resource,
+    the launch refusal if any, and the attention kernel's SASS census by instruction family. Also
+    returns why there is no census (cuobjdump missing), else None; those rows' census is None.
+
+    `fa5090-search static` prints these rows (and --json them as they are). Unlike `figures`, the
+    refusal here looks at shared memory and threads only, and CTAs/SM is the calculator's figure
+    even for a candidate that cannot launch."""
+    lim = TABLE[arch]
+    rows, warned = [], None
+    for knobs, r in zip(knobs_list, builds, strict=True):
+        row = {"knobs": knobs.model_dump(mode="json"), "label": knobs.label(), "arch": arch, "built": r.ok}
+        if not r.ok:
+            row["error"] = r.log.strip().splitlines()[-1][:200] if r.log.strip() else "nvcc failed"
+            rows.append(row)
+            continue
+        # the attention kernel itself; split-KV libraries also hold the combine kernel
+        rec = find_entry(parse_ptxas(r.log), "fa_fwd_kernel")
+        smem = knobs.smem_bytes(head_dim)
+        ctas, limiter = ctas_per_sm(lim, threads=knobs.threads(), smem=smem, regs=rec.registers)
+        row.update(registers=rec.registers, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
+                   ctas_per_sm=ctas, warps_per_sm=ctas * knobs.warps, limiter=limiter,
+                   refusal=launch_refusal(lim, smem=smem, threads=knobs.threads()))
+        try:
+            counts = {f: c for f, c in census(dump_sass(r.library)).items() if "fa_fwd_kernel" in f}
+            row["census"] = dict(next(iter(counts.values())).most_common()) if counts else {}
+        except CuobjdumpMissing as e:
+            warned, row["census"] = str(e), None
+        rows.append(row)
+    return rows, warned

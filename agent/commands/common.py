@@ -1,0 +1,120 @@
+"""What every command shares: the typer app, the consoles, the shared options, and the few helpers
+that turn the rooms' failures into one sentence and an exit code."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kernel_src.knobs import KnobError
+from store import queries as q
+from store.db import open_db
+from store.errors import StoreError
+
+app = typer.Typer(
+    help="Search a CUDA FlashAttention forward kernel's knobs the way a kernel engineer would: build each "
+    "candidate, check it against two references, time it paired against the current best, read ncu's "
+    "counters into a diagnosis, keep or shelve, stop at a plateau. Start with `fa5090-search doctor`.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+
+DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB", help="SQLite file holding runs, experiments and the shelf.")
+JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
+RUN_OPT = typer.Option(None, "--run", help="Run id (default: the latest run).")
+
+
+def _fail(msg: str, code: int = 1) -> None:
+    err.print(f"[bold red]error:[/] {msg}")
+    raise typer.Exit(code)
+
+
+def _open(db_path: Path, create: bool):
+    try:
+        return open_db(db_path, create=create)
+    except StoreError as e:
+        _fail(str(e))
+
+
+def _artifacts_for(db_path: Path) -> Path:
+    return db_path.parent / (db_path.stem + "_artifacts")
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("FA5090_CACHE", Path.home() / ".cache" / "fa5090-search"))
+
+
+def _command_line() -> str:
+    """The command as typed, recorded with each run and calibration."""
+    return "fa5090-search " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _check_l2(l2: str) -> None:
+    if l2 not in ("warm", "cold"):
+        _fail(f"--l2 must be warm or cold, not '{l2}'", 2)
+
+
+def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):
+    from pydantic import ValidationError
+
+    from experiments.problem import Shape
+
+    try:
+        return Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal, Hkv=kv_heads)
+    except ValidationError as e:
+        msgs = [(".".join(map(str, x["loc"])) + ": " if x["loc"] else "") + x["msg"].removeprefix("Value error, ")
+                for x in e.errors()]
+        _fail("bad problem shape: " + "; ".join(msgs))
+
+
+def _known_or_raise(e: Exception) -> None:
+    from agent.bench import ReplayMiss
+    from agent.levers import UnknownLever
+    from agent.loop import SearchError
+    from agent.strategies.tpe import TpeMissing
+    from experiments.build import BuildError
+    from experiments.device import NoGpu
+
+    if isinstance(e, (StoreError, KnobError, UnknownLever, SearchError, BuildError, NoGpu, ReplayMiss, FileNotFoundError,
+                      TpeMissing)):
+        _fail(str(e).strip().splitlines()[0] if not isinstance(e, SearchError) else str(e))
+    raise e
+
+
+def _fmt(x, spec=".4f"):
+    return "" if x is None else format(x, spec)
+
+
+def _print_history(rows: list[dict], run: dict | None) -> None:
+    title = "experiments"
+    if run:
+        title = (f"run {run['id']} on {run['gpu_name']} ({run['arch']}), {run['problem_key']}, "
+                 f"t_keep {_fmt(run['t_keep'], '.5f')}, {run['status']}: {run['stop_reason'] or ''}")
+    t = Table(title=title)
+    for c in ("id", "#", "kind", "lever", "outcome", "margin", "AB/BA", "predicted", "TFLOP/s", "detail"):
+        t.add_column(c, overflow="fold")
+    for e in rows:
+        colour = {"KEPT": "green", "SLOWER": "red", "WRONG": "red", "NULL": "yellow"}.get(e["outcome"] or "", "white")
+        tf = f"{_fmt(e['tflops_base'], '.1f')} -> {_fmt(e['tflops_cand'], '.1f')}" if e["tflops_cand"] else ""
+        pred = f"{e['predicted_lo']:.2f}-{e['predicted_hi']:.2f}" if e["predicted_lo"] else ""
+        ab = f"{_fmt(e['margin_ab'])}/{_fmt(e['margin_ba'])}" if e["margin_ab"] else ""
+        t.add_row(str(e["id"]), str(e["seq"] or ""), e["kind"], e["lever"] or "", f"[{colour}]{e['outcome'] or ''}[/]",
+                  _fmt(e["margin"]), ab, pred, tf, e["detail"] or "")
+    console.print(t)
+
+
+def _run_id(db, run_id: Optional[int]) -> int | None:
+    if run_id is not None:
+        q.get_run(db, run_id)
+        return run_id
+    latest = q.latest_run(db)
+    return latest["id"] if latest else None

@@ -1,0 +1,242 @@
+"""The commands that measure: run (the search), rescreen, calibrate (the instrument against itself)
+and baseline (the comparators, paired)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from kernel_src.knobs import KnobError, Knobs
+from store import queries as q
+
+from .common import (
+    DB_OPT,
+    RUN_OPT,
+    _artifacts_for,
+    _cache_dir,
+    _check_l2,
+    _command_line,
+    _fail,
+    _known_or_raise,
+    _open,
+    _print_history,
+    _run_id,
+    _shape_opts,
+    app,
+    console,
+)
+
+
+@app.command()
+def run(
+    budget: int = typer.Option(20, min=1, help="Experiments to spend (levers and re-screens; the seed check, A/A null and final comparisons are not counted)."),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
+    heads: int = typer.Option(16, "--heads", min=1, help="H"),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N (any; tails are masked)"),
+    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
+    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
+    causal: bool = typer.Option(False, "--causal/--no-causal"),
+    kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads for grouped-query attention (must divide --heads; 1 is MQA; default: --heads, MHA)."),
+    seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start from the naive seed with NAME=VALUE changed (repeatable), e.g. --seed-knob compute=mma."),
+    exclude_lever: list[str] = typer.Option([], "--exclude-lever", help="Never try this lever (repeatable); `fa5090-search levers` lists them."),
+    strategy: str = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
+    rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the random and TPE draws."),
+    aa_repeats: int = typer.Option(5, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|. Measured on the seed, and again on the best whenever its time per call has moved more than 2x since the last null."),
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement (each arm gets about half)."),
+    plateau: int = typer.Option(3, min=1, help="Stop after this many consecutive experiments without a keep, once no candidate left is predicted to reach t_keep (the agent prints what remained and why)."),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help="Diagnose with ncu (needs counter permission)."),
+    jobs: Optional[int] = typer.Option(None, min=1, help="Parallel nvcc builds (default: ninja's choice)."),
+    calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
+    reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
+    l2: str = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
+    screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
+    evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
+    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
+    db_path: Path = DB_OPT,
+):
+    """Search from the naive seed kernel: seed check, A/A null, then lever experiments until the
+    budget or the plateau, then the final kernel against the seed and against SDPA.
+
+    Every experiment is one transaction in --db; its predicted margin band is written before it is
+    measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/."""
+    from agent.bench import GpuBench, Recorder, Replay
+    from agent.loop import SearchOptions, run_search
+    from agent.progress import Reporter
+
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
+    from agent.strategies import NAMES
+
+    if strategy not in NAMES:
+        _fail(f"unknown --strategy '{strategy}'; known: {', '.join(NAMES)}", 2)
+    try:
+        seed = Knobs.parse_assignments(seed_knob)
+    except KnobError as e:
+        _fail(str(e))
+    _check_l2(l2)
+    db = _open(db_path, create=True)
+    artifacts = _artifacts_for(db_path)
+    next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
+    if replay is not None:
+        if not replay.exists():
+            _fail(f"no recording at {replay}")
+        bench = Replay(replay)
+    else:
+        bench = Recorder(GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2),
+                         artifacts / f"run-{next_id}" / "recording.jsonl")
+    command = _command_line()
+    try:
+        with Reporter(console, budget) as say:
+            options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
+                                    use_calibration=calibration, reanchor_every=reanchor_every, screen=screen,
+                                    evidence=evidence, strategy=strategy, rng_seed=rng_seed)
+            run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
+                                command=command, say=say)
+    except KeyboardInterrupt:
+        _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
+    except Exception as e:  # noqa: BLE001 - turned into one sentence below
+        _known_or_raise(e)
+    _print_history(q.history(db, run_id), q.get_run(db, run_id))
+
+
+
+@app.command()
+def rescreen(
+    run_id: Optional[int] = RUN_OPT,
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
+    profile: bool = typer.Option(True, "--profile/--no-profile"),
+    db_path: Path = DB_OPT,
+):
+    """Re-try shelved levers whose recorded conditions differ from the current best's (needs the GPU
+    the run was recorded on). `run` does this by itself after every keep that changes them."""
+    from agent.bench import GpuBench
+    from agent.loop import rescreen as do_rescreen
+    from agent.progress import Reporter
+    from experiments.problem import Shape
+
+    db = _open(db_path, create=False)
+    try:
+        rid = _run_id(db, run_id)
+        if rid is None:
+            _fail("the database has no run to re-screen; start one with `fa5090-search run`")
+        shape = Shape(**q.get_run(db, rid)["problem"])
+        bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile)
+        with Reporter(console, 0) as say:
+            n = do_rescreen(bench, db, rid, artifacts=_artifacts_for(db_path), say=say)
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    console.print(f"re-screened {n} shelved lever(s)" if n else "nothing to re-screen: every shelved lever's conditions still hold")
+
+
+
+@app.command()
+def calibrate(
+    batch: int = typer.Option(2, "--batch", "-b", min=1), heads: int = typer.Option(16, "--heads", min=1),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1), head_dim: int = typer.Option(128, "--head-dim", "-d"),
+    dtype: str = typer.Option("float16"), causal: bool = typer.Option(False, "--causal/--no-causal"),
+    knob: list[str] = typer.Option([], "--knob", help="Calibrate on the seed with NAME=VALUE changed (default: the latest run's best, else the seed)."),
+    repeats: int = typer.Option(10, min=2, help="A/A experiments, each in a fresh process."),
+    keep_trials: int = typer.Option(0, min=0, help="Also run this many full A/A keep decisions and count the false keeps."),
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement, as the runs will use."),
+    l2: str = typer.Option("warm", help="warm or cold, as the runs will use."),
+    clocks_locked: bool = typer.Option(False, "--clocks-locked", help="Say the clocks were locked outside this tool (it never sets them); still checked against the clocks read under load."),
+    db_path: Path = DB_OPT,
+):
+    """The instrument against itself, before any result: environment and clocks (read, never set),
+    the dtype's ceilings (torch GEMM, mma.sync register loop), the A/A null (t_noise = p95 |margin-1|,
+    t_keep = 1 + t_noise) and optionally N A/A keep decisions. Every later run on this GPU and
+    problem reads t_keep and the ceiling from the newest calibration."""
+    from agent.bench import GpuBench
+    from agent.calibrate import calibrate as do_calibrate
+    from agent.loop import best_of_run
+    from agent.progress import Reporter
+
+    _check_l2(l2)
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal)
+    db = _open(db_path, create=True)
+    try:
+        if knob:
+            knobs = Knobs.parse_assignments(knob)
+        else:
+            runs = [r for r in q.runs(db) if r["problem_key"] == shape.key()]
+            knobs = best_of_run(db, runs[-1]["id"]) if runs else Knobs()
+        bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, l2=l2)
+        command = _command_line()
+        with Reporter(console, keep_trials) as say:
+            cal = do_calibrate(bench, db, shape=shape, knobs=knobs, repeats=repeats, keep_trials=keep_trials,
+                               clocks_locked=clocks_locked, artifacts=_artifacts_for(db_path), command=command, say=say)
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    c = cal["ceilings"]
+    t = Table(title=f"calibration {cal['id']} on {cal['gpu_name']}, {cal['problem_key']}" + (" (provisional: clocks not locked)" if cal["provisional"] else ""))
+    for col in ("quantity", "value"):
+        t.add_column(col)
+    t.add_row("knobs", Knobs.parse(cal["knobs"]).label())
+    t.add_row("A/A margins", ", ".join(f"{m:.5f}" for m in cal["aa_margins"]))
+    t.add_row("t_noise / t_keep", f"{cal['t_noise']:.4%} / {cal['t_keep']:.5f}")
+    t.add_row(f"ceiling: torch GEMM {c['dtype']}", f"{c['gemm_tflops']:.1f} TFLOP/s")
+    t.add_row(f"ceiling: mma.sync {c['dtype']}", f"{c['mma_sync_tflops']:.1f} TFLOP/s")
+    t.add_row("SM clock idle / under GEMM", f"{cal['environment']['clocks_idle'].get('clocks.sm')} / {(c.get('clocks_under_gemm') or {}).get('clocks.sm')} MHz")
+    if cal["keep_trials"]:
+        t.add_row("A/A keep decisions", f"{cal['false_keeps']} false keeps in {cal['keep_trials']}")
+    console.print(t)
+
+
+@app.command()
+def baseline(
+    run_id: Optional[int] = typer.Option(None, "--run", help="Run whose best kernel to compare (default: the latest)."),
+    seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
+    backend: list[str] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends (flash, cudnn, efficient, math) and flash_attn."),
+    time_budget: float = typer.Option(2.0, min=0.2),
+    db_path: Path = DB_OPT,
+):
+    """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
+    same paired protocol, per shape: margins measured here, not quoted numbers."""
+    from agent.bench import GpuBench
+    from agent.loop import best_of_run
+    from experiments.problem import Shape
+
+    known = ("flash", "cudnn", "efficient", "math", "flash_attn")
+    for b in backend:
+        if b not in known:
+            _fail(f"unknown backend '{b}'; known: {', '.join(known)}", 2)
+    db = _open(db_path, create=False)
+    rows = []
+    try:
+        rid = _run_id(db, run_id)
+        if rid is None:
+            _fail("the database has no run; start one with `fa5090-search run`")
+        run = q.get_run(db, rid)
+        best = best_of_run(db, rid)
+        for n in seqlen or [run["problem"]["N"]]:
+            shape = Shape(**{**run["problem"], "N": n})
+            bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
+            q.check_same_setup(db, bench.device().name, run["problem_key"])
+            for b in backend:
+                job = bench.paired({"knobs": best}, {"sdpa": b})
+                p = job.value("paired")
+                err_step = next((s for s in job.steps if "error" in s), None)
+                q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
+                                    base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
+                                    margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
+                                    tflops_cand=p and p["tflops_cand"],
+                                    detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
+                                    if p else f"{b} unavailable: {(err_step or {}).get('error', job.stderr[-200:])[:200]}",
+                                    measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
+                                                   "payload": p or {"steps": job.steps, "stderr": job.stderr}}])
+                rows.append((shape.key(), b, p))
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    t = Table(title=f"baseline: run {rid}'s best {best.label()} against the comparators, paired")
+    for c in ("shape", "comparator", "ours TFLOP/s", "theirs TFLOP/s", "margin (theirs/ours)", "AB/BA"):
+        t.add_column(c)
+    for shape_key, b, p in rows:
+        if p:
+            t.add_row(shape_key, b, f"{p['tflops_base']:.1f}", f"{p['tflops_cand']:.1f}", f"{p['margin']:.3f}",
+                      f"{p['margin_ab']:.3f}/{p['margin_ba']:.3f}")
+        else:
+            t.add_row(shape_key, b, "", "", "unavailable", "")
+    console.print(t)
+

@@ -1,0 +1,229 @@
+"""The commands around the search: doctor (the environment), derive-tolerance (the correctness rule
+held to data), static (what the compiler made, for any arch) and export (one self-contained .cu)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from kernel_src.knobs import KnobError, Knobs
+from store import queries as q
+from store.errors import StoreError
+
+from .common import (
+    DB_OPT,
+    JSON_OPT,
+    _cache_dir,
+    _fail,
+    _fmt,
+    _known_or_raise,
+    _open,
+    app,
+    console,
+    err,
+)
+
+
+@app.command()
+def doctor(
+    arch: Optional[str] = typer.Option(None, help="Arch to test-compile for when no GPU is present, e.g. sm_90."),
+):
+    """What is there, what is missing, and how to fix it: GPU, nvcc, ninja, ncu and counter permission.
+
+    Compiles the seed kernel for the device's arch; with a GPU it also profiles one launch with ncu,
+    which is the only honest test of counter permission. Exits non-zero when `run` cannot work."""
+    from agent.doctor import diagnose_environment
+
+    rows, fatal = diagnose_environment(_cache_dir(), arch)
+    t = Table(title="fa5090-search doctor")
+    for c in ("check", "status", "detail"):
+        t.add_column(c, overflow="fold")
+    colour = {"ok": "green", "warn": "yellow", "missing": "red"}
+    for name, status, detail in rows:
+        t.add_row(name, f"[{colour[status]}]{status}[/]", detail)
+    console.print(t)
+    if fatal:
+        _fail("`fa5090-search run` cannot work here yet: fix the red rows above.")
+
+
+
+@app.command("derive-tolerance")
+def derive_tolerance(
+    limit: Optional[int] = typer.Option(None, min=1, help="Only the first N of the 1,024 envelope configurations."),
+    battery: bool = typer.Option(True, "--battery/--no-battery", help="Also run the defect battery through the keep path at the run shape."),
+    out: Path = typer.Option(Path("tolerance-report.json"), "-o", "--out", help="Where to write the report."),
+    replay: Optional[Path] = typer.Option(None, help="Re-summarise a recorded report's raw rows (no GPU) instead of measuring."),
+    db_path: Path = DB_OPT,
+):
+    """Hold the correctness rule to data: over 1,024 configurations (fp16/bf16, D 64/128, causal or
+    not, 32 values of N with odd tails, 4 (B, H)) report the worst correct kernel's error as a
+    fraction of the bound and every injected defect's as a multiple of it; then evaluate each of
+    the defects exactly as the search evaluates a candidate: every one must be rejected."""
+    import json
+
+    from agent.bench import GpuBench
+    from experiments.battery import defect_battery, tolerance_report
+    from experiments.problem import Shape
+
+    shape = Shape(B=2, H=16, N=2048, D=128)
+    if replay is not None:
+        from experiments.battery import CORRECT
+        from experiments.defects import DEFECTS
+        from experiments.tolerance import summarize
+
+        if not replay.exists():
+            _fail(f"no report at {replay}")
+        recorded = json.loads(replay.read_text())
+        report = {**recorded, **summarize(recorded["rows"], list(CORRECT), list(DEFECTS))}
+        battery = "battery" in report
+        _print_tolerance(report, battery)
+        return
+    try:
+        bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
+        dev = bench.device()
+        with console.status("running the envelope (every kernel on every configuration)"):
+            report = tolerance_report(bench.lab, limit=limit)
+        report["device"] = dev.model_dump(mode="json")
+        if battery:
+            db = _open(db_path, create=True)
+            cal = q.latest_calibration(db, dev.name, shape.key())
+            tn = cal["t_noise"] if cal else 0.001
+            with console.status("defect battery through the keep path"):
+                report["battery"] = defect_battery(bench.lab, t_keep=1 + tn, t_noise=tn)
+            report["battery_t_noise"] = tn
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    out.write_text(json.dumps(report, indent=1, default=str))
+    _print_tolerance(report, battery)
+    console.print(f"report in {out}")
+
+
+def _print_tolerance(report: dict, battery: bool) -> None:
+    import json
+
+    t = Table(title=f"correct kernels over {report['n_configs']} configurations: error as a fraction of the bound")
+    for c in ("kernel", "configs", "failures", "worst", "median"):
+        t.add_column(c)
+    for name, r in report["correct"].items():
+        t.add_row(name, str(r["configs"]), str(r["failures"]), _fmt(r["worst_fraction_of_bound"]), _fmt(r["median_fraction_of_bound"]))
+    console.print(t)
+    t = Table(title="defects over the envelope: error as a multiple of the bound")
+    for c in ("defect", "caught", "how", "min multiple", "median multiple"):
+        t.add_column(c)
+    for name, r in report["defects"].items():
+        t.add_row(name, f"{r['caught']}/{r['configs']}", json.dumps(r["reasons"]), _fmt(r["min_multiple"], ".3g"), _fmt(r["median_multiple"], ".3g"))
+    console.print(t)
+    if battery:
+        t = Table(title="defect battery through the keep path (B2 H16 N2048 D128 fp16)")
+        for c in ("defect", "outcome", "rejected", "detail"):
+            t.add_column(c, overflow="fold")
+        for r in report["battery"]:
+            t.add_row(r["defect"], r["outcome"], "yes" if r["rejected"] else "[red]NO[/]", r["detail"][:120])
+        console.print(t)
+    console.print(f"worst correct kernel: {_fmt(report['worst_correct_fraction'])} of the bound; defects caught by their "
+                  f"error: smallest median multiple {_fmt(report['smallest_defect_median_multiple'], '.3g')}, smallest single "
+                  f"multiple {_fmt(report.get('smallest_defect_error_multiple'), '.3g')}")
+
+
+_LADDER = [{}, {"compute": "mma"}, {"compute": "mma", "layout": "swizzle"},
+           {"compute": "mma", "layout": "swizzle", "staging": "cp_async"},
+           {"compute": "mma", "layout": "swizzle", "staging": "cp_async", "exp": "ex2"},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2"},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 3},
+           # the H200's third CTA/SM (results/2026-11-30_h200_margins, _search_n8192)
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "q_in": "smem"},
+           {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2, "persistent": "on",
+            "bc": 32}]
+CENSUS = ("HMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
+
+
+@app.command()
+def static(
+    arch: str = typer.Option(..., help="Target to compile for: sm_80, sm_86, sm_89, sm_90 or sm_120 (no GPU needed)."),
+    knob: list[str] = typer.Option([], "--knob", help="One candidate: the seed with NAME=VALUE changed (repeatable)."),
+    covering: bool = typer.Option(False, "--covering", help="The pairwise covering set of knob combinations instead of the ladder."),
+    head_dim: int = typer.Option(128, "--head-dim", "-d"),
+    dtype: str = typer.Option("float16"),
+    as_json: bool = JSON_OPT,
+):
+    """Compile candidates for an arch you may not have and read what the compiler made: registers,
+    spills, shared memory per CTA, predicted CTAs/SM and warps/SM with the limiting resource (from
+    the arch table), whether it can launch at all, and a SASS census by instruction family
+    (cuobjdump; `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` if the toolkit has none).
+    Default set: the ladder seed -> tensor cores -> swizzle -> cp.async -> exp2 -> padding -> pipelining,
+    then the H200's best finds (Q from shared memory; double buffering + persistent grid + BC 32)."""
+    from experiments.build import BuildSpec, build
+    from kernel_src.arch import TABLE
+    from kernel_src.covering import covering_set
+    from profiler.static import static_report
+
+    if arch not in TABLE:
+        _fail(f"unknown arch '{arch}'; known: {', '.join(TABLE)}", 2)
+    if head_dim not in (64, 128) or dtype not in ("float16", "bfloat16"):
+        _fail("--head-dim must be 64 or 128 and --dtype float16 or bfloat16", 2)
+    try:
+        cands = [Knobs.parse_assignments(knob)] if knob else covering_set() if covering else [Knobs.parse(d) for d in _LADDER]
+    except KnobError as e:
+        _fail(str(e))
+    lim = TABLE[arch]
+    specs = [BuildSpec(knobs=k, arch=arch, dtypes=(dtype,), dims=(head_dim,), causals=(False,)) for k in cands]
+    try:
+        with console.status(f"compiling {len(specs)} candidate(s) for {arch}"):
+            res = build(specs, _cache_dir() / "static")
+    except Exception as e:  # noqa: BLE001
+        _known_or_raise(e)
+    rows, warned = static_report([s.knobs for s in specs], [res[s.key()] for s in specs], arch, head_dim)
+    if as_json:
+        print(json.dumps(rows, indent=1))
+        return
+    t = Table(title=f"static report for {arch} ({lim.smem_per_block_optin // 1024} KB smem/block, {lim.max_warps_per_sm} warps/SM), D={head_dim} {dtype}")
+    for c in ("candidate", "regs", "spill B", "smem/CTA", "CTAs/SM", "warps/SM", "limiter", *CENSUS):
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        if not r["built"]:
+            t.add_row(r["label"], "[red]build failed[/]", r.get("error", ""), *[""] * (5 + len(CENSUS)))
+            continue
+        c = r["census"] or {}
+        t.add_row(r["label"], str(r["registers"]), str(r["spill_bytes"]), str(r["smem_per_cta"]),
+                  "[red]cannot launch[/]" if r["refusal"] else str(r["ctas_per_sm"]), str(r["warps_per_sm"]),
+                  r["refusal"] or r["limiter"], *[str(c.get(f, 0)) if r["census"] is not None else "n/a" for f in CENSUS])
+    console.print(t)
+    if warned:
+        err.print(f"[yellow]no SASS census:[/] {warned}")
+
+
+@app.command()
+def export(
+    what: list[str] = typer.Argument(..., help="An experiment id from `history`, or knob assignments NAME=VALUE."),
+    out: Path = typer.Option(Path("attn.cu"), "-o", "--out"),
+    head_dim: int = typer.Option(128, "--head-dim", "-d"),
+    dtype: str = typer.Option("float16"),
+    db_path: Path = DB_OPT,
+):
+    """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
+    rows and a timing loop printing TFLOP/s. Build it with one command, e.g.
+    `nvcc -O3 -std=c++17 -arch=sm_90 attn.cu -o attn && ./attn 2 16 2048 0`."""
+    from kernel_src.export import standalone
+
+    if len(what) == 1 and what[0].isdigit():
+        db = _open(db_path, create=False)
+        try:
+            knobs = Knobs.parse(q.experiment(db, int(what[0]))["knobs"] or {})
+        except StoreError as e:
+            _fail(str(e))
+    else:
+        try:
+            knobs = Knobs.parse_assignments(what)
+        except KnobError as e:
+            _fail(str(e))
+    try:
+        out.write_text(standalone(knobs, head_dim, dtype))
+    except ValueError as e:
+        _fail(str(e), 2)
+    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn")
+
