@@ -11,9 +11,16 @@ from agent.commands import review, search, tools  # noqa: F401 - registers the c
 from agent.commands.common import app
 
 # --help lists the commands in this order, the order of a first session (doctor first)
-ORDER = ("doctor", "run", "history", "show", "shelf", "rescreen", "calibrate", "baseline", "derive-tolerance",
-         "static", "export", "levers")
-app.registered_commands.sort(key=lambda c: ORDER.index(c.name or c.callback.__name__.replace("_", "-")))
+ORDER = ("doctor", "run", "sweep", "history", "show", "shelf", "compare", "rescreen", "calibrate", "baseline",
+         "derive-tolerance", "static", "export", "levers", "knobs")
+
+
+def _rank(c) -> int:
+    name = c.name or c.callback.__name__.replace("_", "-")
+    return ORDER.index(name) if name in ORDER else len(ORDER)
+
+
+app.registered_commands.sort(key=_rank)
 
 __all__ = ["app"]
 

@@ -100,6 +100,11 @@ class Reporter:
                 med = f"{sm['median_seconds']:.0f} s" if sm.get("median_seconds") is not None else "n/a"
                 self._line(f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band; "
                            f"median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
+            if sm.get("final_tflops"):
+                sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
+                        f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")
+                self._line(f"[bold]summary[/]: seed {sm['seed_tflops']:.1f} -> final {sm['final_tflops']:.1f} TFLOP/s in the "
+                           f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
 
 
 def render_experiment(console: Console, e: dict) -> None:

@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kernel_src.knobs import KnobError
@@ -25,8 +26,28 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err = Console(stderr=True)
+# In a terminal rich fits the terminal; into a pipe or a file nothing is folded or wrapped (a table
+# keeps its natural width, a printed command stays on one line), so `history | cat` reads like a table.
+console = Console() if sys.stdout.isatty() else Console(width=100_000, soft_wrap=True)
+err = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=100_000, soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("fa5090-search")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            v = "unknown (not installed)"
+        print(f"fa5090-search {v}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(_v: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                  help="Print the version and exit.")) -> None:
+    pass
 
 DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB", help="SQLite file holding runs, experiments and the shelf.")
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
@@ -38,9 +59,10 @@ def _fail(msg: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def _open(db_path: Path, create: bool):
+def _open(db_path: Path, create: bool, read_only: bool = False):
+    """`read_only`: commands that only read open the file read-only and never migrate it."""
     try:
-        return open_db(db_path, create=create)
+        return open_db(db_path, create=create, read_only=read_only)
     except StoreError as e:
         _fail(str(e))
 
@@ -94,21 +116,30 @@ def _fmt(x, spec=".4f"):
     return "" if x is None else format(x, spec)
 
 
-def _print_history(rows: list[dict], run: dict | None) -> None:
+def _print_history(rows: list[dict], run: dict | None, runs: dict[int, dict] | None = None) -> None:
+    """`runs`: several runs in one table (history --all): a run column, screens labelled."""
     title = "experiments"
     if run:
-        title = (f"run {run['id']} on {run['gpu_name']} ({run['arch']}), {run['problem_key']}, "
+        strategy = f", strategy {run['strategy']}" if run.get("strategy") else ""
+        title = (f"run {run['id']} on {run['gpu_name']} ({run['arch']}), {run['problem_key']}{strategy}, "
                  f"t_keep {_fmt(run['t_keep'], '.5f')}, {run['status']}: {run['stop_reason'] or ''}")
     t = Table(title=title)
-    for c in ("id", "#", "kind", "lever", "outcome", "margin", "AB/BA", "predicted", "TFLOP/s", "detail"):
+    cols = ("id", "run", "#", "kind", "lever", "outcome", "margin", "AB/BA", "predicted", "TFLOP/s", "detail")
+    for c in cols if runs else cols[:1] + cols[2:]:
         t.add_column(c, overflow="fold")
     for e in rows:
+        kind = e["kind"]
+        if runs:
+            r = runs.get(e["run_id"]) or {}
+            if "--screen" in (r.get("command") or "") and kind == "lever":
+                kind = "screen"  # measured against a fixed seed: a KEPT here was never stacked
         colour = {"KEPT": "green", "SLOWER": "red", "WRONG": "red", "NULL": "yellow"}.get(e["outcome"] or "", "white")
         tf = f"{_fmt(e['tflops_base'], '.1f')} -> {_fmt(e['tflops_cand'], '.1f')}" if e["tflops_cand"] else ""
         pred = f"{e['predicted_lo']:.2f}-{e['predicted_hi']:.2f}" if e["predicted_lo"] else ""
         ab = f"{_fmt(e['margin_ab'])}/{_fmt(e['margin_ba'])}" if e["margin_ab"] else ""
-        t.add_row(str(e["id"]), str(e["seq"] or ""), e["kind"], e["lever"] or "", f"[{colour}]{e['outcome'] or ''}[/]",
-                  _fmt(e["margin"]), ab, pred, tf, e["detail"] or "")
+        cells = [str(e["id"]), str(e["seq"] or ""), kind, e["lever"] or "", f"[{colour}]{e['outcome'] or ''}[/]",
+                 _fmt(e["margin"]), ab, pred, tf, escape(e["detail"] or "")]
+        t.add_row(*(cells[:1] + [str(e["run_id"])] + cells[1:] if runs else cells))
     console.print(t)
 
 

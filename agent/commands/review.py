@@ -29,28 +29,44 @@ from .common import (
 @app.command()
 def history(
     run_id: Optional[int] = RUN_OPT,
-    all_runs: bool = typer.Option(False, "--all", help="Every run in the database."),
+    all_runs: bool = typer.Option(False, "--all", help="Every run in the database, with a run column; screen runs' rows are labelled `screen`."),
+    outcome: Optional[str] = typer.Option(None, help="Only this outcome, e.g. KEPT or SLOWER."),
+    lever: Optional[str] = typer.Option(None, help="Only moves that include this lever, e.g. q_from_smem."),
+    kind: Optional[str] = typer.Option(None, help="Only this kind: seed, aa_null, lever, compound, sample, rescreen, reanchor, comparator."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
-    """One row per experiment: lever, outcome, margin (with AB/BA halves), predicted band, TFLOP/s."""
-    db = _open(db_path, create=False)
+    """One row per experiment: lever, outcome, margin (with AB/BA halves), predicted band, TFLOP/s.
+
+    Reads the database read-only (never migrates it). Examples: `history --all --outcome KEPT`,
+    `history --lever q_from_smem --json`, `history | cat` (no folding in a pipe)."""
+    db = _open(db_path, create=False, read_only=True)
+    if outcome is not None and outcome.upper() not in q.OUTCOMES:
+        _fail(f"--outcome must be one of {', '.join(q.OUTCOMES)}, not '{outcome}'", 2)
+    if kind is not None and kind not in q.EXPERIMENT_KINDS:
+        _fail(f"--kind must be one of {', '.join(q.EXPERIMENT_KINDS)}, not '{kind}'", 2)
     try:
         rid = None if all_runs else _run_id(db, run_id)
         rows = q.history(db, rid)
     except StoreError as e:
         _fail(str(e))
+    rows = [r for r in rows if (outcome is None or r["outcome"] == outcome.upper()) and (kind is None or r["kind"] == kind)
+            and (lever is None or lever in (r["lever"] or "").split("+"))]
     if as_json:
         print(json.dumps(rows, indent=1, default=str))
         return
-    _print_history(rows, q.get_run(db, rid) if rid else None)
+    if all_runs:
+        _print_history(rows, None, runs={r["id"]: r for r in q.runs(db)})
+    else:
+        _print_history(rows, q.get_run(db, rid) if rid else None)
 
 
 @app.command()
 def show(experiment_id: int = typer.Argument(..., help="Experiment id (first column of `history`)."),
          as_json: bool = JSON_OPT, db_path: Path = DB_OPT):
-    """One experiment in full: knobs and what changed, prediction, outcome, margin, correctness, diagnosis."""
-    db = _open(db_path, create=False)
+    """One experiment in full: knobs and what changed, prediction, the move's rationale and compiler
+    figures, outcome, margin, correctness, diagnosis (read-only)."""
+    db = _open(db_path, create=False, read_only=True)
     try:
         e = q.experiment(db, experiment_id)
     except StoreError as ex:
@@ -70,8 +86,8 @@ def shelf(
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
-    """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis)."""
-    db = _open(db_path, create=False)
+    """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis); read-only."""
+    db = _open(db_path, create=False, read_only=True)
     if status is not None and status not in q.SHELF_STATUSES:
         _fail(f"--status must be one of {', '.join(q.SHELF_STATUSES)}, not '{status}'", 2)
     try:
@@ -109,3 +125,54 @@ def levers(as_json: bool = JSON_OPT):
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}", lv.hypothesis)
     console.print(t)
 
+
+
+@app.command()
+def compare(
+    runs: list[str] = typer.Argument(..., help="Two or more runs: RUN (an id in --db) or PATH.db[:RUN] (default: that file's latest run)."),
+    as_json: bool = JSON_OPT,
+    db_path: Path = DB_OPT,
+):
+    """Runs side by side (two strategies, two GPUs, two problems): experiments, keeps, seed -> final
+    TFLOP/s, the final kernel against SDPA flash in its own comparator pair, predictions inside their
+    band, time per experiment, final knobs. Read-only. Example:
+    `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
+    from agent.loop import run_summary
+
+    sums = []
+    for ref in runs:
+        path, _, rid = ref.rpartition(":") if ref.rpartition(":")[2].isdigit() and ".db" in ref else ("", "", ref)
+        if ".db" in ref and not path:
+            path, rid = ref, ""
+        db = _open(Path(path) if path else db_path, create=False, read_only=True)
+        try:
+            run_id = int(rid) if rid else _run_id(db, None)
+            if run_id is None:
+                _fail(f"{path or db_path} holds no run")
+            sums.append({"ref": ref, **run_summary(db, run_id)})
+        except (StoreError, ValueError) as e:
+            _fail(f"{ref}: {e}")
+    if as_json:
+        print(json.dumps(sums, indent=1, default=str))
+        return
+    t = Table(title="runs side by side")
+    t.add_column("")
+    for s in sums:
+        t.add_column(s["ref"], overflow="fold")
+    fields = [("strategy", "strategy"), ("GPU", "gpu"), ("problem", "problem"), ("stopped", "stop_reason"),
+              ("experiments", "experiments"), ("kept", "kept"), ("seed TFLOP/s", "seed_tflops"),
+              ("best TFLOP/s at the last re-anchor", "final_tflops"), ("final vs SDPA flash (its pair)", "vs_sdpa_flash"),
+              ("SDPA flash TFLOP/s", "sdpa_flash_tflops"), ("margins inside band", "inside_band"),
+              ("median s / experiment", "median_seconds"), ("wall s / experiment", "wall_seconds_per_experiment"),
+              ("A/A nulls", "nulls"), ("final kernel", "final_knobs")]
+    for label, key in fields:
+        cells = []
+        for s in sums:
+            v = s.get(key)
+            if key == "inside_band":
+                v = f"{s['inside_band']} of {s['banded']}" if s["banded"] else "no predictions"
+            elif isinstance(v, float):
+                v = f"{v:.3f}" if key == "vs_sdpa_flash" else f"{v:.1f}"
+            cells.append("-" if v is None else str(v))
+        t.add_row(label, *cells)
+    console.print(t)

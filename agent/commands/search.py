@@ -240,3 +240,51 @@ def baseline(
             t.add_row(shape_key, b, "", "", "unavailable", "")
     console.print(t)
 
+
+
+@app.command()
+def sweep(
+    n: int = typer.Option(20, "--n", min=1, help="Configurations to draw."),
+    rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the draws."),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
+    heads: int = typer.Option(16, "--heads", min=1, help="H"),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
+    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
+    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
+    causal: bool = typer.Option(False, "--causal/--no-causal"),
+    kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads (grouped-query attention)."),
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+):
+    """The best-of-N reference: N random configurations of the search's space, each paired against SDPA flash.
+
+    The N configurations are drawn uniformly from the search's own space (valid and launchable on this
+    GPU), built in one ninja call, checked by the C1 tier, each timed paired against SDPA flash in a
+    fresh process; fastest first. Nothing is kept or
+    stored: compare the best row with `run --strategy agent --budget N`. Example: `sweep --n 20 --seqlen 8192`."""
+    import json
+
+    from agent.bench import GpuBench
+    from agent.sweep import draw, sweep as do_sweep
+    from agent.progress import Reporter
+
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
+    try:
+        bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
+        configs = draw(n, rng_seed, shape, bench.device().limits, Knobs())
+        with Reporter(console, len(configs)) as say:
+            rows = do_sweep(bench, shape, configs, say)
+    except Exception as e:  # noqa: BLE001 - one sentence for what the rooms refuse
+        _known_or_raise(e)
+    if as_json:
+        print(json.dumps(rows, indent=1, default=str))
+        return
+    t = Table(title=f"sweep of {len(rows)} draws (rng seed {rng_seed}) at {shape.key()}, paired against SDPA flash")
+    for c in ("rank", "configuration", "status", "vs SDPA flash", "TFLOP/s", "SDPA TFLOP/s", "regs", "CTAs/SM"):
+        t.add_column(c, overflow="fold")
+    for i, r in enumerate(rows, 1):
+        f = r.get("static") or {}
+        t.add_row(str(i), r["label"], r["status"], f"{r['vs_sdpa']:.3f}" if r.get("vs_sdpa") else "",
+                  f"{r['tflops']:.1f}" if r.get("tflops") else "", f"{r['sdpa_tflops']:.1f}" if r.get("sdpa_tflops") else "",
+                  str(f.get("registers", "")), str(f.get("ctas_per_sm", "")))
+    console.print(t)

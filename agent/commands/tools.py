@@ -199,21 +199,24 @@ def static(
 
 @app.command()
 def export(
-    what: list[str] = typer.Argument(..., help="An experiment id from `history`, or knob assignments NAME=VALUE."),
-    out: Path = typer.Option(Path("attn.cu"), "-o", "--out"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d"),
-    dtype: str = typer.Option("float16"),
+    what: list[str] = typer.Argument(..., help="`best` (the latest run's best kernel), `best:RUN`, `RUN:SEQ` (run RUN's experiment #SEQ), an experiment id from `history`, or knob assignments NAME=VALUE."),
+    out: Path = typer.Option(Path("attn.cu"), "-o", "--out", help="The .cu file to write (its folder must exist)."),
+    head_dim: Optional[int] = typer.Option(None, "--head-dim", "-d", help="64 or 128 (default: the run's, else 128)."),
+    dtype: Optional[str] = typer.Option(None, help="float16 or bfloat16 (default: the run's, else float16)."),
     db_path: Path = DB_OPT,
 ):
     """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
-    rows and a timing loop printing TFLOP/s. Build it with one command, e.g.
-    `nvcc -O3 -std=c++17 -arch=sm_90 attn.cu -o attn && ./attn 2 16 2048 0`."""
+    rows and a timing loop printing TFLOP/s. Taken from a run, the head dim and dtype are the run's.
+    Build it with one command, e.g. `nvcc -O3 -std=c++17 -arch=sm_90 attn.cu -o attn && ./attn 2 16 2048 0`
+    (B H N causal). Examples: `export best -o best.cu`, `export 2:9`, `export compute=mma layout=pad`."""
     from kernel_src.export import standalone
 
-    if len(what) == 1 and what[0].isdigit():
-        db = _open(db_path, create=False)
+    problem: dict = {}
+    ref = what[0] if len(what) == 1 else ""
+    if ref == "best" or ref.startswith("best:") or ref.isdigit() or (ref.count(":") == 1 and ref.replace(":", "").isdigit()):
+        db = _open(db_path, create=False, read_only=True)
         try:
-            knobs = Knobs.parse(q.experiment(db, int(what[0]))["knobs"] or {})
+            knobs, problem = _kernel_of(db, ref)
         except StoreError as e:
             _fail(str(e))
     else:
@@ -221,9 +224,40 @@ def export(
             knobs = Knobs.parse_assignments(what)
         except KnobError as e:
             _fail(str(e))
+    head_dim = head_dim or problem.get("D", 128)
+    dtype = dtype or problem.get("dtype", "float16")
+    if out.is_dir():
+        _fail(f"{out} is a folder; give the file to write, e.g. -o {out / 'attn.cu'}", 2)
+    if not out.parent.exists():
+        _fail(f"the folder {out.parent} does not exist; create it or write elsewhere", 2)
     try:
         out.write_text(standalone(knobs, head_dim, dtype))
     except ValueError as e:
         _fail(str(e), 2)
-    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn")
+    causal = f" {int(problem['causal'])}" if "causal" in problem else ""
+    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn"
+                  + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""))
 
+
+def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
+    """The knobs and the run's problem for `best`, `best:RUN`, `RUN:SEQ` or an experiment id."""
+    from agent.loop import best_of_run
+
+    if ref == "best" or ref.startswith("best:"):
+        run = q.get_run(db, int(ref[5:])) if ref.startswith("best:") else q.latest_run(db)
+        if run is None:
+            raise StoreError("the database holds no run yet")
+        return best_of_run(db, run["id"]), run["problem"]
+    if ":" in ref:
+        run_id, seq = (int(x) for x in ref.split(":"))
+        hit = [e for e in q.history(db, run_id) if e["seq"] == seq]
+        if not hit:
+            raise StoreError(f"run {run_id} has no experiment #{seq}")
+        e = hit[0]
+    else:
+        e = q.experiment(db, int(ref))
+    if not e.get("knobs"):
+        raise StoreError(f"experiment {e['id']} is a {e['kind']} row with no kernel of ours to export"
+                         + (" (it times SDPA against the best: export the best with `export best`)"
+                            if e["kind"] == "comparator" else ""))
+    return Knobs.parse(e["knobs"]), q.get_run(db, e["run_id"])["problem"]

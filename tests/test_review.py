@@ -1,0 +1,93 @@
+"""Reviewing history (issue 12, the parts built so far): read-only commands leave the database
+byte-identical, `history --all` with a run column and filters, `compare`, `export best`, tables that
+do not fold in a pipe. On the committed H200 databases."""
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.cli import app
+
+ROOT = Path(__file__).resolve().parents[1] / "results"
+AVR = ROOT / "2026-11-30_h200_agent_vs_random"
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture
+def dbs(tmp_path):
+    """Copies: one written before m002 (run2), one screen (margins, m003), one agent run (m004)."""
+    out = {}
+    for name, src in {"old": ROOT / "2026-11-30_h200_run2" / "fa5090.db", "screen": ROOT / "2026-11-30_h200_margins" / "n8192.db",
+                      "agent": AVR / "n8192_agent.db", "random": AVR / "n8192_random.db"}.items():
+        out[name] = tmp_path / f"{name}.db"
+        shutil.copy(src, out[name])
+    return out
+
+
+def _digest(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_every_read_only_command_leaves_the_database_byte_identical(dbs, tmp_path):
+    for db in dbs.values():
+        before = _digest(db)
+        for args in (["history"], ["history", "--all", "--json"], ["show", 3], ["shelf"], ["shelf", "--json"],
+                     ["export", "best", "-o", tmp_path / "k.cu"], ["compare", db]):
+            res = invoke(*args, "--db", db)
+            assert res.exit_code == 0, (db.name, args, res.output)
+            assert _digest(db) == before, (db.name, args)
+        assert sorted(p.name for p in tmp_path.glob(db.name + "*")) == [db.name]  # no -wal/-shm left behind
+
+
+def test_history_all_has_a_run_column_labels_screens_and_filters(dbs):
+    res = invoke("history", "--all", "--db", dbs["screen"])
+    assert res.exit_code == 0 and "│ run " in res.output.replace("┃", "│") and " screen " in res.output
+    rows = json.loads(invoke("history", "--outcome", "KEPT", "--json", "--db", dbs["agent"]).output)
+    assert [r["lever"] for r in rows][:3] == ["tensor_cores", "swizzle", "tall_q_tile_4_warps+narrow_kv_tile+q_from_smem"]
+    rows = json.loads(invoke("history", "--lever", "q_from_smem", "--json", "--db", dbs["agent"]).output)
+    assert [r["lever"] for r in rows] == ["tall_q_tile_4_warps+narrow_kv_tile+q_from_smem"]
+    assert invoke("history", "--kind", "nonsense", "--db", dbs["agent"]).exit_code == 2
+
+
+def test_history_in_a_pipe_does_not_fold(dbs):
+    out = invoke("history", "--db", dbs["agent"]).output
+    line = next(ln for ln in out.splitlines() if "tall_q_tile_4_warps+narrow_kv_tile+q_from_smem" in ln)
+    assert "margin 1.5671 and replicate 1.5548 >= t_keep 1.0021; AB/BA agree; C2 passed twice, bitwise equal" in line
+
+
+def test_compare_reads_each_runs_own_pairs(dbs):
+    rows = json.loads(invoke("compare", dbs["agent"], dbs["random"], "--json").output)
+    agent, rnd = rows
+    assert (agent["strategy"], rnd["strategy"]) == ("agent", "random")
+    assert round(agent["vs_sdpa_flash"], 3) == round(1 / 1.155062367543393, 3) == 0.866
+    assert round(rnd["vs_sdpa_flash"], 3) == 0.629 and (agent["experiments"], rnd["experiments"]) == (12, 20)
+    assert agent["final_knobs"] == "mma/pad/cp_async/ex2/t128x32w4/kv_stages=2/q_in=smem/rescale_skip=on/persistent=on"
+    assert (agent["inside_band"], agent["banded"]) == (7, 12) and rnd["banded"] == 0
+
+
+def test_export_best_and_by_run_and_seq_take_the_runs_problem(tmp_path):
+    db = tmp_path / "c.db"
+    shutil.copy(AVR / "c16384_agent.db", db)
+    res = invoke("export", "best", "-o", tmp_path / "best.cu", "--db", db)
+    assert res.exit_code == 0 and "bfloat16" in res.output and "./attn 2 16 16384 1" in res.output
+    assert "min_ctas=3" in res.output
+    res = invoke("export", "1:5", "-o", tmp_path / "five.cu", "--db", db)
+    assert res.exit_code == 0 and "q_in=smem/min_ctas=3" in res.output
+    comparator = json.loads(invoke("history", "--kind", "comparator", "--json", "--db", db).output)[0]["id"]
+    res = invoke("export", comparator, "-o", tmp_path / "c.cu", "--db", db)
+    assert res.exit_code == 1 and "comparator row with no kernel of ours" in res.output
+    assert invoke("export", "best", "-o", tmp_path, "--db", db).exit_code == 2
+    res = invoke("export", "best", "-o", tmp_path / "no" / "such" / "k.cu", "--db", db)
+    assert res.exit_code == 2 and "does not exist" in res.output
+
+
+def test_version():
+    res = invoke("--version")
+    assert res.exit_code == 0 and res.output.startswith("fa5090-search ")
