@@ -200,10 +200,16 @@ class Replay:
         if not self.path.exists():
             raise FileNotFoundError(f"no recording at {self.path}")
         self._answers: dict[str, list] = defaultdict(list)
-        for line in self.path.read_text().splitlines():
+        for i, line in enumerate(self.path.read_text(errors="replace").splitlines(), 1):
             if line.strip():
-                rec = json.loads(line)
-                self._answers[rec["key"]].append(rec["result"])
+                try:
+                    rec = json.loads(line)
+                    self._answers[rec["key"]].append(rec["result"])
+                except (ValueError, KeyError, TypeError):
+                    raise ReplayMiss(f"{self.path} is not a run's recording (line {i} is not a recorded answer); "
+                                     "replay the recording.jsonl under <db>_artifacts/run-N/") from None
+        if not self._answers:
+            raise ReplayMiss(f"{self.path} holds no recorded answers; replay the recording.jsonl under <db>_artifacts/run-N/")
 
     def _get(self, key: str, what: str):
         if not self._answers.get(key):

@@ -93,7 +93,7 @@ def test_a_foreign_problem_is_refused(replayed, run2):
     (("history", "--db", "/nonexistent/x.db"), "There is no database", 1),
     (("show", 99), "There is no database", 1),
     (("run", "--replay", "/nonexistent/rec.jsonl"), "no recording", 1),
-    (("run", "--exclude-lever", "fast_math"), "unknown lever 'fast_math'", 1),
+    (("run", "--exclude-lever", "fast_math"), "unknown lever 'fast_math'", 2),  # bad input: a usage error
 ])
 def test_bad_input_is_one_sentence_and_a_nonzero_exit(args, words, code):
     res = invoke(*args)

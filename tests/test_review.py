@@ -91,3 +91,14 @@ def test_export_best_and_by_run_and_seq_take_the_runs_problem(tmp_path):
 def test_version():
     res = invoke("--version")
     assert res.exit_code == 0 and res.output.startswith("fa5090-search ")
+
+
+def test_a_run_that_cannot_start_leaves_nothing_behind(tmp_path):
+    db = tmp_path / "never.db"
+    for args, code, words in ((["--replay", ROOT.parent / "README.md"], 1, "is not a run's recording"),
+                              (["--replay", ROOT / "2026-11-30_h200_smoke" / "smoke.jsonl"], 1, "is not a run's recording"),
+                              (["--exclude-lever", "nosuchlever"], 2, "unknown lever 'nosuchlever'; known: tensor_cores"),
+                              ([], 1, "no usable GPU")):  # CI has no GPU: the probe refuses before the database
+        res = invoke("run", *args, "--db", db)
+        assert res.exit_code == code and words in res.output and "Traceback" not in res.output, res.output
+        assert list(tmp_path.iterdir()) == [], args

@@ -76,16 +76,30 @@ def run(
     except KnobError as e:
         _fail(str(e))
     _check_l2(l2)
+    from agent.levers import UnknownLever, get
+
+    for name in exclude_lever:  # refused before anything is created
+        try:
+            get(name)
+        except UnknownLever as e:
+            _fail(str(e).strip("'\""), 2)
+    # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
+    # run that cannot start leaves nothing behind
+    if replay is not None:
+        try:
+            replayed = Replay(replay)
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
+    else:
+        gpu = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2)
+        try:
+            gpu.device()
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
-    if replay is not None:
-        if not replay.exists():
-            _fail(f"no recording at {replay}")
-        bench = Replay(replay)
-    else:
-        bench = Recorder(GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2),
-                         artifacts / f"run-{next_id}" / "recording.jsonl")
+    bench = replayed if replay is not None else Recorder(gpu, artifacts / f"run-{next_id}" / "recording.jsonl")
     command = _command_line()
     try:
         with Reporter(console, budget) as say:
