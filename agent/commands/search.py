@@ -147,9 +147,12 @@ def rescreen(
 
 @app.command()
 def calibrate(
-    batch: int = typer.Option(2, "--batch", "-b", min=1), heads: int = typer.Option(16, "--heads", min=1),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1), head_dim: int = typer.Option(128, "--head-dim", "-d"),
-    dtype: str = typer.Option("float16"), causal: bool = typer.Option(False, "--causal/--no-causal"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"), heads: int = typer.Option(16, "--heads", min=1, help="H"),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
+    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
+    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
+    causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask, as the runs will use."),
+    kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads, as a grouped-query run will use (its calibration is found by the same problem key)."),
     knob: list[str] = typer.Option([], "--knob", help="Calibrate on the seed with NAME=VALUE changed (default: the latest run's best, else the seed)."),
     repeats: int = typer.Option(10, min=2, help="A/A experiments, each in a fresh process."),
     keep_trials: int = typer.Option(0, min=0, help="Also run this many full A/A keep decisions and count the false keeps."),
@@ -168,7 +171,7 @@ def calibrate(
     from agent.progress import Reporter
 
     _check_l2(l2)
-    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal)
+    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
     db = _open(db_path, create=True)
     try:
         if knob:
