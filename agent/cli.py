@@ -11,7 +11,7 @@ from agent.commands import review, search, tools  # noqa: F401 - registers the c
 from agent.commands.common import app
 
 # --help lists the commands in this order, the order of a first session (doctor first)
-ORDER = ("doctor", "run", "sweep", "history", "show", "shelf", "compare", "rescreen", "calibrate", "baseline",
+ORDER = ("doctor", "run", "sweep", "history", "show", "shelf", "compare", "report", "rescreen", "calibrate", "baseline",
          "derive-tolerance", "static", "export", "levers", "knobs")
 
 

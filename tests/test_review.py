@@ -102,3 +102,30 @@ def test_a_run_that_cannot_start_leaves_nothing_behind(tmp_path):
         res = invoke("run", *args, "--db", db)
         assert res.exit_code == code and words in res.output and "Traceback" not in res.output, res.output
         assert list(tmp_path.iterdir()) == [], args
+
+
+def test_report_plots_the_databases_own_values_and_writes_nothing_into_it(tmp_path):
+    pytest.importorskip("matplotlib")
+    from agent.report import write
+    from store import queries as q
+    from store.db import open_db
+
+    src = tmp_path / "a.db"
+    shutil.copy(AVR / "n8192_agent.db", src)
+    before = _digest(src)
+    res = invoke("report", "--db", src, "--out", tmp_path / "r")
+    assert res.exit_code == 0, res.output
+    assert _digest(src) == before
+    page = (tmp_path / "r" / "report.html").read_text()
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert page.count("<svg") == 3 and "http" not in page.split("<svg")[0]  # self-contained
+    assert "![ladder](ladder.png)" in md and (tmp_path / "r" / "ladder.png").exists()
+    db = open_db(src, read_only=True)
+    data = write(db, 1, tmp_path / "r2")
+    kept = [e for e in q.history(db, 1) if e["outcome"] == "KEPT"]
+    assert data["ladder"]["tflops"] == [e["tflops_cand"] for e in kept] and len(kept) == 9
+    assert data["ladder"]["sdpa_flash_tflops"] == pytest.approx(336.08, abs=0.01)
+    banded = [b for b in data["bands"] if b["margin"] is not None]
+    assert [b["margin"] for b in banded] == [e["margin"] for e in q.history(db, 1) if e["seq"] and e["margin"] is not None]
+    assert len(data["stalls"]) == len(q.diagnoses(db, 1)) == 10
+    assert "tall_q_tile_4_warps+narrow_kv_tile+q_from_smem" in md and "1.5671" in md

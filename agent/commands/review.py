@@ -176,3 +176,31 @@ def compare(
             cells.append("-" if v is None else str(v))
         t.add_row(label, *cells)
     console.print(t)
+
+
+@app.command()
+def report(
+    run_id: Optional[int] = RUN_OPT,
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for report.html, report.md and the PNGs (default: <db>_report/run-N)."),
+    db_path: Path = DB_OPT,
+):
+    """One run as a page: the ladder, predicted band against measured margin, stalls of each profiled kernel.
+
+    Writes report.html (plots as inline SVG, readable from disk with no network) and a Markdown twin
+    with PNGs, then the experiments, the shelf, the re-anchors, the A/A nulls and the environment as
+    tables. Read-only; needs matplotlib (`pip install 'fa5090-search[report]'`). Example:
+    `report --db results/2026-11-30_h200_agent_vs_random/n8192_agent.db --out /tmp/r`."""
+    from agent.report import MatplotlibMissing, write
+
+    db = _open(db_path, create=False, read_only=True)
+    try:
+        rid = _run_id(db, run_id)
+        if rid is None:
+            _fail(f"{db_path} holds no run")
+        folder = out or db_path.parent / f"{db_path.stem}_report" / f"run-{rid}"
+        if folder.exists() and not folder.is_dir():
+            _fail(f"{folder} is a file; --out takes a folder", 2)
+        write(db, rid, folder)
+    except (StoreError, MatplotlibMissing) as e:
+        _fail(str(e))
+    console.print(f"wrote {folder / 'report.html'} and {folder / 'report.md'}")
