@@ -77,8 +77,13 @@ def derive_tolerance(
 
         if not replay.exists():
             _fail(f"no report at {replay}")
-        recorded = json.loads(replay.read_text())
-        report = {**recorded, **summarize(recorded["rows"], list(CORRECT), list(DEFECTS))}
+        try:
+            recorded = json.loads(replay.read_text(errors="replace"))
+            rows = recorded["rows"]
+        except (ValueError, KeyError, TypeError):
+            _fail(f"{replay} is not a tolerance report (a JSON object with the raw `rows` that "
+                  "`derive-tolerance` writes as tolerance-report.json)")
+        report = {**recorded, **summarize(rows, list(CORRECT), list(DEFECTS))}
         battery = "battery" in report
         _print_tolerance(report, battery)
         return
