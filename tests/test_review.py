@@ -137,3 +137,18 @@ def test_a_malformed_tolerance_report_is_one_sentence(tmp_path, content):
     f.write_text(content)
     res = invoke("derive-tolerance", "--replay", f)
     assert res.exit_code == 1 and "is not a tolerance report" in res.output and "Traceback" not in res.output
+
+
+def test_knobs_lists_every_knob_with_its_values_and_levers():
+    rows = json.loads(invoke("knobs", "--json").output)
+    by = {r["knob"]: r for r in rows}
+    from kernel_src.knobs import Knobs
+
+    assert list(by) == list(Knobs.model_fields)
+    assert by["layout"]["values"] == ["row_major", "swizzle", "pad"] and by["layout"]["levers"] == ["swizzle", "padding"]
+    assert by["bc"]["values"] == [32, 64, 128] and by["compute"]["default"] == "scalar"
+
+
+def test_history_command_prints_what_started_the_run(dbs):
+    res = invoke("history", "--command", "--db", dbs["screen"])
+    assert res.exit_code == 0 and "--screen --budget 30" in res.output and res.output.startswith("run 1 (")

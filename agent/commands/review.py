@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
@@ -33,6 +34,7 @@ def history(
     outcome: Optional[str] = typer.Option(None, help="Only this outcome, e.g. KEPT or SLOWER."),
     lever: Optional[str] = typer.Option(None, help="Only moves that include this lever, e.g. q_from_smem."),
     kind: Optional[str] = typer.Option(None, help="Only this kind: seed, aa_null, lever, compound, sample, rescreen, reanchor, comparator."),
+    command: bool = typer.Option(False, "--command", help="Print the command line each selected run was started with, instead of its experiments."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
@@ -50,6 +52,10 @@ def history(
         rows = q.history(db, rid)
     except StoreError as e:
         _fail(str(e))
+    if command:
+        for r in (q.runs(db) if all_runs else [q.get_run(db, rid)] if rid else []):
+            print(f"run {r['id']} ({r['started_at']}, {r['status']}): {r['command'] or 'not recorded'}")
+        return
     rows = [r for r in rows if (outcome is None or r["outcome"] == outcome.upper()) and (kind is None or r["kind"] == kind)
             and (lever is None or lever in (r["lever"] or "").split("+"))]
     if as_json:
@@ -125,6 +131,31 @@ def levers(as_json: bool = JSON_OPT):
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}", lv.hypothesis)
     console.print(t)
 
+
+@app.command()
+def knobs(as_json: bool = JSON_OPT):
+    """The knobs of the kernel's space: each one's values, its default (the naive seed) and the levers
+    that move it. Set them with `run --seed-knob NAME=VALUE`, `static --knob`, `export NAME=VALUE`."""
+    from agent.levers import CATALOG
+    from kernel_src.knobs import SEED, Knobs
+
+    rows = []
+    for name, field in Knobs.model_fields.items():
+        ann = field.annotation
+        values = [m.value for m in ann] if isinstance(ann, type) and issubclass(ann, Enum) else None
+        movers = [lv.name for lv in CATALOG if name in lv.sets]
+        if values is None:  # integer knobs: the values the levers set, beside the seed's
+            values = sorted({getattr(SEED, name), *(lv.sets[name] for lv in CATALOG if name in lv.sets)})
+        rows.append({"knob": name, "values": values, "default": SEED.model_dump(mode="json")[name], "levers": movers})
+    if as_json:
+        print(json.dumps(rows, indent=1))
+        return
+    t = Table(title="knobs (the naive seed is every default; the validator refuses invalid combinations by name)")
+    for c in ("knob", "values the search reaches", "default", "moved by"):
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        t.add_row(r["knob"], ", ".join(map(str, r["values"])), str(r["default"]), ", ".join(r["levers"]))
+    console.print(t)
 
 
 @app.command()
