@@ -29,13 +29,20 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
     elif not path.is_file() or _header(path) not in (b"", _SQLITE_HEADER):
         raise ForeignDatabase(f"{path} is not a SQLite database; use another --db.")
 
-    db = sqlite_utils.Database(path)
-    try:
+    def prepare(db: sqlite_utils.Database) -> None:
         _refuse_foreign(db, path)
         # WAL lets `history` read while a search is writing.
         db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON;")
         migrations.apply(db)
+
+    return _checked(sqlite_utils.Database(path), path, prepare)
+
+
+def _checked(db: sqlite_utils.Database, path: Path, prepare) -> sqlite_utils.Database:
+    """`prepare(db)`, closing the file on any failure; a file SQLite cannot read is one sentence."""
+    try:
+        prepare(db)
     except sqlite3.DatabaseError as e:  # encrypted or corrupt past the header
         db.close()
         raise ForeignDatabase(f"{path} cannot be read as a SQLite database ({e}); use another --db.") from e
@@ -54,18 +61,13 @@ def _open_read_only(path: Path) -> sqlite_utils.Database:
     # needs the -shm. Otherwise the file is at rest: immutable, so not even -wal/-shm appear.
     live = path.with_name(path.name + "-wal").exists()
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro" + ("" if live else "&immutable=1"), uri=True)
-    db = sqlite_utils.Database(conn)
-    try:
+
+    def prepare(db: sqlite_utils.Database) -> None:
         _refuse_foreign(db, path)
         if not [m.name for m in migrations.applied(db)]:
             raise ForeignDatabase(f"{path} holds no fa5090-search schema; use another --db.")
-    except sqlite3.DatabaseError as e:
-        db.close()
-        raise ForeignDatabase(f"{path} cannot be read as a SQLite database ({e}); use another --db.") from e
-    except BaseException:
-        db.close()
-        raise
-    return db
+
+    return _checked(sqlite_utils.Database(conn), path, prepare)
 
 
 def pending(db: sqlite_utils.Database) -> list[str]:
