@@ -98,8 +98,9 @@ class Reporter:
             sm = d.get("summary") or {}
             if sm.get("experiments"):
                 med = f"{sm['median_seconds']:.0f} s" if sm.get("median_seconds") is not None else "n/a"
-                self._line(f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band; "
-                           f"median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
+                bands = (f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band"
+                         if sm["banded"] else "predictions: none (this strategy predicts no band)")
+                self._line(f"{bands}; median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
             if sm.get("final_tflops"):
                 sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
                         f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")

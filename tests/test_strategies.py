@@ -37,7 +37,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("agent_vs_random")
-    for tgz in ("session1_artifacts.tgz", "session2_artifacts.tgz"):
+    for tgz in ("session1_artifacts.tgz", "session2_artifacts.tgz", "session3_artifacts.tgz"):
         with tarfile.open(RES / tgz) as t:
             t.extractall(out, filter="data")
     return out
@@ -89,6 +89,32 @@ def test_random_n8192_replayed(recordings, tmp_path):
     assert [r["outcome"] for r in rows if r["outcome"] == "KEPT"] == ["KEPT", "KEPT"]
     assert round(next(r for r in rows if r["kind"] == "comparator")["margin"], 3) == 1.590
     assert all(r["predicted_lo"] is None for r in rows if r["kind"] == "sample")  # random predicts nothing
+
+
+C16 = ("--seqlen", "16384", "--dtype", "bfloat16", "--causal")
+
+
+def test_random_c16384_replayed_is_behind_the_agent(recordings, tmp_path):
+    """Random at N16384 bf16 causal (session 3, complete this time): four keeps in twenty draws and
+    SDPA flash 1.374x faster in its comparator row, 0.728x, against the agent's 0.788x (1/1.269)."""
+    out, rows = _replay(recordings / "random_c16384_artifacts/run-1/recording.jsonl", tmp_path / "rc.db", *C16)
+    assert sum(r["kind"] == "sample" for r in rows) == 20
+    assert sum(r["outcome"] == "KEPT" for r in rows) == 4
+    random_sdpa = next(r for r in rows if r["kind"] == "comparator")["margin"]
+    assert round(random_sdpa, 3) == 1.374 and random_sdpa > 1.269  # SDPA further ahead of random than of the agent
+    assert "predictions: none (this strategy predicts no band)" in out
+
+
+@pytest.mark.parametrize("name,shape,keeps,sdpa", [("tpe_n8192", ("--seqlen", "8192"), 6, 1.155),
+                                                   ("tpe_c16384", C16, 4, 1.382)])
+def test_tpe_replayed(recordings, tmp_path, name, shape, keeps, sdpa):
+    """Optuna's TPE, same budget and gate (session 3): at N8192 it ties the agent (SDPA 1.155x faster
+    in both runs' comparator rows, 0.866x); at N16384 bf16 causal it is behind (0.723x against 0.788x).
+    Replaying reproduces its draws, so Optuna's sampler answers the same from the same seed."""
+    out, rows = _replay(recordings / f"{name}_artifacts/run-1/recording.jsonl", tmp_path / "t.db", *shape)
+    assert sum(r["kind"] == "sample" for r in rows) == 20
+    assert sum(r["outcome"] == "KEPT" for r in rows) == keeps
+    assert round(next(r for r in rows if r["kind"] == "comparator")["margin"], 3) == sdpa
 
 
 # ---- the agent's ranking, on figures of the H200's own ptxas (results/.../n8192_agent.db) -------------
