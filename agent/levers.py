@@ -193,6 +193,35 @@ CATALOG: tuple[Lever, ...] = (
         hypothesis="Epilogue stores evict-first (.cs): O is never re-read here; seed v7 measured it null (split sign).",
     ),
     Lever(
+        name="softmax_ffma", sets={"softmax": "fused"}, targets=("issue_latency_chain", "tensor_bound"),
+        requires={"compute": ("mma",), "exp": ("ex2",)}, predicted=(0.99, 1.05),
+        hypothesis="Keep the row max in raw-score units and form each probability as ex2(s*c - m*c): one FFMA "
+        "and one MUFU per score where the separate form pays FMUL + FADD + MUFU (FlashAttention-2's "
+        "softmax). Fewer issue slots on the FMA pipe beside the tensor pipe; not bitwise (one rounding less).",
+    ),
+    Lever(
+        name="kv_overlap", sets={"kv_overlap": "on", "kv_stages": 1}, targets=("global_latency", "occupancy_limited", "barrier_bound"),
+        requires={"compute": ("mma",), "staging": ("cp_async",)}, predicted=(0.97, 1.15),
+        hypothesis="FlashAttention-2's one-buffer schedule: V(j) is issued once K(j) lands and arrives under "
+        "QK^T(j), K(j+1) is issued after QK^T(j) and arrives under P(j)V(j). The loads leave the critical "
+        "path as with a second stage, for kv_stages=1's shared memory (replaces a K/V ring if there is one, "
+        "giving its buffers back).",
+    ),
+    Lever(
+        name="smem_epilogue", sets={"epilogue": "smem"}, targets=("tensor_bound", "global_latency"),
+        requires={"compute": ("mma",), "split_kv": (1,), "store": ("default",)}, predicted=(0.99, 1.03),
+        hypothesis="Write the normalised O tile into the warp's own rows of the Q tile and store it with "
+        "16-byte coalesced vectors (FlashAttention-2's epilogue): 8x fewer store instructions and whole "
+        "lines per request, for one shared round trip per tile. Bitwise identical.",
+    ),
+    Lever(
+        name="lazy_rescale", sets={"rescale_lazy": "on", "rescale_skip": "on"}, targets=("issue_latency_chain", "tensor_bound"),
+        requires={"compute": ("mma",), "exp": ("ex2",)}, predicted=(0.99, 1.04),
+        hypothesis="Raise a row's running max only when a block grows it by more than 2^8 (FlashAttention-4): "
+        "probabilities may reach 256, exact after the final 1/l, and alpha stays 1, so the warp vote skips "
+        "O *= alpha in nearly every block instead of only where no row's max moved.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -75,9 +75,10 @@ def covering_set() -> list[Knobs]:
 
 def _completable(partial: dict) -> bool:
     """Whether some valid configuration extends this partial assignment (defaults first: the
-    constraints only ever forbid non-defaults on the scalar path or depth > 1 without cp.async)."""
+    constraints forbid non-defaults on the scalar path, depth > 1 without cp.async, and a lazy max
+    without ex2 and the rescale vote)."""
     base = {"compute": "mma", "staging": "cp_async"}
-    for fill in ({}, base):
+    for fill in ({}, base, {**base, "exp": "ex2", "rescale_skip": "on"}):
         if _knobs({**fill, **partial}) is not None:
             return True
     return False

@@ -26,6 +26,10 @@
 //   FA_V_LOAD       0 V fragments by ldmatrix.trans | 1 by 16-bit shared loads (same bits)
 //   FA_PERSISTENT   0 one CTA per work item | 1 resident CTAs pull items from a counter
 //   FA_SPLIT_KV       1 | 2, 4, 8: split-KV, each (tile, head) split over key ranges, then combined
+//   FA_SOFTMAX      0 scale, then exp(s - m) | 1 exp2(s * c - m * c) in one FFMA, the max in raw units
+//   FA_KV_OVERLAP   0 | 1 one K and one V buffer: V(j) lands under QK^T(j), K(j+1) under P(j)V(j)
+//   FA_EPILOGUE     0 4-byte stores from the accumulators | 1 through shared memory, 16-byte stores
+//   FA_RESCALE_LAZY 0 | 1 a row's max is raised only when it grows by more than 2^8 (exact after 1/l)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -90,6 +94,18 @@
 #ifndef FA_SPLIT_KV
 #define FA_SPLIT_KV 1
 #endif
+#ifndef FA_SOFTMAX
+#define FA_SOFTMAX 0
+#endif
+#ifndef FA_KV_OVERLAP
+#define FA_KV_OVERLAP 0
+#endif
+#ifndef FA_EPILOGUE
+#define FA_EPILOGUE 0
+#endif
+#ifndef FA_RESCALE_LAZY
+#define FA_RESCALE_LAZY 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -121,16 +137,21 @@ enum { MASK_RUNTIME = 0, MASK_PREDICATE = 1, MASK_SPLIT = 2 };
 enum { ORDER_LAUNCH = 0, ORDER_HEAVIEST_FIRST = 1 };
 enum { STORE_DEFAULT = 0, STORE_CS = 1, STORE_WT = 2 };
 enum { V_LDMATRIX_TRANS = 0, V_LDS = 1 };
+enum { SOFTMAX_SEPARATE = 0, SOFTMAX_FUSED = 1 };
+enum { EPI_DIRECT = 0, EPI_SMEM = 1 };
 
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
-          int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1>
+          int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
+          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
   static constexpr int KV_STAGES = KV_STAGES_, Q_IN = Q_IN_, RESCALE_SKIP = RESCALE_SKIP_;
   static constexpr int CAUSAL_MASK = CAUSAL_MASK_, CTA_ORDER = CTA_ORDER_, STORE = STORE_;
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
+  static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
+  static constexpr int RESCALE_LAZY = RESCALE_LAZY_;
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is a tensor-core tiling");
@@ -138,6 +159,9 @@ struct Knobs {
   static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
   static_assert(KV_STAGES >= 1 && KV_STAGES <= 3, "1 to 3 K/V stages");
   static_assert(KV_STAGES == 1 || STAGING == STAGE_CP_ASYNC, "a K/V pipeline needs asynchronous copies");
+  static_assert(!KV_OVERLAP || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async");
+  static_assert(EPILOGUE == EPI_DIRECT || (SPLITS == 1 && STORE == STORE_DEFAULT), "the smem epilogue: no split, default stores");
+  static_assert(!RESCALE_LAZY || (EXP == EXP_EX2 && RESCALE_SKIP), "the lazy max counts in log2 units, pays through the vote");
 };
 
 // Shared-memory tile addressing; writer and reader use the same map, so no layout can
@@ -367,7 +391,9 @@ __device__ __forceinline__ void body_scalar(const T* Qg, const T* Kg, const T* V
 // MASK is a template argument, not a runtime flag: with FA_CAUSAL_MASK >= 1 the interior blocks
 // (no key past N, none past the diagonal) are compiled without the predicate at all; seed v7
 // exp10: +2.18% from deleting it from 1023 of 1024 causal blocks.
-template <class K, bool CAUSAL, bool MASK, int NT>
+// With FA_SOFTMAX=1 the scale is not applied here (SCALE false): the scores and the row max stay in
+// raw units and the exponential takes s * c - m * c as one FFMA (see body_mma).
+template <class K, bool CAUSAL, bool MASK, int NT, bool SCALE = K::SOFTMAX == SOFTMAX_SEPARATE>
 __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], int k0, int rowa, int rowb, int t,
                                            int N, float scale, bool edge) {
 #pragma unroll
@@ -376,7 +402,8 @@ __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], in
     for (int e = 0; e < 4; ++e) {
       const int col = k0 + j * 8 + 2 * t + (e & 1);
       const int row = e < 2 ? rowa : rowb;
-      float v = s[j][e] * (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
+      float v = s[j][e];
+      if constexpr (SCALE) v *= (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
       if (MASK && edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
                    (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
       s[j][e] = v;
@@ -417,6 +444,49 @@ struct Dest {
   float* part_lse;  // [N]
 };
 
+// The running max update. Lazy (FA_RESCALE_LAZY=1, the FlashAttention-4 idea): a row keeps its max
+// until a block raises it by more than 8 in log2 units, so P = 2^(s - m) may reach 2^8 (fp16 and
+// bf16 hold it; l and O accumulate in fp32) and alpha stays exactly 1, which the rescale vote then
+// skips. Exact after the final division by l, and the LSE m + log2(l) is the same sum. Hypothesis:
+// with exact skipping a warp of 16-32 rows still rescales in most early blocks (some row's max
+// grows); lazily, after the first block almost never.
+template <class K>
+__device__ __forceinline__ float new_max(float m, float mx, float sc) {
+  const float mnew = fmaxf(m, mx);
+  if constexpr (K::RESCALE_LAZY) {
+    const float grow = K::SOFTMAX == SOFTMAX_FUSED ? (mnew - m) * sc : mnew - m;  // log2 units; NaN if both -inf
+    return grow <= 8.f ? m : mnew;
+  }
+  (void)sc;
+  return mnew;
+}
+// The max in the exponent's units: the separate softmax keeps it there already, the fused one in raw units.
+template <class K>
+__device__ __forceinline__ float m_units(float m, float sc) {
+  if constexpr (K::SOFTMAX == SOFTMAX_FUSED) return m * sc;
+  (void)sc;
+  return m;
+}
+
+// The smem epilogue's second half (FA_EPILOGUE=1): the warp has written its normalised rows, packed
+// to T, into its own rows of the Q tile (no other warp reads them, so a warp barrier suffices; the
+// persistent grid's barrier orders it before the next item's Q). Each lane then moves 16-byte
+// chunks: a row of D=128 fp16 is 16 chunks, so a warp stores two full 256 B rows per instruction
+// instead of 8 rows x 16 B in 4-byte pieces. Hypothesis (FA2 writes O this way): fewer, fully
+// coalesced store instructions; the cost is a shared round trip and a warp barrier once per tile.
+template <class K, typename T, int D>
+__device__ __forceinline__ void copy_out(const T* Qs, T* O, int q0, int r0, int lane, int N) {
+  using TL = Tile<D, K::LAYOUT>;
+  constexpr int CH = D / 8, ROWS = 16 * K::MT;
+  __syncwarp();
+#pragma unroll
+  for (int i = lane; i < ROWS * CH; i += 32) {
+    const int r = i / CH, c = (i % CH) * 8;
+    if (q0 + r0 + r < N)
+      *reinterpret_cast<uint4*>(O + (size_t)(q0 + r0 + r) * D + c) = *reinterpret_cast<const uint4*>(Qs + TL::off(r0 + r, c));
+  }
+}
+
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, Dest<T> dst, int N, float scale,
                                          T* Qs, T* Ks, T* Vs, int q0, int split) {
@@ -429,6 +499,13 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane >> 2, t = lane & 3;
   const int r0 = warp * 16 * MT;  // this warp's first local row
+  // Softmax in one FFMA (FA_SOFTMAX=1): the max is taken over raw scores and each exponential is
+  // ex2(s * c - m * c), one FFMA + one MUFU where the separate form pays an FMUL (scale), an FADD
+  // (minus the max) and the MUFU; FA2 does this. m * c is formed once per row and block. Not bitwise:
+  // one rounding where there were two. sc = 1 in the separate form (never multiplied there).
+  constexpr bool FUSED = K::SOFTMAX == SOFTMAX_FUSED;
+  const float sc = FUSED ? (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale) : 1.f;
+  (void)sc;
 
   stage<K, D, K::BR>(Qs, Qg, q0, N);
   stage_wait<K>();
@@ -490,6 +567,14 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #pragma unroll
     for (int s = 0; s < NS - 1; ++s) issue(kb_lo + s);
   }
+  // One-buffer overlap (FA_KV_OVERLAP=1), FA2's schedule: the first K is in flight before the loop;
+  // in each block V(j) is issued once K(j) has landed and lands under QK^T(j) and the softmax, and
+  // K(j+1) is issued once every warp is past QK^T(j) and lands under P(j)V(j). The shared memory of
+  // kv_stages=1 (one K, one V tile) with loads hidden as in a ring; two barriers a block, as the ring.
+  constexpr bool OVERLAP = NS == 1 && K::KV_OVERLAP;
+  if constexpr (OVERLAP) {
+    if (kb_lo < kb_hi) stage<K, D, K::BC>(Ks, Kg, kb_lo * K::BC, N);
+  }
 
   // One key block. MASK_T is std::true_type/std::false_type: the loop split (FA_CAUSAL_MASK=2)
   // makes the mode a type, so each loop body is compiled for one kind of block only. H200 causal
@@ -498,7 +583,11 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     const int k0 = kb * K::BC;
     const T* Kb = Ks + buf(kb);
     const T* Vb = Vs + buf(kb);
-    if constexpr (NS == 1) {
+    if constexpr (OVERLAP) {
+      cp_async_wait<0>();  // K(kb), the only group in flight
+      __syncthreads();     // K visible to every warp; every warp is done with V(kb - 1)
+      stage<K, D, K::BC>(Vs, Vg, k0, N);
+    } else if constexpr (NS == 1) {
       __syncthreads();
       stage<K, D, K::BC>(Ks, Kg, k0, N);
       stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
@@ -507,7 +596,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
       cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
     }
-    if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
+    if (FA_DEFECT != DEF_MISSING_SYNC && !OVERLAP) __syncthreads();
 
     // S = Q K^T. With two m-tiles per warp each K fragment feeds two mma: half the LDSM per mma.
     // H200 (BR 128 on 4 warps, 255 registers): 0.988x at N=8192 fp16, 0.923x at causal N=32768.
@@ -561,9 +650,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       for (int h = 0; h < 2; ++h) {
         mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
         mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
-        const float mnew = fmaxf(m[0][h], mx[h]);
+        const float mnew = new_max<K>(m[0][h], mx[h], sc);
         meff[0][h] = mnew == -INFINITY ? 0.f : mnew;
-        alpha[0][h] = fexp<K::EXP>(m[0][h] - meff[0][h]);
+        alpha[0][h] = FUSED ? fexp<K::EXP>((m[0][h] - meff[0][h]) * sc) : fexp<K::EXP>(m[0][h] - meff[0][h]);
         m[0][h] = mnew;
         l[0][h] *= alpha[0][h];
       }
@@ -588,9 +677,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       for (int h = 0; h < 2; ++h) {
         mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
         mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
-        const float mnew = fmaxf(m[mt][h], mx[h]);
+        const float mnew = new_max<K>(m[mt][h], mx[h], sc);
         meff[mt][h] = mnew == -INFINITY ? 0.f : mnew;
-        alpha[mt][h] = fexp<K::EXP>(m[mt][h] - meff[mt][h]);
+        alpha[mt][h] = FUSED ? fexp<K::EXP>((m[mt][h] - meff[mt][h]) * sc) : fexp<K::EXP>(m[mt][h] - meff[mt][h]);
         m[mt][h] = mnew;
         l[mt][h] *= alpha[mt][h];
         changed |= alpha[mt][h] != 1.f;
@@ -620,8 +709,15 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
-        float p0 = fexp<K::EXP>(s[mt][j][0] - meff[mt][0]), p1 = fexp<K::EXP>(s[mt][j][1] - meff[mt][0]);
-        float p2 = fexp<K::EXP>(s[mt][j][2] - meff[mt][1]), p3 = fexp<K::EXP>(s[mt][j][3] - meff[mt][1]);
+        float p0, p1, p2, p3;
+        if constexpr (FUSED) {
+          const float n0 = -meff[mt][0] * sc, n1 = -meff[mt][1] * sc;  // hoisted out of j by the compiler
+          p0 = fexp<K::EXP>(fmaf(s[mt][j][0], sc, n0)); p1 = fexp<K::EXP>(fmaf(s[mt][j][1], sc, n0));
+          p2 = fexp<K::EXP>(fmaf(s[mt][j][2], sc, n1)); p3 = fexp<K::EXP>(fmaf(s[mt][j][3], sc, n1));
+        } else {
+          p0 = fexp<K::EXP>(s[mt][j][0] - meff[mt][0]); p1 = fexp<K::EXP>(s[mt][j][1] - meff[mt][0]);
+          p2 = fexp<K::EXP>(s[mt][j][2] - meff[mt][1]); p3 = fexp<K::EXP>(s[mt][j][3] - meff[mt][1]);
+        }
         l[mt][0] += p0 + p1;
         l[mt][1] += p2 + p3;
         pf[mt][j][0] = Pack<T>::two(p0, p1);
@@ -630,6 +726,11 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     if constexpr (NS > 1) {
       cp_async_wait<2 * NS - 2>();  // this block's V
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
+    }
+    if constexpr (OVERLAP) {
+      cp_async_wait<0>();  // V(kb)
+      __syncthreads();     // V visible; every warp is past QK^T(kb), so K's tile is free
+      if (kb + 1 < kb_hi) stage<K, D, K::BC>(Ks, Kg, (kb + 1) * K::BC, N);
     }
     // O += P V, each V fragment feeding MT m-tiles
 #pragma unroll
@@ -668,6 +769,15 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       l[0][h] += __shfl_xor_sync(0xffffffff, l[0][h], 2);
     }
     const float inv0 = 1.f / l[0][0], inv1 = 1.f / l[0][1];
+    if constexpr (K::EPILOGUE == EPI_SMEM) {
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        const int c = i * 8 + 2 * t;
+        *reinterpret_cast<uint32_t*>(Qs + TL::off(r0 + g, c)) = Pack<T>::two(o[0][i][0] * inv0, o[0][i][1] * inv0);
+        *reinterpret_cast<uint32_t*>(Qs + TL::off(r0 + g + 8, c)) = Pack<T>::two(o[0][i][2] * inv1, o[0][i][3] * inv1);
+      }
+      copy_out<K, T, D>(Qs, dst.o, q0, r0, lane, N);
+    } else {
 #pragma unroll
     for (int i = 0; i < DT; ++i) {
       if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
@@ -675,9 +785,11 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[0][i][0] * inv0, o[0][i][1] * inv0));
       if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[0][i][2] * inv1, o[0][i][3] * inv1));
     }
+    }
     if (t == 0) {
-      if (rowa < N) dst.lse[rowa] = K::EXP == EXP_EX2 ? (m[0][0] + log2f(l[0][0])) * LN2 : m[0][0] + logf(l[0][0]);
-      if (rowb < N) dst.lse[rowb] = K::EXP == EXP_EX2 ? (m[0][1] + log2f(l[0][1])) * LN2 : m[0][1] + logf(l[0][1]);
+      const float ma = m_units<K>(m[0][0], sc), mb = m_units<K>(m[0][1], sc);
+      if (rowa < N) dst.lse[rowa] = K::EXP == EXP_EX2 ? (ma + log2f(l[0][0])) * LN2 : ma + logf(l[0][0]);
+      if (rowb < N) dst.lse[rowb] = K::EXP == EXP_EX2 ? (mb + log2f(l[0][1])) * LN2 : mb + logf(l[0][1]);
     }
   } else {
 #pragma unroll
@@ -689,7 +801,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       l[mt][h] += __shfl_xor_sync(0xffffffff, l[mt][h], 2);
     }
     auto lse = [&](int h) {  // evaluated after the stores: nothing extra stays live across them
-      return K::EXP == EXP_EX2 ? (m[mt][h] + log2f(l[mt][h])) * LN2 : m[mt][h] + logf(l[mt][h]);
+      const float mu = m_units<K>(m[mt][h], sc);
+      return K::EXP == EXP_EX2 ? (mu + log2f(l[mt][h])) * LN2 : mu + logf(l[mt][h]);
     };
     if constexpr (K::SPLITS > 1) {
       // an empty split (l = 0) leaves O = 0 and LSE = -inf: weight zero in the combine
@@ -708,6 +821,12 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       const float inv0 = 1.f / l[mt][0], inv1 = 1.f / l[mt][1];
 #pragma unroll
       for (int i = 0; i < DT; ++i) {
+        if constexpr (K::EPILOGUE == EPI_SMEM) {  // this warp's rows of the Q tile; copy_out after the last m-tile
+          const int c = i * 8 + 2 * t, ra = r0 + mt * 16 + g;
+          *reinterpret_cast<uint32_t*>(Qs + TL::off(ra, c)) = Pack<T>::two(o[mt][i][0] * inv0, o[mt][i][1] * inv0);
+          *reinterpret_cast<uint32_t*>(Qs + TL::off(ra + 8, c)) = Pack<T>::two(o[mt][i][2] * inv1, o[mt][i][3] * inv1);
+          continue;
+        }
         if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
         const int c = i * 8 + 2 * t;
         if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[mt][i][0] * inv0, o[mt][i][1] * inv0));
@@ -719,6 +838,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       }
     }
   }
+  if constexpr (K::EPILOGUE == EPI_SMEM && K::SPLITS == 1) copy_out<K, T, D>(Qs, dst.o, q0, r0, lane, N);
   }
 }
 
@@ -870,7 +990,8 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 }
 
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
-                  FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV>;
+                  FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
+                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -981,13 +1102,14 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with, so a loaded library can be checked against its key.
+// The knobs this library was built with (21 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
   out[7] = FA_KV_STAGES; out[8] = FA_Q_IN; out[9] = FA_RESCALE_SKIP; out[10] = FA_CAUSAL_MASK;
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
+  out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -65,6 +65,16 @@ class Store(str, Enum):
     wt = "wt"  # write-through
 
 
+class Softmax(str, Enum):
+    separate = "separate"  # scale (FMUL), then exp(s - m) (FADD + MUFU): the row max in scaled units
+    fused = "fused"  # exp2(s * c - m * c): one FFMA + one MUFU, the row max in raw-score units
+
+
+class Epilogue(str, Enum):
+    direct = "direct"  # each thread stores its accumulator pairs, 4 B at a time
+    smem = "smem"  # through shared memory (the warp's own Q rows), then 16-byte coalesced stores
+
+
 class VLoad(str, Enum):
     ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
     lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
@@ -83,12 +93,18 @@ _CODES = {
     "store": list(Store),
     "v_load": list(VLoad),
     "persistent": list(Switch),
+    "softmax": list(Softmax),
+    "kv_overlap": list(Switch),
+    "epilogue": list(Epilogue),
+    "rescale_lazy": list(Switch),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
 # knobs that only the tensor-core path reads
 _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
-             "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1}
+             "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1,
+             "softmax": Softmax.separate, "kv_overlap": Switch.off, "epilogue": Epilogue.direct,
+             "rescale_lazy": Switch.off}
 
 
 class KnobError(ValueError):
@@ -115,6 +131,10 @@ class Knobs(BaseModel):
     v_load: VLoad = VLoad.ldmatrix_trans
     persistent: Switch = Switch.off  # resident CTAs pull work items from a list
     split_kv: int = 1  # key splits per (query tile, head), merged by a combine kernel
+    softmax: Softmax = Softmax.separate
+    kv_overlap: Switch = Switch.off  # one K and one V buffer, V(j) loaded under S(j), K(j+1) under P(j)V(j)
+    epilogue: Epilogue = Epilogue.direct
+    rescale_lazy: Switch = Switch.off  # keep a row's max until it grows by more than 2^8 (exact after 1/l)
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -139,6 +159,16 @@ class Knobs(BaseModel):
         if self.kv_stages > 1 and self.staging != Staging.cp_async:
             raise ValueError(f"knob 'kv_stages'={self.kv_stages} needs staging=cp_async: scalar loads land "
                              "synchronously, so there is nothing to overlap")
+        if self.kv_overlap == Switch.on and (self.kv_stages != 1 or self.staging != Staging.cp_async):
+            raise ValueError("knob 'kv_overlap'=on is the one-buffer schedule (V under QK^T, the next K under PV): "
+                             f"it needs kv_stages=1 and staging=cp_async, not kv_stages={self.kv_stages}, "
+                             f"staging={self.staging.value}")
+        if self.epilogue == Epilogue.smem and (self.split_kv != 1 or self.store != Store.default):
+            raise ValueError("knob 'epilogue'=smem writes the normalised output with 16-byte default stores: it needs "
+                             f"split_kv=1 (not {self.split_kv}) and store=default (not {self.store.value})")
+        if self.rescale_lazy == Switch.on and (self.exp != Exp.ex2 or self.rescale_skip != Switch.on):
+            raise ValueError("knob 'rescale_lazy'=on counts its threshold in log2 units and saves work only through "
+                             "the rescale vote: it needs exp=ex2 and rescale_skip=on")
         if self.compute == Compute.scalar:
             for name, default in _MMA_ONLY.items():
                 if getattr(self, name) != default:

@@ -16,7 +16,7 @@ from experiments.problem import Shape
 from kernel_src.covering import covering_set
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
-           "store": "default", "v_load": "ldmatrix_trans", "persistent": "off"}
+           "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct"}
 
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)
@@ -24,7 +24,9 @@ dev = probe()
 lab = Lab(Shape(B=2, H=16, N=2048, D=128), dev.limits, Path("/tmp/facache"), budget_s=1.0)
 every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
 cs = covering_set()
-partners = {k.key(): k.replace(**BITWISE) for k in cs}
+# rescale_lazy (not bitwise) needs the rescale vote: a lazy configuration keeps its rescale_skip
+partners = {k.key(): k.replace(**{n: v for n, v in BITWISE.items()
+                                  if not (n == "rescale_skip" and k.rescale_lazy.value == "on")}) for k in cs}
 knobs = {k.key(): k for k in cs} | {p.key(): p for p in partners.values()}
 specs = {key: BuildSpec(knobs=k, arch=dev.arch, **every) for key, k in knobs.items()}
 t0 = time.time()

@@ -9,7 +9,8 @@ def test_seed_is_the_naive_kernel():
     assert SEED.defines() == {"FA_COMPUTE": 0, "FA_LAYOUT": 0, "FA_STAGING": 0, "FA_EXP": 0, "FA_BR": 64, "FA_BC": 64,
                               "FA_WARPS": 4, "FA_KV_STAGES": 1, "FA_Q_IN": 0, "FA_RESCALE_SKIP": 0, "FA_CAUSAL_MASK": 0,
                               "FA_CTA_ORDER": 0, "FA_MIN_CTAS": 0, "FA_STORE": 0, "FA_V_LOAD": 0, "FA_PERSISTENT": 0,
-                              "FA_SPLIT_KV": 1}
+                              "FA_SPLIT_KV": 1, "FA_SOFTMAX": 0, "FA_KV_OVERLAP": 0, "FA_EPILOGUE": 0,
+                              "FA_RESCALE_LAZY": 0}
 
 
 def test_knobs_are_frozen_and_hashable():
@@ -133,3 +134,29 @@ def test_split_kv_workspace_is_preflight_arithmetic(tmp_path):
     assert "split_kv=8 needs 34628173824 B of fp32 partials" in ev.detail and str(24 * 2**30) in ev.detail
     assert not (tmp_path / "build").exists()
     assert Lab(Shape(B=1, H=8, N=4096, D=128), card, tmp_path).preflight(base.replace(split_kv=8)) is None
+
+
+def test_fa2_knobs_refuse_what_their_schedule_cannot_do():
+    """Issue 9's knobs: the overlap schedule is one-buffer cp.async, the smem epilogue writes
+    16-byte default stores of the final output, and the lazy max counts in log2 units and pays
+    only through the rescale vote. Each refusal names the knob."""
+    mma = SEED.replace(compute="mma", staging="cp_async", exp="ex2")
+    with pytest.raises(KnobError, match="kv_overlap"):
+        mma.replace(kv_overlap="on", kv_stages=2)
+    with pytest.raises(KnobError, match="kv_overlap"):
+        SEED.replace(compute="mma", kv_overlap="on")
+    with pytest.raises(KnobError, match="epilogue"):
+        mma.replace(epilogue="smem", split_kv=2)
+    with pytest.raises(KnobError, match="epilogue"):
+        mma.replace(epilogue="smem", store="cs")
+    with pytest.raises(KnobError, match="rescale_lazy"):
+        mma.replace(rescale_lazy="on")  # no vote
+    with pytest.raises(KnobError, match="rescale_lazy"):
+        mma.replace(exp="expf", rescale_skip="on", rescale_lazy="on")
+    with pytest.raises(KnobError, match="applies to compute=mma only"):
+        SEED.replace(softmax="fused")
+    k = mma.replace(kv_overlap="on", epilogue="smem", softmax="fused", rescale_skip="on", rescale_lazy="on")
+    assert k.defines()["FA_KV_OVERLAP"] == 1 and k.defines()["FA_SOFTMAX"] == 1
+    assert k.label().endswith("/softmax=fused/kv_overlap=on/epilogue=smem/rescale_lazy=on")
+    # defaults leave every earlier key as it was
+    assert mma.canonical() == Knobs.parse(mma.model_dump(mode="json")).canonical() and "softmax" not in mma.canonical()

@@ -142,7 +142,14 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
                     dims["tile"].append(pair)
             elif v not in dims[k]:
                 dims[k].append(v)
-    return dims
+    # A knob added after random and TPE runs were recorded enters the space only once a lever moves
+    # it: a dimension of one value still draws from the RNG, so keeping it would change every
+    # later draw of those recordings' replays.
+    default = Knobs().model_dump(mode="json")
+    return {k: v for k, v in dims.items() if not (k in LATER_KNOBS and v == [default[k]])}
+
+
+LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy")  # issue 9, after the session-3 recordings
 
 
 def knobs_of(choice: dict) -> Knobs:

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Issue 9, first step on the H200 (one device call, nvidia-h200-x2, carrying .whl):
+#   GPU 0: the covering-set correctness run with the FA2 knobs (scripts/device_ladder.py: every
+#          configuration on 96 shapes, every bitwise lever against its off setting), then the margin
+#          screen at B2 H16 N8192 D128 fp16 from the agent's N8192 final kernel;
+#   GPU 1: the same screen at B2 H16 N32768 D128 bf16 causal.
+# Each screen measures every applicable lever of the catalog once, paired against that fixed kernel,
+# with its own A/A null. Results under $OUT/fa2 (at most two folders down; artifacts packed).
+set -uo pipefail
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
+R=$OUT/fa2; W=/tmp/w/fa2; mkdir -p $R $W
+FINAL="compute=mma layout=pad staging=cp_async exp=ex2 br=128 warps=4 bc=32 kv_stages=2 q_in=smem rescale_skip=on persistent=on"
+SEED=$(for k in $FINAL; do printf -- '--seed-knob %s ' $k; done)
+DEADLINE=$(( $(date +%s) + ${TOTAL:-540} ))
+one() {  # one GPU NAME ARGS...: a command on one GPU with its own cache, killed at the deadline
+  local gpu=$1 name=$2; shift 2; local left=$(( DEADLINE - $(date +%s) ))
+  [ $left -gt 30 ] || { echo "# not started: ${left}s left" > $W/$name.txt; return; }
+  { echo "# $(date -u +%FT%TZ) on GPU $gpu: $(nvidia-smi -i $gpu --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader)"
+    echo "\$ $*   (CUDA_VISIBLE_DEVICES=$gpu, timeout ${left}s)"
+    CUDA_VISIBLE_DEVICES=$gpu FA5090_CACHE=/tmp/facache$gpu timeout $left "$@"
+    echo "# exit $? at $(date -u +%FT%TZ)"; } > $W/$name.txt 2>&1
+}
+( one 0 covering python3 scripts/device_ladder.py $W/ladder
+  one 0 screen_n8192 python3 -m agent run $SEED --seqlen 8192 --screen --budget 30 --no-profile --time-budget 1.5 --db $W/screen_n8192.db ) &
+( one 1 screen_c32768 python3 -m agent run $SEED --seqlen 32768 --dtype bfloat16 --causal --screen --budget 30 --no-profile --time-budget 2.0 --db $W/screen_c32768.db ) &
+wait
+for n in screen_n8192 screen_c32768; do
+  [ -f $W/$n.db ] || continue
+  python3 -m agent history --json --db $W/$n.db > $W/${n}_history.json 2>/dev/null
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" $W/$n.db
+done
+rm -f $W/*.db-wal $W/*.db-shm
+cp $W/ladder/covering_correctness.json $R/ 2>/dev/null
+cp $W/*.txt $R/
+tar -C /tmp/w -czf $R/fa2.tgz fa2
+ls -la $R
+for f in $W/*.txt; do echo "== $f"; grep -E "^#|built|configurations x|worst|failures|  [A-Z]+ |KEPT|SLOWER|NULL|WRONG|SDPA|stopped" $f | cut -c1-200 | tail -40; done
