@@ -222,6 +222,14 @@ CATALOG: tuple[Lever, ...] = (
         "O *= alpha in nearly every block instead of only where no row's max moved.",
     ),
     Lever(
+        name="qk_pipeline", sets={"pipeline": "on"}, targets=("issue_latency_chain", "tensor_bound"),
+        requires={"compute": ("mma",), "kv_stages": (2, 3)}, predicted=(0.9, 1.12),
+        hypothesis="Issue block j+1's QK^T before block j's softmax (FlashAttention-3's overlap inside a warp): "
+        "the tensor pipe computes S(j+1) while the FMA and MUFU pipes compute P(j), filling the dependency "
+        "waits of a kernel at two warps per scheduler. Costs BC/2 x m-tiles more registers and needs the "
+        "next K one block early (three stages hide it, two expose it). Bitwise identical.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -30,6 +30,7 @@
 //   FA_KV_OVERLAP   0 | 1 one K and one V buffer: V(j) lands under QK^T(j), K(j+1) under P(j)V(j)
 //   FA_EPILOGUE     0 4-byte stores from the accumulators | 1 through shared memory, 16-byte stores
 //   FA_RESCALE_LAZY 0 | 1 a row's max is raised only when it grows by more than 2^8 (exact after 1/l)
+//   FA_PIPELINE     0 | 1 QK^T of block j+1 issued before the softmax of block j (needs the K/V ring)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -106,6 +107,9 @@
 #ifndef FA_RESCALE_LAZY
 #define FA_RESCALE_LAZY 0
 #endif
+#ifndef FA_PIPELINE
+#define FA_PIPELINE 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -143,7 +147,7 @@ enum { EPI_DIRECT = 0, EPI_SMEM = 1 };
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
-          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0>
+          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -151,7 +155,7 @@ struct Knobs {
   static constexpr int CAUSAL_MASK = CAUSAL_MASK_, CTA_ORDER = CTA_ORDER_, STORE = STORE_;
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
-  static constexpr int RESCALE_LAZY = RESCALE_LAZY_;
+  static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_;
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is a tensor-core tiling");
@@ -162,6 +166,7 @@ struct Knobs {
   static_assert(!KV_OVERLAP || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async");
   static_assert(EPILOGUE == EPI_DIRECT || (SPLITS == 1 && STORE == STORE_DEFAULT), "the smem epilogue: no split, default stores");
   static_assert(!RESCALE_LAZY || (EXP == EXP_EX2 && RESCALE_SKIP), "the lazy max counts in log2 units, pays through the vote");
+  static_assert(!PIPELINE || KV_STAGES >= 2, "QK^T one block ahead reads the next K from the ring");
 };
 
 // Shared-memory tile addressing; writer and reader use the same map, so no layout can
@@ -576,31 +581,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     if (kb_lo < kb_hi) stage<K, D, K::BC>(Ks, Kg, kb_lo * K::BC, N);
   }
 
-  // One key block. MASK_T is std::true_type/std::false_type: the loop split (FA_CAUSAL_MASK=2)
-  // makes the mode a type, so each loop body is compiled for one kind of block only. H200 causal
-  // N=32768 bf16: predicate 0.998 NULL, split 0.930 (189 registers against 179).
-  auto block = [&](int kb, auto mask_t) {
-    const int k0 = kb * K::BC;
-    const T* Kb = Ks + buf(kb);
-    const T* Vb = Vs + buf(kb);
-    if constexpr (OVERLAP) {
-      cp_async_wait<0>();  // K(kb), the only group in flight
-      __syncthreads();     // K visible to every warp; every warp is done with V(kb - 1)
-      stage<K, D, K::BC>(Vs, Vg, k0, N);
-    } else if constexpr (NS == 1) {
-      __syncthreads();
-      stage<K, D, K::BC>(Ks, Kg, k0, N);
-      stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
-      stage_wait<K>();
-    } else {
-      issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
-      cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
-    }
-    if (FA_DEFECT != DEF_MISSING_SYNC && !OVERLAP) __syncthreads();
-
-    // S = Q K^T. With two m-tiles per warp each K fragment feeds two mma: half the LDSM per mma.
-    // H200 (BR 128 on 4 warps, 255 registers): 0.988x at N=8192 fp16, 0.923x at causal N=32768.
-    float s[MT][NT][4];
+  // S = Q K^T. With two m-tiles per warp each K fragment feeds two mma: half the LDSM per mma.
+  // H200 (BR 128 on 4 warps, 255 registers): 0.988x at N=8192 fp16, 0.923x at causal N=32768.
+  auto s_gemm = [&](const T* Kb, float (&s)[MT][NT][4]) {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -624,6 +607,61 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
           mma16816<T>(s[mt][j + 1], a, b + 2);
         }
       }
+    }
+  };
+  // Software pipelining across key blocks (FA_PIPELINE=1, needs the K/V ring): block j+1's QK^T is
+  // issued before block j's softmax, so the tensor pipe works on S(j+1) while the FMA and MUFU pipes
+  // work on P(j) (the intra-warp form of FlashAttention-3's overlap; the issue-bound diagnosis at 2
+  // warps per scheduler is a chain of waits this interleaving can fill). Costs a second set of score
+  // accumulators (MT x BC/2 registers), and K(j+1) must have landed one block earlier: with two
+  // stages its load is exposed, with three it has a block to arrive. Same arithmetic, bitwise equal.
+  constexpr bool PIPE = K::PIPELINE && NS > 1;
+  float ahead[PIPE ? MT : 1][PIPE ? NT : 1][4];
+  if constexpr (PIPE) {
+    if (kb_lo < kb_hi) {
+      cp_async_wait<2 * NS - 3>();  // K of the first block
+      __syncthreads();
+      s_gemm(Ks + buf(kb_lo), ahead);
+    }
+  }
+
+  // One key block. MASK_T is std::true_type/std::false_type: the loop split (FA_CAUSAL_MASK=2)
+  // makes the mode a type, so each loop body is compiled for one kind of block only. H200 causal
+  // N=32768 bf16: predicate 0.998 NULL, split 0.930 (189 registers against 179).
+  auto block = [&](int kb, auto mask_t) {
+    const int k0 = kb * K::BC;
+    const T* Kb = Ks + buf(kb);
+    const T* Vb = Vs + buf(kb);
+    if constexpr (OVERLAP) {
+      cp_async_wait<0>();  // K(kb), the only group in flight
+      __syncthreads();     // K visible to every warp; every warp is done with V(kb - 1)
+      stage<K, D, K::BC>(Vs, Vg, k0, N);
+    } else if constexpr (NS == 1) {
+      __syncthreads();
+      stage<K, D, K::BC>(Ks, Kg, k0, N);
+      stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
+      stage_wait<K>();
+    } else if constexpr (PIPE) {
+      issue(kb + NS - 1);  // the buffer of block kb - 1, freed by the barrier at the end of its iteration
+      cp_async_wait<2 * NS - 3>();  // K of the next block has landed, and with it everything of this one
+    } else {
+      issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
+      cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
+    }
+    if (FA_DEFECT != DEF_MISSING_SYNC && !OVERLAP) __syncthreads();
+
+    float s[MT][NT][4];
+    if constexpr (PIPE) {
+      // the scores of this block were computed one block ago; the next block's go under this softmax
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) s[mt][j][e] = ahead[mt][j][e];
+      if (kb + 1 < kb_hi) s_gemm(Ks + buf(kb + 1), ahead);
+    } else {
+      s_gemm(Kb, s);
     }
     // Scale, mask (key tail, causal diagonal) and the online-softmax update for rows g, g+8 of
     // every m-tile.
@@ -723,7 +761,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
         pf[mt][j][0] = Pack<T>::two(p0, p1);
         pf[mt][j][1] = Pack<T>::two(p2, p3);
       }
-    if constexpr (NS > 1) {
+    if constexpr (NS > 1 && !PIPE) {
       cp_async_wait<2 * NS - 2>();  // this block's V
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
     }
@@ -991,7 +1029,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
-                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY>;
+                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1102,7 +1140,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (21 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (22 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1110,6 +1148,7 @@ FA_API void fa_config(int* out) {
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
+  out[21] = FA_PIPELINE;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -97,6 +97,7 @@ _CODES = {
     "kv_overlap": list(Switch),
     "epilogue": list(Epilogue),
     "rescale_lazy": list(Switch),
+    "pipeline": list(Switch),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -104,7 +105,7 @@ _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
 _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
              "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1,
              "softmax": Softmax.separate, "kv_overlap": Switch.off, "epilogue": Epilogue.direct,
-             "rescale_lazy": Switch.off}
+             "rescale_lazy": Switch.off, "pipeline": Switch.off}
 
 
 class KnobError(ValueError):
@@ -135,6 +136,7 @@ class Knobs(BaseModel):
     kv_overlap: Switch = Switch.off  # one K and one V buffer, V(j) loaded under S(j), K(j+1) under P(j)V(j)
     epilogue: Epilogue = Epilogue.direct
     rescale_lazy: Switch = Switch.off  # keep a row's max until it grows by more than 2^8 (exact after 1/l)
+    pipeline: Switch = Switch.off  # QK^T of the next key block issued before this block's softmax
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -169,6 +171,9 @@ class Knobs(BaseModel):
         if self.rescale_lazy == Switch.on and (self.exp != Exp.ex2 or self.rescale_skip != Switch.on):
             raise ValueError("knob 'rescale_lazy'=on counts its threshold in log2 units and saves work only through "
                              "the rescale vote: it needs exp=ex2 and rescale_skip=on")
+        if self.pipeline == Switch.on and self.kv_stages < 2:
+            raise ValueError("knob 'pipeline'=on computes the next block's QK^T before this block's softmax, "
+                             "so the next K must already be in the ring: it needs kv_stages=2 or 3")
         if self.compute == Compute.scalar:
             for name, default in _MMA_ONLY.items():
                 if getattr(self, name) != default:

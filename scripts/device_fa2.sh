@@ -5,7 +5,9 @@
 #          screen at B2 H16 N8192 D128 fp16 from the agent's N8192 final kernel;
 #   GPU 1: the same screen at B2 H16 N32768 D128 bf16 causal.
 # Each screen measures every applicable lever of the catalog once, paired against that fixed kernel,
-# with its own A/A null. Results under $OUT/fa2 (at most two folders down; artifacts packed).
+# with its own A/A null. Then, on each GPU, a short agent run from the same kernel in the same
+# database (budget 6, no profiles: its ranking reads the screen's margins as evidence) stacks what
+# won and ends with its final kernel paired against SDPA flash. Results under $OUT/fa2 (at most two folders down; artifacts packed).
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
@@ -21,9 +23,12 @@ one() {  # one GPU NAME ARGS...: a command on one GPU with its own cache, killed
     CUDA_VISIBLE_DEVICES=$gpu FA5090_CACHE=/tmp/facache$gpu timeout $left "$@"
     echo "# exit $? at $(date -u +%FT%TZ)"; } > $W/$name.txt 2>&1
 }
+N8="--seqlen 8192"; C32="--seqlen 32768 --dtype bfloat16 --causal"
 ( one 0 covering python3 scripts/device_ladder.py $W/ladder
-  one 0 screen_n8192 python3 -m agent run $SEED --seqlen 8192 --screen --budget 30 --no-profile --time-budget 1.5 --db $W/screen_n8192.db ) &
-( one 1 screen_c32768 python3 -m agent run $SEED --seqlen 32768 --dtype bfloat16 --causal --screen --budget 30 --no-profile --time-budget 2.0 --db $W/screen_c32768.db ) &
+  one 0 screen_n8192 python3 -m agent run $SEED $N8 --screen --budget 30 --no-profile --time-budget 1.5 --db $W/screen_n8192.db
+  one 0 stack_n8192 python3 -m agent run $SEED $N8 --budget 6 --no-profile --time-budget 1.5 --db $W/screen_n8192.db ) &
+( one 1 screen_c32768 python3 -m agent run $SEED $C32 --screen --budget 30 --no-profile --time-budget 2.0 --db $W/screen_c32768.db
+  one 1 stack_c32768 python3 -m agent run $SEED $C32 --budget 6 --no-profile --time-budget 2.0 --db $W/screen_c32768.db ) &
 wait
 for n in screen_n8192 screen_c32768; do
   [ -f $W/$n.db ] || continue

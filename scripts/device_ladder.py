@@ -16,7 +16,8 @@ from experiments.problem import Shape
 from kernel_src.covering import covering_set
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
-           "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct"}
+           "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct",
+           "pipeline": "off"}
 
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)

@@ -90,3 +90,25 @@ def test_cache_key_covers_knobs_arch_and_instantiations():
     assert a.key() != BuildSpec(knobs=SEED, arch="sm_80").key()
     assert a.key() != BuildSpec(knobs=SEED, arch="sm_90", dims=(64,)).key()
     assert a.key() == BuildSpec(knobs=Knobs.parse(SEED.model_dump()), arch="sm_90").key()
+
+
+# Issue 9's register-lean FA2 shapes with the new knobs (BR 128 on 4 warps with BC 32 and every
+# FA2 knob on; BR 64 x BC 32 with QK^T pipelined over a three-stage ring): no spill on any of the
+# three architectures at either head dim, and the pipelined loop holds a second QK^T (the prologue's).
+FA2_LEAN = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, q_in="smem",
+                 rescale_skip="on", softmax="fused", kv_overlap="on", epilogue="smem", rescale_lazy="on")
+FA2_PIPE = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", bc=32, q_in="smem", kv_stages=3,
+                 rescale_skip="on", softmax="fused", pipeline="on")
+
+
+def test_fa2_knobs_compile_for_three_archs_without_spills(tmp_path):
+    specs = [BuildSpec(knobs=k, arch=a, dtypes=("float16",), dims=(64, 128), causals=(False,))
+             for k in (FA2_LEAN, FA2_PIPE) for a in ("sm_80", "sm_90", "sm_120")]
+    res = build(specs, tmp_path)
+    for spec in specs:
+        r = res[spec.key()]
+        assert r.ok, r.log[-2000:]
+        recs = [x for x in parse_ptxas(r.log) if x.entry]
+        assert len(recs) == 2
+        for rec in recs:
+            assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.knobs.label(), spec.arch, rec)

@@ -10,7 +10,7 @@ def test_seed_is_the_naive_kernel():
                               "FA_WARPS": 4, "FA_KV_STAGES": 1, "FA_Q_IN": 0, "FA_RESCALE_SKIP": 0, "FA_CAUSAL_MASK": 0,
                               "FA_CTA_ORDER": 0, "FA_MIN_CTAS": 0, "FA_STORE": 0, "FA_V_LOAD": 0, "FA_PERSISTENT": 0,
                               "FA_SPLIT_KV": 1, "FA_SOFTMAX": 0, "FA_KV_OVERLAP": 0, "FA_EPILOGUE": 0,
-                              "FA_RESCALE_LAZY": 0}
+                              "FA_RESCALE_LAZY": 0, "FA_PIPELINE": 0}
 
 
 def test_knobs_are_frozen_and_hashable():
@@ -160,3 +160,10 @@ def test_fa2_knobs_refuse_what_their_schedule_cannot_do():
     assert k.label().endswith("/softmax=fused/kv_overlap=on/epilogue=smem/rescale_lazy=on")
     # defaults leave every earlier key as it was
     assert mma.canonical() == Knobs.parse(mma.model_dump(mode="json")).canonical() and "softmax" not in mma.canonical()
+
+
+def test_pipeline_needs_the_ring():
+    mma = SEED.replace(compute="mma", staging="cp_async")
+    with pytest.raises(KnobError, match="pipeline"):
+        mma.replace(pipeline="on")
+    assert mma.replace(kv_stages=3, pipeline="on").defines()["FA_PIPELINE"] == 1
