@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
 
@@ -26,10 +26,33 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-# In a terminal rich fits the terminal; into a pipe or a file nothing is folded or wrapped (a table
-# keeps its natural width, a printed command stays on one line), so `history | cat` reads like a table.
-console = Console() if sys.stdout.isatty() else Console(width=100_000, soft_wrap=True)
-err = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=100_000, soft_wrap=True)
+
+
+class _Console(Console):
+    """In a terminal rich fits the terminal; into a pipe or a file nothing is folded or wrapped (a table
+    keeps its natural width, a printed command stays on one line), so `history | cat` reads like a table.
+    Decided at each print, not at import: the stream may change (CliRunner, a redirected test run)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        got = Console.size.fget(self)
+        return got if self.is_terminal else ConsoleDimensions(100_000, got.height)
+
+    @size.setter
+    def size(self, new_size) -> None:
+        Console.size.fset(self, new_size)
+
+    @property
+    def soft_wrap(self) -> bool:
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
+
+
+console = _Console()
+err = _Console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -69,6 +92,23 @@ def _open(db_path: Path, create: bool, read_only: bool = False):
 
 def _artifacts_for(db_path: Path) -> Path:
     return db_path.parent / (db_path.stem + "_artifacts")
+
+
+def _artifact_now(db_path: Path, stored: str | None) -> str:
+    """Where an artifact of a run is on this machine. The database stores it relative to
+    <db>_artifacts/ (runs before that: the recording machine's absolute path, e.g.
+    /root/out/run/fa5090_artifacts/run-1/ncu_exp5_....csv); from run-N/ on it is looked up under
+    <db stem>_artifacts/ or fa5090_artifacts/ beside the database."""
+    if not stored:
+        return "-"
+    parts = Path(stored).parts
+    at = next((i for i in range(len(parts) - 1, -1, -1) if parts[i].startswith("run-") and parts[i][4:].isdigit()), None)
+    rel = Path(*parts[at:]) if at is not None else Path(parts[-1])
+    for folder in dict.fromkeys((_artifacts_for(db_path), db_path.parent / "fa5090_artifacts")):
+        if (folder / rel).is_file():
+            return str(folder / rel)
+    packed = sorted(p.name for p in db_path.parent.glob("*.tgz"))
+    return f"{_artifacts_for(db_path) / rel} (not found" + (f"; it may be packed in {', '.join(packed)})" if packed else ")")
 
 
 def _cache_dir() -> Path:

@@ -17,6 +17,7 @@ from .common import (
     DB_OPT,
     JSON_OPT,
     RUN_OPT,
+    _artifact_now,
     _fail,
     _fmt,
     _open,
@@ -71,18 +72,22 @@ def history(
 def show(experiment_id: int = typer.Argument(..., help="Experiment id (first column of `history`)."),
          as_json: bool = JSON_OPT, db_path: Path = DB_OPT):
     """One experiment in full: knobs and what changed, prediction, the move's rationale and compiler
-    figures, outcome, margin, correctness, diagnosis (read-only)."""
+    figures, outcome, margin, correctness, diagnosis (read-only). Missing values print as '-'; the
+    ncu CSV is where it is now, beside the database (<db>_artifacts/run-N/), or '(not found)'."""
     db = _open(db_path, create=False, read_only=True)
     try:
         e = q.experiment(db, experiment_id)
     except StoreError as ex:
         _fail(str(ex))
+    csv_now = _artifact_now(db_path, e["diagnosis"].get("ncu_csv")) if e.get("diagnosis") else None
     if as_json:
+        if e.get("diagnosis"):  # beside the stored path, where the file is now (or None)
+            e["diagnosis"]["ncu_csv_now"] = None if "(not found" in csv_now or csv_now == "-" else csv_now
         print(json.dumps(e, indent=1, default=str))
         return
     from agent.progress import render_experiment
 
-    render_experiment(console, e)
+    render_experiment(console, e, ncu_csv_now=csv_now)
 
 
 @app.command()
