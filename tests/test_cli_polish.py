@@ -43,3 +43,31 @@ def test_show_prints_missing_values_as_dashes_and_the_csv_where_it_is_now(tmp_pa
     shutil.copy(RUN2 / "fa5090.db", db)
     res = invoke("show", 5, "--db", db)
     assert f"{tmp_path / 'moved_artifacts' / 'run-1' / 'ncu_exp5_4c0222433323.csv'} (not found)" in res.output
+
+
+@pytest.mark.parametrize("cmd, extra", [("run", []), ("calibrate", []), ("sweep", []), ("static", ["--arch", "sm_90"]),
+                                        ("export", ["best"])])
+def test_a_bad_choice_is_the_same_usage_error_in_every_command(cmd, extra, tmp_path):
+    for option, bad in (("--head-dim", "96"), ("--dtype", "fp8")):
+        db = ["--db", tmp_path / "x.db"] if cmd in ("run", "calibrate", "export") else []
+        res = invoke(cmd, *extra, option, bad, *db)
+        assert res.exit_code == 2, (cmd, option, res.output)
+        assert f"Invalid value for '{option}'" in res.output and f"'{bad}' is not one of" in res.output
+    assert list(tmp_path.iterdir()) == []  # refused before anything was created
+    help_text = invoke(cmd, "--help").output
+    assert "float16|bfloat16" in help_text and "64|128" in help_text
+
+
+@pytest.mark.parametrize("args", [["run", "--l2", "hot"], ["calibrate", "--l2", "hot"], ["static", "--arch", "sm_91"],
+                                  ["doctor", "--arch", "sm_91"], ["run", "--strategy", "annealing"],
+                                  ["baseline", "--backend", "triton"], ["history", "--kind", "nonsense"],
+                                  ["history", "--outcome", "FASTER"], ["shelf", "--status", "lost"]])
+def test_every_choice_is_listed_and_refused_with_exit_2(args):
+    res = invoke(*args)
+    assert res.exit_code == 2 and "is not one of" in res.output and "Traceback" not in res.output, res.output
+    assert "|" in invoke(args[0], "--help").output  # the choices are shown as [a|b|...]
+
+
+def test_outcome_is_a_choice_in_any_case():
+    rows = json.loads(invoke("history", "--outcome", "kept", "--json", "--db", RUN2 / "fa5090.db").output)
+    assert {r["outcome"] for r in rows} == {"KEPT"} and len(rows) == 5

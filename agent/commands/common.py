@@ -7,13 +7,16 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Optional
+from enum import Enum
+from typing import Literal, Optional
 
 import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
 
+from agent.strategies import NAMES as STRATEGIES
+from kernel_src.arch import TABLE as ARCHS
 from kernel_src.knobs import KnobError
 from store import queries as q
 from store.db import open_db
@@ -72,6 +75,19 @@ def _main(_v: bool = typer.Option(False, "--version", callback=_version, is_eage
                                   help="Print the version and exit.")) -> None:
     pass
 
+# Choices are types, so --help lists them ([float16|bfloat16]) and a bad value is the same usage
+# error (exit 2, one sentence naming the option) in every command.
+Dtype = Literal["float16", "bfloat16"]
+HeadDim = Literal[64, 128]
+L2 = Literal["warm", "cold"]
+Arch = Literal[tuple(ARCHS)]
+Strategy = Literal[STRATEGIES]
+OutcomeName = Literal[q.OUTCOMES]
+Kind = Literal[q.EXPERIMENT_KINDS]
+ShelfStatus = Literal[q.SHELF_STATUSES]
+# a list of choices needs an Enum (typer takes no list of Literal)
+Backend = Enum("Backend", {b: b for b in ("flash", "cudnn", "efficient", "math", "flash_attn")}, type=str)
+
 DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB", help="SQLite file holding runs, experiments and the shelf.")
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 RUN_OPT = typer.Option(None, "--run", help="Run id (default: the latest run).")
@@ -118,11 +134,6 @@ def _cache_dir() -> Path:
 def _command_line() -> str:
     """The command as typed, recorded with each run and calibration."""
     return "fa5090-search " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-
-
-def _check_l2(l2: str) -> None:
-    if l2 not in ("warm", "cold"):
-        _fail(f"--l2 must be warm or cold, not '{l2}'", 2)
 
 
 def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):

@@ -17,6 +17,9 @@ from .common import (
     DB_OPT,
     JSON_OPT,
     RUN_OPT,
+    Kind,
+    OutcomeName,
+    ShelfStatus,
     _artifact_now,
     _fail,
     _fmt,
@@ -32,9 +35,9 @@ from .common import (
 def history(
     run_id: Optional[int] = RUN_OPT,
     all_runs: bool = typer.Option(False, "--all", help="Every run in the database, with a run column; screen runs' rows are labelled `screen`."),
-    outcome: Optional[str] = typer.Option(None, help="Only this outcome, e.g. KEPT or SLOWER."),
+    outcome: Optional[OutcomeName] = typer.Option(None, case_sensitive=False, help="Only this outcome."),
     lever: Optional[str] = typer.Option(None, help="Only moves that include this lever, e.g. q_from_smem."),
-    kind: Optional[str] = typer.Option(None, help="Only this kind: seed, aa_null, lever, compound, sample, rescreen, reanchor, comparator."),
+    kind: Optional[Kind] = typer.Option(None, help="Only this kind of row."),
     command: bool = typer.Option(False, "--command", help="Print the command line each selected run was started with, instead of its experiments."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
@@ -44,10 +47,6 @@ def history(
     Reads the database read-only (never migrates it). Examples: `history --all --outcome KEPT`,
     `history --lever q_from_smem --json`, `history | cat` (no folding in a pipe)."""
     db = _open(db_path, create=False, read_only=True)
-    if outcome is not None and outcome.upper() not in q.OUTCOMES:
-        _fail(f"--outcome must be one of {', '.join(q.OUTCOMES)}, not '{outcome}'", 2)
-    if kind is not None and kind not in q.EXPERIMENT_KINDS:
-        _fail(f"--kind must be one of {', '.join(q.EXPERIMENT_KINDS)}, not '{kind}'", 2)
     try:
         rid = None if all_runs else _run_id(db, run_id)
         rows = q.history(db, rid)
@@ -57,7 +56,7 @@ def history(
         for r in (q.runs(db) if all_runs else [q.get_run(db, rid)] if rid else []):
             print(f"run {r['id']} ({r['started_at']}, {r['status']}): {r['command'] or 'not recorded'}")
         return
-    rows = [r for r in rows if (outcome is None or r["outcome"] == outcome.upper()) and (kind is None or r["kind"] == kind)
+    rows = [r for r in rows if (outcome is None or r["outcome"] == outcome) and (kind is None or r["kind"] == kind)
             and (lever is None or lever in (r["lever"] or "").split("+"))]
     if as_json:
         print(json.dumps(rows, indent=1, default=str))
@@ -93,14 +92,12 @@ def show(experiment_id: int = typer.Argument(..., help="Experiment id (first col
 @app.command()
 def shelf(
     run_id: Optional[int] = RUN_OPT,
-    status: Optional[str] = typer.Option(None, help="shelved, rescreened or resurrected (default: all)."),
+    status: Optional[ShelfStatus] = typer.Option(None, help="Only this status (default: all)."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
     """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis); read-only."""
     db = _open(db_path, create=False, read_only=True)
-    if status is not None and status not in q.SHELF_STATUSES:
-        _fail(f"--status must be one of {', '.join(q.SHELF_STATUSES)}, not '{status}'", 2)
     try:
         rows = q.shelf(db, _run_id(db, run_id), status=status)
     except StoreError as e:

@@ -15,9 +15,13 @@ from store import queries as q
 from .common import (
     DB_OPT,
     RUN_OPT,
+    L2,
+    Backend,
+    Dtype,
+    HeadDim,
+    Strategy,
     _artifacts_for,
     _cache_dir,
-    _check_l2,
     _command_line,
     _fail,
     _known_or_raise,
@@ -36,13 +40,13 @@ def run(
     batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
     heads: int = typer.Option(16, "--heads", min=1, help="H"),
     seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N (any; tails are masked)"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
-    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
-    causal: bool = typer.Option(False, "--causal/--no-causal"),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D"),
+    dtype: Dtype = typer.Option("float16", help="Input and output dtype (accumulation is fp32)."),
+    causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads for grouped-query attention (must divide --heads; 1 is MQA; default: --heads, MHA)."),
     seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start from the naive seed with NAME=VALUE changed (repeatable), e.g. --seed-knob compute=mma."),
     exclude_lever: list[str] = typer.Option([], "--exclude-lever", help="Never try this lever (repeatable); `fa5090-search levers` lists them."),
-    strategy: str = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
+    strategy: Strategy = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
     rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the random and TPE draws."),
     aa_repeats: int = typer.Option(5, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|. Measured on the seed, and again on the best whenever its time per call has moved more than 2x since the last null."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement (each arm gets about half)."),
@@ -51,7 +55,7 @@ def run(
     jobs: Optional[int] = typer.Option(None, min=1, help="Parallel nvcc builds (default: ninja's choice)."),
     calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
     reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
-    l2: str = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
+    l2: L2 = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
     screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
@@ -67,15 +71,10 @@ def run(
     from agent.progress import Reporter
 
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
-    from agent.strategies import NAMES
-
-    if strategy not in NAMES:
-        _fail(f"unknown --strategy '{strategy}'; known: {', '.join(NAMES)}", 2)
     try:
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
         _fail(str(e))
-    _check_l2(l2)
     from agent.levers import UnknownLever, get
 
     for name in exclude_lever:  # refused before anything is created
@@ -149,15 +148,15 @@ def rescreen(
 def calibrate(
     batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"), heads: int = typer.Option(16, "--heads", min=1, help="H"),
     seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
-    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D"),
+    dtype: Dtype = typer.Option("float16", help="Input and output dtype."),
     causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask, as the runs will use."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads, as a grouped-query run will use (its calibration is found by the same problem key)."),
     knob: list[str] = typer.Option([], "--knob", help="Calibrate on the seed with NAME=VALUE changed (default: the latest run's best, else the seed)."),
     repeats: int = typer.Option(10, min=2, help="A/A experiments, each in a fresh process."),
     keep_trials: int = typer.Option(0, min=0, help="Also run this many full A/A keep decisions and count the false keeps."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement, as the runs will use."),
-    l2: str = typer.Option("warm", help="warm or cold, as the runs will use."),
+    l2: L2 = typer.Option("warm", help="L2 state, as the runs will use."),
     clocks_locked: bool = typer.Option(False, "--clocks-locked", help="Say the clocks were locked outside this tool (it never sets them); still checked against the clocks read under load."),
     db_path: Path = DB_OPT,
 ):
@@ -170,7 +169,6 @@ def calibrate(
     from agent.loop import best_of_run
     from agent.progress import Reporter
 
-    _check_l2(l2)
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
     db = _open(db_path, create=True)
     try:
@@ -205,8 +203,8 @@ def calibrate(
 def baseline(
     run_id: Optional[int] = typer.Option(None, "--run", help="Run whose best kernel to compare (default: the latest)."),
     seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
-    backend: list[str] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends (flash, cudnn, efficient, math) and flash_attn."),
-    time_budget: float = typer.Option(2.0, min=0.2),
+    backend: list[Backend] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends and flash_attn (repeatable)."),
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
     db_path: Path = DB_OPT,
 ):
     """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
@@ -215,10 +213,7 @@ def baseline(
     from agent.loop import best_of_run
     from experiments.problem import Shape
 
-    known = ("flash", "cudnn", "efficient", "math", "flash_attn")
-    for b in backend:
-        if b not in known:
-            _fail(f"unknown backend '{b}'; known: {', '.join(known)}", 2)
+    backend = [b.value for b in backend]
     db = _open(db_path, create=False)
     rows = []
     try:
@@ -266,9 +261,9 @@ def sweep(
     batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
     heads: int = typer.Option(16, "--heads", min=1, help="H"),
     seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
-    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
-    causal: bool = typer.Option(False, "--causal/--no-causal"),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D"),
+    dtype: Dtype = typer.Option("float16", help="Input and output dtype."),
+    causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads (grouped-query attention)."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),

@@ -17,6 +17,9 @@ from store.errors import StoreError
 from .common import (
     DB_OPT,
     JSON_OPT,
+    Arch,
+    Dtype,
+    HeadDim,
     _cache_dir,
     _fail,
     _fmt,
@@ -30,7 +33,7 @@ from .common import (
 
 @app.command()
 def doctor(
-    arch: Optional[str] = typer.Option(None, help="Arch to test-compile for when no GPU is present, e.g. sm_90."),
+    arch: Optional[Arch] = typer.Option(None, help="Arch to test-compile for when no GPU is present."),
 ):
     """What is there, what is missing, and how to fix it: GPU, nvcc, ninja, ncu and counter permission.
 
@@ -149,11 +152,11 @@ CENSUS = ("HMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "S
 
 @app.command()
 def static(
-    arch: str = typer.Option(..., help="Target to compile for: sm_80, sm_86, sm_89, sm_90 or sm_120 (no GPU needed)."),
+    arch: Arch = typer.Option(..., help="Target to compile for (no GPU needed)."),
     knob: list[str] = typer.Option([], "--knob", help="One candidate: the seed with NAME=VALUE changed (repeatable)."),
     covering: bool = typer.Option(False, "--covering", help="The pairwise covering set of knob combinations instead of the ladder."),
-    head_dim: int = typer.Option(128, "--head-dim", "-d"),
-    dtype: str = typer.Option("float16"),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D of the instantiation to compile."),
+    dtype: Dtype = typer.Option("float16", help="Dtype of the instantiation to compile."),
     as_json: bool = JSON_OPT,
 ):
     """Compile candidates for an arch you may not have and read what the compiler made: registers,
@@ -167,10 +170,6 @@ def static(
     from kernel_src.covering import covering_set
     from profiler.static import static_report
 
-    if arch not in TABLE:
-        _fail(f"unknown arch '{arch}'; known: {', '.join(TABLE)}", 2)
-    if head_dim not in (64, 128) or dtype not in ("float16", "bfloat16"):
-        _fail("--head-dim must be 64 or 128 and --dtype float16 or bfloat16", 2)
     try:
         cands = [Knobs.parse_assignments(knob)] if knob else covering_set() if covering else [Knobs.parse(d) for d in _LADDER]
     except KnobError as e:
@@ -206,8 +205,8 @@ def static(
 def export(
     what: list[str] = typer.Argument(..., help="`best` (the latest run's best kernel), `best:RUN`, `RUN:SEQ` (run RUN's experiment #SEQ), an experiment id from `history`, or knob assignments NAME=VALUE."),
     out: Path = typer.Option(Path("attn.cu"), "-o", "--out", help="The .cu file to write (its folder must exist)."),
-    head_dim: Optional[int] = typer.Option(None, "--head-dim", "-d", help="64 or 128 (default: the run's, else 128)."),
-    dtype: Optional[str] = typer.Option(None, help="float16 or bfloat16 (default: the run's, else float16)."),
+    head_dim: Optional[HeadDim] = typer.Option(None, "--head-dim", "-d", help="D (default: the run's, else 128)."),
+    dtype: Optional[Dtype] = typer.Option(None, help="Dtype (default: the run's, else float16)."),
     db_path: Path = DB_OPT,
 ):
     """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
