@@ -36,6 +36,7 @@ from .common import (
 
 @app.command()
 def run(
+    ctx: typer.Context,
     budget: int = typer.Option(20, min=1, help="Experiments to spend (levers and re-screens; the seed check, A/A null and final comparisons are not counted)."),
     batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
     heads: int = typer.Option(16, "--heads", min=1, help="H"),
@@ -58,18 +59,35 @@ def run(
     l2: L2 = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
     screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
-    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
+    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
     db_path: Path = DB_OPT,
 ):
     """Search from the naive seed kernel: seed check, A/A null, then lever experiments until the
     budget or the plateau, then the final kernel against the seed and against SDPA.
 
     Every experiment is one transaction in --db; its predicted margin band is written before it is
-    measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/."""
-    from agent.bench import GpuBench, Recorder, Replay
+    measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/.
+    Replay: `run --replay results/2026-11-30_h200_run2/fa5090_artifacts/run-1/recording.jsonl --db /tmp/r.db`
+    takes the recorded run's options from the recording's header or, for older recordings, from the
+    run's row in the database beside it (<stem>_artifacts/run-N/ -> <stem>.db, read-only). Options
+    given on the command line override them; where that asks what the recorded run never measured,
+    the replay stops with one sentence naming the options that changed."""
+    from agent.bench import GpuBench, Recorder, Replay, ReplayMiss
     from agent.loop import SearchOptions, run_search
     from agent.progress import Reporter
 
+    args = locals()  # the parameters, before any other local exists
+    given = {k: args[k] for k in _RUN_PARAMS}
+    replay_line, changed = "", []
+    if replay is not None:  # a bad recording is refused before anything is created
+        try:
+            replayed = Replay(replay)
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
+        given, replay_line, changed = _replay_options(ctx, given, replayed)
+        (budget, batch, heads, seqlen, head_dim, dtype, causal, kv_heads, seed_knob, exclude_lever, strategy, rng_seed,
+         aa_repeats, time_budget, plateau, profile, calibration, reanchor_every, l2, screen, evidence) = (
+            given[k] for k in _RUN_PARAMS)
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
     try:
         seed = Knobs.parse_assignments(seed_knob)
@@ -84,12 +102,7 @@ def run(
             _fail(str(e).strip("'\""), 2)
     # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
     # run that cannot start leaves nothing behind
-    if replay is not None:
-        try:
-            replayed = Replay(replay)
-        except Exception as e:  # noqa: BLE001 - one sentence below
-            _known_or_raise(e)
-    else:
+    if replay is None:
         gpu = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2)
         try:
             gpu.device()
@@ -98,8 +111,15 @@ def run(
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
-    bench = replayed if replay is not None else Recorder(gpu, artifacts / f"run-{next_id}" / "recording.jsonl")
     command = _command_line()
+    if replay is None:
+        bench = Recorder(gpu, artifacts / f"run-{next_id}" / "recording.jsonl")
+        bench.header({"command": command, "problem": shape.model_dump(), "budget": budget,
+                      "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in given.items()}})
+    else:
+        bench = replayed
+        if replay_line:
+            console.print(replay_line, markup=False, highlight=False)
     try:
         with Reporter(console, budget) as say:
             options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
@@ -109,9 +129,67 @@ def run(
                                 command=command, say=say)
     except KeyboardInterrupt:
         _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
+    except ReplayMiss as e:
+        _fail(f"{e}" + (f"; this command line changed the recorded run's {', '.join(changed)}" if changed else ""))
     except Exception as e:  # noqa: BLE001 - turned into one sentence below
         _known_or_raise(e)
     _print_history(q.history(db, run_id), q.get_run(db, run_id))
+
+
+# run's options in their order (a replay takes each one not given on its command line from the
+# recorded run); --replay, --db and --jobs belong to this invocation, never to the recording
+_RUN_PARAMS = ("budget", "batch", "heads", "seqlen", "head_dim", "dtype", "causal", "kv_heads", "seed_knob", "exclude_lever",
+               "strategy", "rng_seed", "aa_repeats", "time_budget", "plateau", "profile", "calibration", "reanchor_every",
+               "l2", "screen", "evidence")
+# those that are SearchOptions fields: given explicitly, they win over the recording's own settings too
+_SEARCH_FIELDS = {"budget": "budget", "aa_repeats": "aa_repeats", "plateau": "plateau", "exclude_lever": "exclude",
+                  "calibration": "use_calibration", "reanchor_every": "reanchor_every", "screen": "screen",
+                  "evidence": "evidence", "strategy": "strategy", "rng_seed": "rng_seed"}
+_PROBLEM = {"B": "batch", "H": "heads", "N": "seqlen", "D": "head_dim", "dtype": "dtype", "causal": "causal", "Hkv": "kv_heads"}
+
+
+def _replay_options(ctx: typer.Context, given: dict, replayed) -> tuple[dict, str, list[str]]:
+    """A replay's options: each one given on this command line as given, every other one as the
+    recorded run had it (Replay.recorded_run: the recording's header, else the command and problem
+    stored with the run in the database beside it). Returns the options, a line saying where they
+    came from, and the options this command line changed against the recording."""
+    import shlex
+
+    def typed(source) -> bool:  # by name: typer may carry its own copy of click's ParameterSource
+        return getattr(source, "name", None) == "COMMANDLINE"
+
+    explicit = {n for n in given if typed(ctx.get_parameter_source(n))}
+    replayed.explicit = {_SEARCH_FIELDS[n] for n in explicit if n in _SEARCH_FIELDS}
+    rec = replayed.recorded_run()
+    if rec is None:
+        return given, "", []
+    if rec.get("params"):
+        recorded = {k: v for k, v in rec["params"].items() if k in given}
+        adopt = set(recorded)
+    else:
+        recorded, adopt = {}, set()
+        args = shlex.split(rec.get("command") or "")
+        try:
+            sub = ctx.command.make_context("run", args[args.index("run") + 1:], resilient_parsing=True)
+            recorded = {k: v for k, v in sub.params.items() if k in given}
+            adopt = {n for n in recorded if typed(sub.get_parameter_source(n))}
+        except Exception:  # noqa: BLE001 - no `run` in it, or options this version does not know: the row still counts
+            pass
+        for key, name in _PROBLEM.items():  # the stored problem is authoritative over the command's defaults
+            if key in (rec.get("problem") or {}):
+                recorded[name], adopt = rec["problem"][key], adopt | {name}
+        if rec.get("budget"):
+            recorded["budget"], adopt = rec["budget"], adopt | {"budget"}
+
+    def norm(v):
+        return list(v) if isinstance(v, (list, tuple)) else v
+
+    out = {**given, **{n: norm(recorded[n]) for n in adopt - explicit}}
+    opts = {p.name: p.opts[0] for p in ctx.command.params}
+    changed = [opts[n] for n in _RUN_PARAMS if n in explicit and n in recorded and norm(recorded[n]) != norm(given[n])]
+    line = (f"replaying {rec['source']}: {rec.get('command') or '(no command recorded)'}"
+            + (f" (changed here: {', '.join(changed)})" if changed else ""))
+    return out, line, changed
 
 
 
