@@ -123,3 +123,46 @@ def test_a_recording_away_from_its_database_or_with_its_own_header(tmp_path):
     assert res.exit_code == 0 and f"replaying the header of {own}: fa5090-search run --budget 12" in res.output, res.output
     rows = json.loads(invoke("history", "--json", "--db", tmp_path / "o.db").output)
     assert sum(r["outcome"] == "KEPT" for r in rows) == 5
+
+
+@pytest.mark.parametrize("db", [RUN2 / "fa5090.db", AVR / "n8192_agent.db", RES / "2026-11-30_h200_margins" / "n8192.db"])
+def test_history_through_a_pipe_at_the_default_width_keeps_every_row_on_one_line(db, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # CliRunner's stdout is not a terminal, as `| cat` is not
+    rows = json.loads(invoke("history", "--json", "--db", db).output)
+    lines = invoke("history", "--db", db).output.splitlines()
+    body = [ln for ln in lines if ln.startswith("│")]
+    assert len(body) == len(rows)  # one line per experiment: nothing folded onto a second line
+    for r, ln in zip(rows, body):
+        cells = [c.strip() for c in ln.split("│")[1:-1]]
+        assert cells[0] == str(r["id"])
+        if r["margin"] is not None:
+            assert f"{r['margin']:.4f}" in cells
+    assert all(len(ln) < 1000 for ln in lines)  # natural width, not padded out to the pipe's width
+
+
+def test_every_listing_has_json(monkeypatch):
+    db = str(AVR / "n8192_agent.db")
+    for args in (["history", "--db", db], ["history", "--all", "--db", db], ["history", "--command", "--all", "--db", db],
+                 ["shelf", "--db", db], ["show", 3, "--db", db], ["compare", db, AVR / "n8192_random.db"], ["knobs"],
+                 ["levers"], ["derive-tolerance", "--replay", RES / "2026-11-30_h200_instrument" / "tolerance-report.json"]):
+        res = invoke(*args, "--json")
+        assert res.exit_code == 0, (args, res.output)
+        assert json.loads(res.output), args
+    cmd = json.loads(invoke("history", "--command", "--json", "--db", db).output)
+    assert cmd[0]["command"].startswith("fa5090-search run --seqlen 8192")
+    import agent.doctor
+
+    monkeypatch.setattr(agent.doctor, "diagnose_environment", lambda cache, arch: ([("nvcc", "ok", "13.0")], False))
+    assert json.loads(invoke("doctor", "--json").output) == [{"check": "nvcc", "status": "ok", "detail": "13.0"}]
+    for cmd in ("calibrate", "baseline", "sweep", "static"):  # measure on a GPU or compile: their --json is declared
+        assert "--json" in invoke(cmd, "--help").output
+
+
+def test_a_printed_command_is_never_wrapped_even_in_a_narrow_terminal(tmp_path, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats the stream as a terminal
+    monkeypatch.setenv("COLUMNS", "60")
+    out = tmp_path / "k.cu"
+    res = invoke("export", "best", "-o", out, "--db", RUN2 / "fa5090.db")
+    assert res.exit_code == 0, res.output
+    assert f"nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn; the run's problem: ./attn 2 16 2048 0" in res.output
+    assert len(res.output.strip().splitlines()) == 1

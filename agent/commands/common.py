@@ -94,7 +94,7 @@ RUN_OPT = typer.Option(None, "--run", help="Run id (default: the latest run).")
 
 
 def _fail(msg: str, code: int = 1) -> None:
-    err.print(f"[bold red]error:[/] {msg}")
+    err.print(f"[bold red]error:[/] {msg}", soft_wrap=True)  # a command or path in it stays on one line
     raise typer.Exit(code)
 
 

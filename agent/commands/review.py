@@ -53,7 +53,12 @@ def history(
     except StoreError as e:
         _fail(str(e))
     if command:
-        for r in (q.runs(db) if all_runs else [q.get_run(db, rid)] if rid else []):
+        picked = q.runs(db) if all_runs else [q.get_run(db, rid)] if rid else []
+        if as_json:
+            print(json.dumps([{k: r.get(k) for k in ("id", "started_at", "status", "strategy", "problem_key", "command")}
+                              for r in picked], indent=1, default=str))
+            return
+        for r in picked:
             print(f"run {r['id']} ({r['started_at']}, {r['status']}): {r['command'] or 'not recorded'}")
         return
     rows = [r for r in rows if (outcome is None or r["outcome"] == outcome) and (kind is None or r["kind"] == kind)

@@ -3,6 +3,7 @@ and baseline (the comparators, paired)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -14,6 +15,7 @@ from store import queries as q
 
 from .common import (
     DB_OPT,
+    JSON_OPT,
     RUN_OPT,
     L2,
     Backend,
@@ -119,7 +121,7 @@ def run(
     else:
         bench = replayed
         if replay_line:
-            console.print(replay_line, markup=False, highlight=False)
+            console.print(replay_line, markup=False, highlight=False, soft_wrap=True)
     try:
         with Reporter(console, budget) as say:
             options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
@@ -236,6 +238,7 @@ def calibrate(
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement, as the runs will use."),
     l2: L2 = typer.Option("warm", help="L2 state, as the runs will use."),
     clocks_locked: bool = typer.Option(False, "--clocks-locked", help="Say the clocks were locked outside this tool (it never sets them); still checked against the clocks read under load."),
+    as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
     """The instrument against itself, before any result: environment and clocks (read, never set),
@@ -262,6 +265,9 @@ def calibrate(
                                clocks_locked=clocks_locked, artifacts=_artifacts_for(db_path), command=command, say=say)
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
+    if as_json:
+        print(json.dumps(cal, indent=1, default=str))
+        return
     c = cal["ceilings"]
     t = Table(title=f"calibration {cal['id']} on {cal['gpu_name']}, {cal['problem_key']}" + (" (provisional: clocks not locked)" if cal["provisional"] else ""))
     for col in ("quantity", "value"):
@@ -283,6 +289,7 @@ def baseline(
     seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
     backend: list[Backend] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends and flash_attn (repeatable)."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
+    as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
     """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
@@ -319,6 +326,9 @@ def baseline(
                 rows.append((shape.key(), b, p))
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
+    if as_json:
+        print(json.dumps([{"shape": k, "comparator": b, "paired": p} for k, b, p in rows], indent=1, default=str))
+        return
     t = Table(title=f"baseline: run {rid}'s best {best.label()} against the comparators, paired")
     for c in ("shape", "comparator", "ours TFLOP/s", "theirs TFLOP/s", "margin (theirs/ours)", "AB/BA"):
         t.add_column(c)
@@ -344,7 +354,7 @@ def sweep(
     causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads (grouped-query attention)."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    as_json: bool = JSON_OPT,
 ):
     """The best-of-N reference: N random configurations of the search's space, each paired against SDPA flash.
 
@@ -352,8 +362,6 @@ def sweep(
     GPU), built in one ninja call, checked by the C1 tier, each timed paired against SDPA flash in a
     fresh process; fastest first. Nothing is kept or
     stored: compare the best row with `run --strategy agent --budget N`. Example: `sweep --n 20 --seqlen 8192`."""
-    import json
-
     from agent.bench import GpuBench
     from agent.sweep import draw, sweep as do_sweep
     from agent.progress import Reporter

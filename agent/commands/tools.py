@@ -34,6 +34,7 @@ from .common import (
 @app.command()
 def doctor(
     arch: Optional[Arch] = typer.Option(None, help="Arch to test-compile for when no GPU is present."),
+    as_json: bool = JSON_OPT,
 ):
     """What is there, what is missing, and how to fix it: GPU, nvcc, ninja, ncu and counter permission.
 
@@ -42,6 +43,11 @@ def doctor(
     from agent.doctor import diagnose_environment
 
     rows, fatal = diagnose_environment(_cache_dir(), arch)
+    if as_json:
+        print(json.dumps([{"check": n, "status": st, "detail": d} for n, st, d in rows], indent=1))
+        if fatal:
+            raise typer.Exit(1)
+        return
     t = Table(title="fa5090-search doctor")
     for c in ("check", "status", "detail"):
         t.add_column(c, overflow="fold")
@@ -60,6 +66,7 @@ def derive_tolerance(
     battery: bool = typer.Option(True, "--battery/--no-battery", help="Also run the defect battery through the keep path at the run shape."),
     out: Path = typer.Option(Path("tolerance-report.json"), "-o", "--out", help="Where to write the report."),
     replay: Optional[Path] = typer.Option(None, help="Re-summarise a recorded report's raw rows (no GPU) instead of measuring."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (the raw rows stay in the report file) instead of tables."),
     db_path: Path = DB_OPT,
 ):
     """Hold the correctness rule to data: over 1,024 configurations (fp16/bf16, D 64/128, causal or
@@ -88,7 +95,7 @@ def derive_tolerance(
                   "`derive-tolerance` writes as tolerance-report.json)")
         report = {**recorded, **summarize(rows, list(CORRECT), list(DEFECTS))}
         battery = "battery" in report
-        _print_tolerance(report, battery)
+        _print_tolerance(report, battery, as_json)
         return
     try:
         bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
@@ -106,12 +113,15 @@ def derive_tolerance(
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
     out.write_text(json.dumps(report, indent=1, default=str))
-    _print_tolerance(report, battery)
-    console.print(f"report in {out}")
+    _print_tolerance(report, battery, as_json)
+    if not as_json:
+        console.print(f"report in {out}")
 
 
-def _print_tolerance(report: dict, battery: bool) -> None:
-    import json
+def _print_tolerance(report: dict, battery: bool, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=1, default=str))
+        return
 
     t = Table(title=f"correct kernels over {report['n_configs']} configurations: error as a fraction of the bound")
     for c in ("kernel", "configs", "failures", "worst", "median"):
@@ -240,7 +250,8 @@ def export(
         _fail(str(e), 2)
     causal = f" {int(problem['causal'])}" if "causal" in problem else ""
     console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn"
-                  + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""))
+                  + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""),
+                  soft_wrap=True, highlight=False)  # the nvcc command stays one line, to copy
 
 
 def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
