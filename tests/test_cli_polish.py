@@ -166,3 +166,29 @@ def test_a_printed_command_is_never_wrapped_even_in_a_narrow_terminal(tmp_path, 
     assert res.exit_code == 0, res.output
     assert f"nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn; the run's problem: ./attn 2 16 2048 0" in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_a_narrow_terminal_folds_prose_never_a_value(monkeypatch):
+    db = AVR / "n8192_agent.db"
+    shelf = json.loads(invoke("shelf", "--json", "--db", db).output)
+    rows = json.loads(invoke("history", "--json", "--db", db).output)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # a terminal of 80 columns
+    monkeypatch.setenv("COLUMNS", "80")
+    plain = re.compile(r"\x1b\[[0-9;]*m")
+    text = plain.sub("", invoke("shelf", "--db", db).output)
+    for s in shelf:  # was: every value cut to an ellipsis
+        assert re.search(rf"│ {s['id']} +│ {s['lever']} +│ {s['outcome']} +│ {s['margin']:.4f} +│ {s['status']} +│", text), text
+    text = plain.sub("", invoke("history", "--db", db).output)
+    for r in rows:
+        if r["margin"] is not None:
+            assert re.search(rf"│ {r['id']} +│.*│ {r['margin']:.4f} +│", text)
+
+
+def test_every_option_is_described_and_every_command_has_an_example():
+    import typer
+
+    group = typer.main.get_command(app)
+    for name, cmd in group.commands.items():
+        bare = [p.opts[0] for p in cmd.params if p.name != "help" and not getattr(p, "help", None)]
+        assert bare == [], (name, bare)
+        assert "Example" in (cmd.help or ""), name

@@ -58,6 +58,38 @@ console = _Console()
 err = _Console(stderr=True)
 
 
+# the columns of prose, which may fold in a narrow terminal; every other column holds a number, a
+# name or a label and is never broken
+_PROSE = {"detail", "hypothesis", "sets", "requires", "values the search reaches", "moved by", "how", "value",
+          "configuration", "targets"}
+
+
+def _print_table(t: Table, prose: tuple[str, ...] = ()) -> None:
+    """A table folds its prose, never a number or a name: in a terminal too narrow even for that
+    (`static`'s 21 columns at 80), it is printed at its minimum width and the terminal wraps the long
+    lines, instead of rich squeezing columns to one character. In a pipe: natural width."""
+    for c in t.columns:
+        if str(c.header) in _PROSE or str(c.header) in prose:
+            c.overflow = "fold"
+        else:
+            c.no_wrap = True
+    if console.is_terminal:
+        # rich measures a cell's minimum as its longest word; a column that must not break needs its
+        # widest cell (private helpers of rich's Table, the only way to ask it)
+        opts = console.options.update_width(10**6)
+        m = [t._measure_column(console, opts, c) for c in t.columns]
+        need = sum(x.minimum if c.overflow == "fold" and not c.no_wrap else x.maximum for c, x in zip(t.columns, m))
+        need += t._extra_width
+        if need > console.width:  # print(width=) is capped at the console's width: widen it for this table
+            kept, console.width = console._width, need
+            try:
+                console.print(t)
+            finally:
+                console.width = kept
+            return
+    console.print(t)
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -191,7 +223,7 @@ def _print_history(rows: list[dict], run: dict | None, runs: dict[int, dict] | N
         cells = [str(e["id"]), str(e["seq"] or ""), kind, e["lever"] or "", f"[{colour}]{e['outcome'] or ''}[/]",
                  _fmt(e["margin"]), ab, pred, tf, escape(e["detail"] or "")]
         t.add_row(*(cells[:1] + [str(e["run_id"])] + cells[1:] if runs else cells))
-    console.print(t)
+    _print_table(t)
 
 
 def _run_id(db, run_id: Optional[int]) -> int | None:

@@ -22,6 +22,7 @@ from .common import (
     ShelfStatus,
     _artifact_now,
     _fail,
+    _print_table,
     _fmt,
     _open,
     _print_history,
@@ -77,7 +78,8 @@ def show(experiment_id: int = typer.Argument(..., help="Experiment id (first col
          as_json: bool = JSON_OPT, db_path: Path = DB_OPT):
     """One experiment in full: knobs and what changed, prediction, the move's rationale and compiler
     figures, outcome, margin, correctness, diagnosis (read-only). Missing values print as '-'; the
-    ncu CSV is where it is now, beside the database (<db>_artifacts/run-N/), or '(not found)'."""
+    ncu CSV is where it is now, beside the database (<db>_artifacts/run-N/), or '(not found)'.
+    Example: `show 7 --db results/2026-11-30_h200_run2/fa5090.db`."""
     db = _open(db_path, create=False, read_only=True)
     try:
         e = q.experiment(db, experiment_id)
@@ -101,7 +103,9 @@ def shelf(
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
-    """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis); read-only."""
+    """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis); read-only.
+
+    Example: `shelf --status shelved --json`."""
     db = _open(db_path, create=False, read_only=True)
     try:
         rows = q.shelf(db, _run_id(db, run_id), status=status)
@@ -112,19 +116,21 @@ def shelf(
         return
     t = Table(title="shelf")
     for c in ("id", "lever", "outcome", "margin", "status", "regs", "smem/CTA", "CTAs/SM", "warps/SM", "diagnosis", "exp"):
-        t.add_column(c)
+        t.add_column(c, overflow="fold")  # never an ellipsis in place of a value
     for r in rows:
         c = r["conditions"] or {}
         t.add_row(str(r["id"]), r["lever"], r["outcome"], _fmt(r["margin"]), r["status"], str(c.get("registers")),
                   str(c.get("smem_per_cta")), str(c.get("ctas_per_sm")), str(c.get("warps_per_sm")),
                   str(c.get("diagnosis")), str(r["experiment_id"]))
-    console.print(t)
+    _print_table(t)
 
 
 
 @app.command()
 def levers(as_json: bool = JSON_OPT):
-    """The lever catalog: knob values each sets, diagnoses it targets, precondition, predicted band."""
+    """The lever catalog: knob values each sets, diagnoses it targets, precondition, predicted band.
+
+    Example: `levers --json`."""
     from agent.levers import CATALOG
 
     if as_json:
@@ -136,13 +142,14 @@ def levers(as_json: bool = JSON_OPT):
     for lv in CATALOG:
         t.add_row(lv.name, json.dumps(lv.sets), ", ".join(lv.targets), json.dumps(lv.requires) if lv.requires else "",
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}", lv.hypothesis)
-    console.print(t)
+    _print_table(t)
 
 
 @app.command()
 def knobs(as_json: bool = JSON_OPT):
     """The knobs of the kernel's space: each one's values, its default (the naive seed) and the levers
-    that move it. Set them with `run --seed-knob NAME=VALUE`, `static --knob`, `export NAME=VALUE`."""
+    that move it. Set them with `run --seed-knob NAME=VALUE`, `static --knob`, `export NAME=VALUE`.
+    Example: `knobs --json`."""
     from agent.levers import CATALOG
     from kernel_src.knobs import SEED, Knobs
 
@@ -162,7 +169,7 @@ def knobs(as_json: bool = JSON_OPT):
         t.add_column(c, overflow="fold")
     for r in rows:
         t.add_row(r["knob"], ", ".join(map(str, r["values"])), str(r["default"]), ", ".join(r["levers"]))
-    console.print(t)
+    _print_table(t)
 
 
 @app.command()
@@ -213,7 +220,7 @@ def compare(
                 v = f"{v:.3f}" if key == "vs_sdpa_flash" else f"{v:.1f}"
             cells.append("-" if v is None else str(v))
         t.add_row(label, *cells)
-    console.print(t)
+    _print_table(t, prose=tuple(s["ref"] for s in sums))
 
 
 @app.command()

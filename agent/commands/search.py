@@ -26,6 +26,7 @@ from .common import (
     _cache_dir,
     _command_line,
     _fail,
+    _print_table,
     _known_or_raise,
     _open,
     _print_history,
@@ -40,10 +41,10 @@ from .common import (
 def run(
     ctx: typer.Context,
     budget: int = typer.Option(20, min=1, help="Experiments to spend (levers and re-screens; the seed check, A/A null and final comparisons are not counted)."),
-    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
-    heads: int = typer.Option(16, "--heads", min=1, help="H"),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N (any; tails are masked)"),
-    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."),
+    heads: int = typer.Option(16, "--heads", min=1, help="Query heads H."),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="Sequence length N (any; tails are masked)."),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="Head dimension D."),
     dtype: Dtype = typer.Option("float16", help="Input and output dtype (accumulation is fp32)."),
     causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads for grouped-query attention (must divide --heads; 1 is MQA; default: --heads, MHA)."),
@@ -73,7 +74,9 @@ def run(
     takes the recorded run's options from the recording's header or, for older recordings, from the
     run's row in the database beside it (<stem>_artifacts/run-N/ -> <stem>.db, read-only). Options
     given on the command line override them; where that asks what the recorded run never measured,
-    the replay stops with one sentence naming the options that changed."""
+    the replay stops with one sentence naming the options that changed.
+    Examples: `run --budget 20`, `run --seqlen 8192 --dtype bfloat16 --causal --strategy tpe`,
+    `run --screen --seed-knob compute=mma --budget 30`."""
     from agent.bench import GpuBench, Recorder, Replay, ReplayMiss
     from agent.loop import SearchOptions, run_search
     from agent.progress import Reporter
@@ -199,11 +202,12 @@ def _replay_options(ctx: typer.Context, given: dict, replayed) -> tuple[dict, st
 def rescreen(
     run_id: Optional[int] = RUN_OPT,
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
-    profile: bool = typer.Option(True, "--profile/--no-profile"),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help="Diagnose the current best with ncu first (needs counter permission)."),
     db_path: Path = DB_OPT,
 ):
     """Re-try shelved levers whose recorded conditions differ from the current best's (needs the GPU
-    the run was recorded on). `run` does this by itself after every keep that changes them."""
+    the run was recorded on). `run` does this by itself after every keep that changes them.
+    Example: `rescreen --run 2 --db results.db`."""
     from agent.bench import GpuBench
     from agent.loop import rescreen as do_rescreen
     from agent.progress import Reporter
@@ -226,9 +230,9 @@ def rescreen(
 
 @app.command()
 def calibrate(
-    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"), heads: int = typer.Option(16, "--heads", min=1, help="H"),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
-    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."), heads: int = typer.Option(16, "--heads", min=1, help="Query heads H."),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="Sequence length N."),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="Head dimension D."),
     dtype: Dtype = typer.Option("float16", help="Input and output dtype."),
     causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask, as the runs will use."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads, as a grouped-query run will use (its calibration is found by the same problem key)."),
@@ -244,7 +248,8 @@ def calibrate(
     """The instrument against itself, before any result: environment and clocks (read, never set),
     the dtype's ceilings (torch GEMM, mma.sync register loop), the A/A null (t_noise = p95 |margin-1|,
     t_keep = 1 + t_noise) and optionally N A/A keep decisions. Every later run on this GPU and
-    problem reads t_keep and the ceiling from the newest calibration."""
+    problem reads t_keep and the ceiling from the newest calibration.
+    Example: `calibrate --seqlen 8192 --repeats 6 --keep-trials 10`."""
     from agent.bench import GpuBench
     from agent.calibrate import calibrate as do_calibrate
     from agent.loop import best_of_run
@@ -280,7 +285,7 @@ def calibrate(
     t.add_row("SM clock idle / under GEMM", f"{cal['environment']['clocks_idle'].get('clocks.sm')} / {(c.get('clocks_under_gemm') or {}).get('clocks.sm')} MHz")
     if cal["keep_trials"]:
         t.add_row("A/A keep decisions", f"{cal['false_keeps']} false keeps in {cal['keep_trials']}")
-    console.print(t)
+    _print_table(t)
 
 
 @app.command()
@@ -293,7 +298,8 @@ def baseline(
     db_path: Path = DB_OPT,
 ):
     """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
-    same paired protocol, per shape: margins measured here, not quoted numbers."""
+    same paired protocol, per shape: margins measured here, not quoted numbers.
+    Example: `baseline --seqlen 2048 --seqlen 8192 --backend flash --backend cudnn`."""
     from agent.bench import GpuBench
     from agent.loop import best_of_run
     from experiments.problem import Shape
@@ -338,7 +344,7 @@ def baseline(
                       f"{p['margin_ab']:.3f}/{p['margin_ba']:.3f}")
         else:
             t.add_row(shape_key, b, "", "", "unavailable", "")
-    console.print(t)
+    _print_table(t)
 
 
 
@@ -346,10 +352,10 @@ def baseline(
 def sweep(
     n: int = typer.Option(20, "--n", min=1, help="Configurations to draw."),
     rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the draws."),
-    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
-    heads: int = typer.Option(16, "--heads", min=1, help="H"),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
-    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."),
+    heads: int = typer.Option(16, "--heads", min=1, help="Query heads H."),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="Sequence length N."),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="Head dimension D."),
     dtype: Dtype = typer.Option("float16", help="Input and output dtype."),
     causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads (grouped-query attention)."),
@@ -385,4 +391,4 @@ def sweep(
         t.add_row(str(i), r["label"], r["status"], f"{r['vs_sdpa']:.3f}" if r.get("vs_sdpa") else "",
                   f"{r['tflops']:.1f}" if r.get("tflops") else "", f"{r['sdpa_tflops']:.1f}" if r.get("sdpa_tflops") else "",
                   str(f.get("registers", "")), str(f.get("ctas_per_sm", "")))
-    console.print(t)
+    _print_table(t)

@@ -22,6 +22,7 @@ from .common import (
     HeadDim,
     _cache_dir,
     _fail,
+    _print_table,
     _fmt,
     _known_or_raise,
     _open,
@@ -39,7 +40,8 @@ def doctor(
     """What is there, what is missing, and how to fix it: GPU, nvcc, ninja, ncu and counter permission.
 
     Compiles the seed kernel for the device's arch; with a GPU it also profiles one launch with ncu,
-    which is the only honest test of counter permission. Exits non-zero when `run` cannot work."""
+    which is the only honest test of counter permission. Exits non-zero when `run` cannot work.
+    Example: `doctor`, or on a machine without a GPU `doctor --arch sm_90`."""
     from agent.doctor import diagnose_environment
 
     rows, fatal = diagnose_environment(_cache_dir(), arch)
@@ -54,7 +56,7 @@ def doctor(
     colour = {"ok": "green", "warn": "yellow", "missing": "red"}
     for name, status, detail in rows:
         t.add_row(name, f"[{colour[status]}]{status}[/]", detail)
-    console.print(t)
+    _print_table(t)
     if fatal:
         _fail("`fa5090-search run` cannot work here yet: fix the red rows above.")
 
@@ -72,7 +74,8 @@ def derive_tolerance(
     """Hold the correctness rule to data: over 1,024 configurations (fp16/bf16, D 64/128, causal or
     not, 32 values of N with odd tails, 4 (B, H)) report the worst correct kernel's error as a
     fraction of the bound and every injected defect's as a multiple of it; then evaluate each of
-    the defects exactly as the search evaluates a candidate: every one must be rejected."""
+    the defects exactly as the search evaluates a candidate: every one must be rejected.
+    Examples: `derive-tolerance --limit 64 --no-battery`, `derive-tolerance --replay tolerance-report.json --json`."""
     import json
 
     from agent.bench import GpuBench
@@ -128,20 +131,20 @@ def _print_tolerance(report: dict, battery: bool, as_json: bool = False) -> None
         t.add_column(c)
     for name, r in report["correct"].items():
         t.add_row(name, str(r["configs"]), str(r["failures"]), _fmt(r["worst_fraction_of_bound"]), _fmt(r["median_fraction_of_bound"]))
-    console.print(t)
+    _print_table(t)
     t = Table(title="defects over the envelope: error as a multiple of the bound")
     for c in ("defect", "caught", "how", "min multiple", "median multiple"):
         t.add_column(c)
     for name, r in report["defects"].items():
         t.add_row(name, f"{r['caught']}/{r['configs']}", json.dumps(r["reasons"]), _fmt(r["min_multiple"], ".3g"), _fmt(r["median_multiple"], ".3g"))
-    console.print(t)
+    _print_table(t)
     if battery:
         t = Table(title="defect battery through the keep path (B2 H16 N2048 D128 fp16)")
         for c in ("defect", "outcome", "rejected", "detail"):
             t.add_column(c, overflow="fold")
         for r in report["battery"]:
             t.add_row(r["defect"], r["outcome"], "yes" if r["rejected"] else "[red]NO[/]", r["detail"][:120])
-        console.print(t)
+        _print_table(t)
     console.print(f"worst correct kernel: {_fmt(report['worst_correct_fraction'])} of the bound; defects caught by their "
                   f"error: smallest median multiple {_fmt(report['smallest_defect_median_multiple'], '.3g')}, smallest single "
                   f"multiple {_fmt(report.get('smallest_defect_error_multiple'), '.3g')}")
@@ -174,7 +177,8 @@ def static(
     the arch table), whether it can launch at all, and a SASS census by instruction family
     (cuobjdump; `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` if the toolkit has none).
     Default set: the ladder seed -> tensor cores -> swizzle -> cp.async -> exp2 -> padding -> pipelining,
-    then the H200's best finds (Q from shared memory; double buffering + persistent grid + BC 32)."""
+    then the H200's best finds (Q from shared memory; double buffering + persistent grid + BC 32).
+    Examples: `static --arch sm_120`, `static --arch sm_90 --knob compute=mma --knob bc=32 --json`."""
     from experiments.build import BuildSpec, build
     from kernel_src.arch import TABLE
     from kernel_src.covering import covering_set
@@ -206,7 +210,7 @@ def static(
         t.add_row(r["label"], str(r["registers"]), str(r["spill_bytes"]), str(r["smem_per_cta"]),
                   "[red]cannot launch[/]" if r["refusal"] else str(r["ctas_per_sm"]), str(r["warps_per_sm"]),
                   r["refusal"] or r["limiter"], *[str(c.get(f, 0)) if r["census"] is not None else "n/a" for f in CENSUS])
-    console.print(t)
+    _print_table(t)
     if warned:
         err.print(f"[yellow]no SASS census:[/] {warned}")
 
