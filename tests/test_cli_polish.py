@@ -192,3 +192,13 @@ def test_every_option_is_described_and_every_command_has_an_example():
         bare = [p.opts[0] for p in cmd.params if p.name != "help" and not getattr(p, "help", None)]
         assert bare == [], (name, bare)
         assert "Example" in (cmd.help or ""), name
+
+
+def test_a_database_without_a_run_is_said_not_listed_empty(tmp_path):
+    db = tmp_path / "aa.db"  # calibrations only (the A/A decisions on the agent's final kernel)
+    shutil.copy(AVR / "n8192_aa_final.db", db)
+    before = _digest(db)
+    for args in (["history"], ["history", "--all", "--json"], ["shelf"], ["export", "best", "-o", tmp_path / "k.cu"]):
+        res = invoke(*args, "--db", db)
+        assert res.exit_code == 1 and "holds no run" in res.output and "┏" not in res.output, (args, res.output)
+    assert _digest(db) == before

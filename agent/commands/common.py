@@ -226,6 +226,12 @@ def _print_history(rows: list[dict], run: dict | None, runs: dict[int, dict] | N
     _print_table(t)
 
 
+def _some_run(db, db_path: Path) -> None:
+    """A listing of a database with no run says so (an empty table with exit 0 read like a run with nothing in it)."""
+    if q.latest_run(db) is None:
+        _fail(f"{db_path} holds no run yet (start one with `fa5090-search run`)")
+
+
 def _run_id(db, run_id: Optional[int]) -> int | None:
     if run_id is not None:
         q.get_run(db, run_id)

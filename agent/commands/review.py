@@ -27,6 +27,7 @@ from .common import (
     _open,
     _print_history,
     _run_id,
+    _some_run,
     app,
     console,
 )
@@ -49,6 +50,7 @@ def history(
     `history --lever q_from_smem --json`, `history | cat` (no folding in a pipe)."""
     db = _open(db_path, create=False, read_only=True)
     try:
+        _some_run(db, db_path)
         rid = None if all_runs else _run_id(db, run_id)
         rows = q.history(db, rid)
     except StoreError as e:
@@ -108,6 +110,7 @@ def shelf(
     Example: `shelf --status shelved --json`."""
     db = _open(db_path, create=False, read_only=True)
     try:
+        _some_run(db, db_path)
         rows = q.shelf(db, _run_id(db, run_id), status=status)
     except StoreError as e:
         _fail(str(e))
