@@ -81,7 +81,7 @@ def run(
     from agent.loop import SearchOptions, run_search
     from agent.progress import Reporter
 
-    args = locals()  # the parameters, before any other local exists
+    args = locals()  # the parameters, taken by name
     given = {k: args[k] for k in _RUN_PARAMS}
     replay_line, changed = "", []
     if replay is not None:  # a bad recording is refused before anything is created
