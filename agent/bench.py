@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from experiments.build import BuildResult
 from experiments.device import DeviceInfo, probe
 from experiments.lab import Evaluation, JobResult, Lab, decide
+from experiments.outcome import Outcome
 from experiments.problem import Shape
 from kernel_src.knobs import Knobs
 
@@ -144,6 +145,11 @@ class Recorder:
             f.write(json.dumps({"key": key, "result": payload}) + "\n")
         return result
 
+    def header(self, run: dict) -> None:
+        """What the run was started with (command, problem, every option's value), first in the file,
+        so a replay reuses them by itself (Replay.recorded_run)."""
+        self._rec(_key("run"), run)
+
     def device(self):
         return self._rec(_key("device"), self.bench.device())
 
@@ -208,8 +214,42 @@ class Replay:
                 except (ValueError, KeyError, TypeError):
                     raise ReplayMiss(f"{self.path} is not a run's recording (line {i} is not a recorded answer); "
                                      "replay the recording.jsonl under <db>_artifacts/run-N/") from None
+        self._header = (self._answers.pop(_key("run"), None) or [None])[0]
         if not self._answers:
             raise ReplayMiss(f"{self.path} holds no recorded answers; replay the recording.jsonl under <db>_artifacts/run-N/")
+        # the calibration record and periodic re-anchors came in one change: a recording without the
+        # first re-anchored only at the end
+        self._calibrated = bool(self._answers.get(_key("calibration")))
+        # SearchOptions fields the replaying command line gave explicitly: they win over the recording's
+        self.explicit: set[str] = set()
+
+    def recorded_run(self) -> dict | None:
+        """What the recorded run was started with: {"command", "problem", "params" (every option's
+        value, or None), "budget", "source"}. From the recording's header (recordings since issue 12),
+        else from the run's row in the database beside it (<stem>_artifacts/run-N/recording.jsonl ->
+        <stem>.db, run N, opened read-only); None when neither is there."""
+        if self._header:
+            return {"params": None, "budget": None, **self._header, "source": f"the header of {self.path}"}
+        run_dir, folder = self.path.parent, self.path.parent.parent
+        if not (run_dir.name.startswith("run-") and run_dir.name[4:].isdigit() and folder.name.endswith("_artifacts")):
+            return None
+        db_path = folder.parent / (folder.name.removesuffix("_artifacts") + ".db")
+        if not db_path.is_file():
+            return None
+        from store import queries as q
+        from store.db import open_db
+        from store.errors import StoreError
+
+        try:
+            db = open_db(db_path, read_only=True)
+            try:
+                run = q.get_run(db, int(run_dir.name[4:]))
+            finally:
+                db.close()
+        except StoreError:
+            return None
+        return {"command": run.get("command"), "problem": run.get("problem"), "params": None, "budget": run.get("budget"),
+                "source": f"run {run['id']} of {db_path}"}
 
     def _get(self, key: str, what: str):
         if not self._answers.get(key):
@@ -228,12 +268,16 @@ class Replay:
         pass
 
     def setup(self, options):
-        """The recorded run's settings; recordings older than the strategies ran the ladder with one
-        A/A null for the whole run."""
+        """The recorded run's settings, except those the replaying command line gave explicitly;
+        recordings older than the strategies ran the ladder with one A/A null for the whole run."""
         from .loop import LEGACY
 
         key = _key("setup")
-        return self._get(key, "the settings") if self._answers.get(key) else dict(LEGACY)
+        if self._answers.get(key):
+            recorded = self._get(key, "the settings")
+        else:
+            recorded = dict(LEGACY) if self._calibrated else {**LEGACY, "reanchor_every": 0}
+        return {**recorded, **{k: options[k] for k in self.explicit if k in options}}
 
     def static(self, knobs):
         from profiler.static import StaticFigures
@@ -245,8 +289,12 @@ class Replay:
         ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))
         if ev.job is None:  # refused before running (arithmetic, compile error): nothing to re-decide
             return ev
-        return decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job,
-                      simpler=simpler)
+        ev = decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job,
+                    simpler=simpler)
+        if ev.outcome is Outcome.KEPT and ev.confirm_job is None and ev.detail.endswith("replicate pending"):
+            # the recorded run kept it without one (it predates the replicate): nothing is pending
+            ev.detail = ev.detail.removesuffix("replicate pending") + "not replicated (recorded before the fresh-process replicate)"
+        return ev
 
     def check(self, knobs, shapes):
         return JobResult(**self._get(_key("check", knobs, [s.key() for s in shapes]), f"checking {knobs.label()}"))

@@ -108,16 +108,24 @@ class Reporter:
                            f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
 
 
-def render_experiment(console: Console, e: dict) -> None:
+def _v(x, spec: str = "") -> str:
+    """A stored value, or '-' where the database holds none (never a zero that was not measured)."""
+    return "-" if x is None else format(x, spec)
+
+
+def render_experiment(console: Console, e: dict, ncu_csv_now: str | None = None) -> None:
+    """`ncu_csv_now`: where the diagnosis's ncu CSV is on this machine (the database stores where the
+    recording machine wrote it)."""
     base, knobs = e.get("base_knobs") or {}, e.get("knobs") or {}
     changed = {k: f"{base.get(k)} -> {v}" for k, v in knobs.items() if base and base.get(k) != v}
+    band = (e.get("predicted_lo"), e.get("predicted_hi"))
     lines = [
         f"[bold]experiment {e['id']}[/] (run {e['run_id']}, #{e['seq'] or '-'}, {e['kind']}) lever [bold]{e['lever'] or '-'}[/]",
-        f"knobs: {json.dumps(knobs)}",
+        f"knobs: {json.dumps(knobs) if knobs else '-'}",
         f"changed: {json.dumps(changed) if changed else '-'}",
         f"hypothesis: {escape(e['hypothesis'] or '-')}",
-        f"predicted margin: {e['predicted_lo']}-{e['predicted_hi']}" if e["predicted_lo"] else "predicted margin: -",
-        f"outcome: [bold]{e['outcome'] or '-'}[/]  {e['detail'] or ''}",
+        f"predicted margin: {_v(band[0], '.2f')}-{_v(band[1], '.2f')}" if None not in band else "predicted margin: -",
+        f"outcome: [bold]{e['outcome'] or '-'}[/]  {escape(e['detail'] or '')}",
     ]
     if e.get("rationale"):
         lines.append(f"why this move: {escape(e['rationale'])}")
@@ -125,28 +133,29 @@ def render_experiment(console: Console, e: dict) -> None:
     for who in ("best", "candidate"):
         f = st.get(who)
         if f:
-            lines.append(f"compiler figures, {who}: {f['registers']} registers, {f['spill_bytes']} B spilled, "
-                         f"{f['smem_per_cta']} B smem/CTA, {f['ctas_per_sm']} CTAs/SM ({f['warps_per_sm']} warps, "
-                         f"{f['rows_per_sm']} rows) limited by {f['limiter']}")
+            lines.append(f"compiler figures, {who}: {_v(f.get('registers'))} registers, {_v(f.get('spill_bytes'))} B spilled, "
+                         f"{_v(f.get('smem_per_cta'))} B smem/CTA, {_v(f.get('ctas_per_sm'))} CTAs/SM ({_v(f.get('warps_per_sm'))} "
+                         f"warps, {_v(f.get('rows_per_sm'))} rows) limited by {_v(f.get('limiter'))}")
     if e["margin"] is not None:
-        def v(x):
-            return "-" if x is None else f"{x:.5f}"
-        lines.append(f"margin {e['margin']:.5f} (p10 {v(e['margin_lo'])}, p90 {v(e['margin_hi'])}; "
-                     f"AB {v(e['margin_ab'])}, BA {v(e['margin_ba'])})")
-    if e["tflops_cand"]:
-        lines.append(f"TFLOP/s: base {e['tflops_base']:.1f}, candidate {e['tflops_cand']:.1f}")
+        lines.append(f"margin {e['margin']:.5f} (p10 {_v(e['margin_lo'], '.5f')}, p90 {_v(e['margin_hi'], '.5f')}; "
+                     f"AB {_v(e['margin_ab'], '.5f')}, BA {_v(e['margin_ba'], '.5f')})")
+    if e["tflops_cand"] is not None or e["tflops_base"] is not None:
+        lines.append(f"TFLOP/s: base {_v(e['tflops_base'], '.1f')}, candidate {_v(e['tflops_cand'], '.1f')}")
     for m in e.get("measurements", []):
         if m["kind"] in ("c1", "c2") and m["payload"]:
             worst = max(m["payload"].get("checks", []), key=lambda c: c["max_abs"] / c["bound"], default=None)
             if worst:
                 lines.append(f"{m['kind']}: {'pass' if m['ok'] else 'FAIL'}, worst max_abs {worst['max_abs']:.3g} against bound "
-                             f"{worst['bound']:.3g} at {worst['shape']['N']=}".replace("worst['shape']['N']=", "N="))
+                             f"{worst['bound']:.3g} at N={worst['shape']['N']}")
     d = e.get("diagnosis")
     if d:
-        lines.append(f"diagnosis: [cyan]{d['label']}[/] - {d['summary']}")
-        lines.append(f"registers {d['registers']}, smem/CTA {d['smem_per_cta']}, CTAs/SM {d['ctas_per_sm']}, "
-                     f"warps/SM {d['warps_per_sm']}, limiter {d['limiter']}, ncu CSV {d['ncu_csv']}")
+        lines.append(f"diagnosis: [cyan]{d['label']}[/] - {escape(d['summary'] or '')}")
+        csv = ncu_csv_now if ncu_csv_now is not None else _v(d.get("ncu_csv"))
+        lines.append(f"registers {_v(d['registers'])}, smem/CTA {_v(d['smem_per_cta'])}, CTAs/SM {_v(d['ctas_per_sm'])}, "
+                     f"warps/SM {_v(d['warps_per_sm'])}, limiter {_v(d['limiter'])}, ncu CSV {csv}")
     if e.get("shelf"):
         s = e["shelf"]
         lines.append(f"shelf: {s['status']} under {json.dumps(s['conditions'])}")
-    console.print(Panel("\n".join(lines)))
+    # a frame in a terminal; in a pipe or a file plain lines (a frame there is as wide as the longest line)
+    text = "\n".join(lines)
+    console.print(Panel(text, expand=False) if console.is_terminal else text)

@@ -89,7 +89,7 @@ def test_a_foreign_problem_is_refused(replayed, run2):
     (("run", "--budget", 0), "Invalid value for '--budget'", 2),
     (("run", "--seed-knob", "tiles=3"), "unknown knob 'tiles'", 1),
     (("run", "--seed-knob", "compute=tensor"), "knob 'compute' cannot be 'tensor'", 1),
-    (("run", "--head-dim", 96), "bad problem shape", 1),
+    (("run", "--head-dim", 96), "Invalid value for '--head-dim'", 2),  # a choice: the same usage error everywhere
     (("history", "--db", "/nonexistent/x.db"), "There is no database", 1),
     (("show", 99), "There is no database", 1),
     (("run", "--replay", "/nonexistent/rec.jsonl"), "no recording", 1),

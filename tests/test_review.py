@@ -39,7 +39,8 @@ def test_every_read_only_command_leaves_the_database_byte_identical(dbs, tmp_pat
     for db in dbs.values():
         before = _digest(db)
         for args in (["history"], ["history", "--all", "--json"], ["show", 3], ["shelf"], ["shelf", "--json"],
-                     ["export", "best", "-o", tmp_path / "k.cu"], ["compare", db]):
+                     ["export", "best", "-o", tmp_path / "k.cu"], ["compare", db], ["history", "--command", "--json"],
+                     ["show", 3, "--json"], ["compare", db, "--json"]):
             res = invoke(*args, "--db", db)
             assert res.exit_code == 0, (db.name, args, res.output)
             assert _digest(db) == before, (db.name, args)

@@ -257,7 +257,7 @@ def test_reanchor_adds_each_keeps_noise_in_quadrature():
 
 def test_unknown_strategy_is_refused_with_the_known_ones():
     res = runner.invoke(app, ["run", "--strategy", "annealing", "--replay", "x.jsonl"])
-    assert res.exit_code == 2 and "agent, random, tpe, ladder" in res.output
+    assert res.exit_code == 2 and "'annealing' is not one of 'agent', 'random', 'tpe', 'ladder'" in res.output
     with pytest.raises(ValueError, match="unknown strategy"):
         make("annealing")
 

@@ -7,13 +7,16 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Optional
+from enum import Enum
+from typing import Literal, Optional
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
 
+from agent.strategies import NAMES as STRATEGIES
+from kernel_src.arch import TABLE as ARCHS
 from kernel_src.knobs import KnobError
 from store import queries as q
 from store.db import open_db
@@ -26,10 +29,65 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-# In a terminal rich fits the terminal; into a pipe or a file nothing is folded or wrapped (a table
-# keeps its natural width, a printed command stays on one line), so `history | cat` reads like a table.
-console = Console() if sys.stdout.isatty() else Console(width=100_000, soft_wrap=True)
-err = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=100_000, soft_wrap=True)
+
+
+class _Console(Console):
+    """In a terminal rich fits the terminal; into a pipe or a file nothing is folded or wrapped (a table
+    keeps its natural width, a printed command stays on one line), so `history | cat` reads like a table.
+    Decided at each print, not at import: the stream may change (CliRunner, a redirected test run)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        got = Console.size.fget(self)
+        return got if self.is_terminal else ConsoleDimensions(100_000, got.height)
+
+    @size.setter
+    def size(self, new_size) -> None:
+        Console.size.fset(self, new_size)
+
+    @property
+    def soft_wrap(self) -> bool:
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
+
+
+console = _Console()
+err = _Console(stderr=True)
+
+
+# the columns of prose, which may fold in a narrow terminal; every other column holds a number, a
+# name or a label and is never broken
+_PROSE = {"detail", "hypothesis", "sets", "requires", "values the search reaches", "moved by", "how", "value",
+          "configuration", "targets"}
+
+
+def _print_table(t: Table, prose: tuple[str, ...] = ()) -> None:
+    """A table folds its prose, never a number or a name: in a terminal too narrow even for that
+    (`static`'s 21 columns at 80), it is printed at its minimum width and the terminal wraps the long
+    lines, instead of rich squeezing columns to one character. In a pipe: natural width."""
+    for c in t.columns:
+        if str(c.header) in _PROSE or str(c.header) in prose:
+            c.overflow = "fold"
+        else:
+            c.no_wrap = True
+    if console.is_terminal:
+        # rich measures a cell's minimum as its longest word; a column that must not break needs its
+        # widest cell (private helpers of rich's Table, the only way to ask it)
+        opts = console.options.update_width(10**6)
+        m = [t._measure_column(console, opts, c) for c in t.columns]
+        need = sum(x.minimum if c.overflow == "fold" and not c.no_wrap else x.maximum for c, x in zip(t.columns, m))
+        need += t._extra_width
+        if need > console.width:  # print(width=) is capped at the console's width: widen it for this table
+            kept, console.width = console._width, need
+            try:
+                console.print(t)
+            finally:
+                console.width = kept
+            return
+    console.print(t)
 
 
 def _version(value: bool) -> None:
@@ -49,13 +107,26 @@ def _main(_v: bool = typer.Option(False, "--version", callback=_version, is_eage
                                   help="Print the version and exit.")) -> None:
     pass
 
+# Choices are types, so --help lists them ([float16|bfloat16]) and a bad value is the same usage
+# error (exit 2, one sentence naming the option) in every command.
+Dtype = Literal["float16", "bfloat16"]
+HeadDim = Literal[64, 128]
+L2 = Literal["warm", "cold"]
+Arch = Literal[tuple(ARCHS)]
+Strategy = Literal[STRATEGIES]
+OutcomeName = Literal[q.OUTCOMES]
+Kind = Literal[q.EXPERIMENT_KINDS]
+ShelfStatus = Literal[q.SHELF_STATUSES]
+# a list of choices needs an Enum (typer takes no list of Literal)
+Backend = Enum("Backend", {b: b for b in ("flash", "cudnn", "efficient", "math", "flash_attn")}, type=str)
+
 DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB", help="SQLite file holding runs, experiments and the shelf.")
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 RUN_OPT = typer.Option(None, "--run", help="Run id (default: the latest run).")
 
 
 def _fail(msg: str, code: int = 1) -> None:
-    err.print(f"[bold red]error:[/] {msg}")
+    err.print(f"[bold red]error:[/] {msg}", soft_wrap=True)  # a command or path in it stays on one line
     raise typer.Exit(code)
 
 
@@ -71,6 +142,23 @@ def _artifacts_for(db_path: Path) -> Path:
     return db_path.parent / (db_path.stem + "_artifacts")
 
 
+def _artifact_now(db_path: Path, stored: str | None) -> str:
+    """Where an artifact of a run is on this machine. The database stores it relative to
+    <db>_artifacts/ (runs before that: the recording machine's absolute path, e.g.
+    /root/out/run/fa5090_artifacts/run-1/ncu_exp5_....csv); from run-N/ on it is looked up under
+    <db stem>_artifacts/ or fa5090_artifacts/ beside the database."""
+    if not stored:
+        return "-"
+    parts = Path(stored).parts
+    at = next((i for i in range(len(parts) - 1, -1, -1) if parts[i].startswith("run-") and parts[i][4:].isdigit()), None)
+    rel = Path(*parts[at:]) if at is not None else Path(parts[-1])
+    for folder in dict.fromkeys((_artifacts_for(db_path), db_path.parent / "fa5090_artifacts")):
+        if (folder / rel).is_file():
+            return str(folder / rel)
+    packed = sorted(p.name for p in db_path.parent.glob("*.tgz"))
+    return f"{_artifacts_for(db_path) / rel} (not found" + (f"; it may be packed in {', '.join(packed)})" if packed else ")")
+
+
 def _cache_dir() -> Path:
     return Path(os.environ.get("FA5090_CACHE", Path.home() / ".cache" / "fa5090-search"))
 
@@ -78,11 +166,6 @@ def _cache_dir() -> Path:
 def _command_line() -> str:
     """The command as typed, recorded with each run and calibration."""
     return "fa5090-search " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-
-
-def _check_l2(l2: str) -> None:
-    if l2 not in ("warm", "cold"):
-        _fail(f"--l2 must be warm or cold, not '{l2}'", 2)
 
 
 def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):
@@ -140,7 +223,13 @@ def _print_history(rows: list[dict], run: dict | None, runs: dict[int, dict] | N
         cells = [str(e["id"]), str(e["seq"] or ""), kind, e["lever"] or "", f"[{colour}]{e['outcome'] or ''}[/]",
                  _fmt(e["margin"]), ab, pred, tf, escape(e["detail"] or "")]
         t.add_row(*(cells[:1] + [str(e["run_id"])] + cells[1:] if runs else cells))
-    console.print(t)
+    _print_table(t)
+
+
+def _some_run(db, db_path: Path) -> None:
+    """A listing of a database with no run says so (an empty table with exit 0 read like a run with nothing in it)."""
+    if q.latest_run(db) is None:
+        _fail(f"{db_path} holds no run yet (start one with `fa5090-search run`)")
 
 
 def _run_id(db, run_id: Optional[int]) -> int | None:

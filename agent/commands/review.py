@@ -17,11 +17,17 @@ from .common import (
     DB_OPT,
     JSON_OPT,
     RUN_OPT,
+    Kind,
+    OutcomeName,
+    ShelfStatus,
+    _artifact_now,
     _fail,
+    _print_table,
     _fmt,
     _open,
     _print_history,
     _run_id,
+    _some_run,
     app,
     console,
 )
@@ -31,9 +37,9 @@ from .common import (
 def history(
     run_id: Optional[int] = RUN_OPT,
     all_runs: bool = typer.Option(False, "--all", help="Every run in the database, with a run column; screen runs' rows are labelled `screen`."),
-    outcome: Optional[str] = typer.Option(None, help="Only this outcome, e.g. KEPT or SLOWER."),
+    outcome: Optional[OutcomeName] = typer.Option(None, case_sensitive=False, help="Only this outcome."),
     lever: Optional[str] = typer.Option(None, help="Only moves that include this lever, e.g. q_from_smem."),
-    kind: Optional[str] = typer.Option(None, help="Only this kind: seed, aa_null, lever, compound, sample, rescreen, reanchor, comparator."),
+    kind: Optional[Kind] = typer.Option(None, help="Only this kind of row."),
     command: bool = typer.Option(False, "--command", help="Print the command line each selected run was started with, instead of its experiments."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
@@ -43,20 +49,22 @@ def history(
     Reads the database read-only (never migrates it). Examples: `history --all --outcome KEPT`,
     `history --lever q_from_smem --json`, `history | cat` (no folding in a pipe)."""
     db = _open(db_path, create=False, read_only=True)
-    if outcome is not None and outcome.upper() not in q.OUTCOMES:
-        _fail(f"--outcome must be one of {', '.join(q.OUTCOMES)}, not '{outcome}'", 2)
-    if kind is not None and kind not in q.EXPERIMENT_KINDS:
-        _fail(f"--kind must be one of {', '.join(q.EXPERIMENT_KINDS)}, not '{kind}'", 2)
     try:
+        _some_run(db, db_path)
         rid = None if all_runs else _run_id(db, run_id)
         rows = q.history(db, rid)
     except StoreError as e:
         _fail(str(e))
     if command:
-        for r in (q.runs(db) if all_runs else [q.get_run(db, rid)] if rid else []):
+        picked = q.runs(db) if all_runs else [q.get_run(db, rid)] if rid else []
+        if as_json:
+            print(json.dumps([{k: r.get(k) for k in ("id", "started_at", "status", "strategy", "problem_key", "command")}
+                              for r in picked], indent=1, default=str))
+            return
+        for r in picked:
             print(f"run {r['id']} ({r['started_at']}, {r['status']}): {r['command'] or 'not recorded'}")
         return
-    rows = [r for r in rows if (outcome is None or r["outcome"] == outcome.upper()) and (kind is None or r["kind"] == kind)
+    rows = [r for r in rows if (outcome is None or r["outcome"] == outcome) and (kind is None or r["kind"] == kind)
             and (lever is None or lever in (r["lever"] or "").split("+"))]
     if as_json:
         print(json.dumps(rows, indent=1, default=str))
@@ -71,32 +79,38 @@ def history(
 def show(experiment_id: int = typer.Argument(..., help="Experiment id (first column of `history`)."),
          as_json: bool = JSON_OPT, db_path: Path = DB_OPT):
     """One experiment in full: knobs and what changed, prediction, the move's rationale and compiler
-    figures, outcome, margin, correctness, diagnosis (read-only)."""
+    figures, outcome, margin, correctness, diagnosis (read-only). Missing values print as '-'; the
+    ncu CSV is where it is now, beside the database (<db>_artifacts/run-N/), or '(not found)'.
+    Example: `show 7 --db results/2026-11-30_h200_run2/fa5090.db`."""
     db = _open(db_path, create=False, read_only=True)
     try:
         e = q.experiment(db, experiment_id)
     except StoreError as ex:
         _fail(str(ex))
+    csv_now = _artifact_now(db_path, e["diagnosis"].get("ncu_csv")) if e.get("diagnosis") else None
     if as_json:
+        if e.get("diagnosis"):  # beside the stored path, where the file is now (or None)
+            e["diagnosis"]["ncu_csv_now"] = None if "(not found" in csv_now or csv_now == "-" else csv_now
         print(json.dumps(e, indent=1, default=str))
         return
     from agent.progress import render_experiment
 
-    render_experiment(console, e)
+    render_experiment(console, e, ncu_csv_now=csv_now)
 
 
 @app.command()
 def shelf(
     run_id: Optional[int] = RUN_OPT,
-    status: Optional[str] = typer.Option(None, help="shelved, rescreened or resurrected (default: all)."),
+    status: Optional[ShelfStatus] = typer.Option(None, help="Only this status (default: all)."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
-    """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis); read-only."""
+    """Rejected levers and the conditions they lost under (registers, smem/CTA, CTAs/SM, warps/SM, diagnosis); read-only.
+
+    Example: `shelf --status shelved --json`."""
     db = _open(db_path, create=False, read_only=True)
-    if status is not None and status not in q.SHELF_STATUSES:
-        _fail(f"--status must be one of {', '.join(q.SHELF_STATUSES)}, not '{status}'", 2)
     try:
+        _some_run(db, db_path)
         rows = q.shelf(db, _run_id(db, run_id), status=status)
     except StoreError as e:
         _fail(str(e))
@@ -105,19 +119,21 @@ def shelf(
         return
     t = Table(title="shelf")
     for c in ("id", "lever", "outcome", "margin", "status", "regs", "smem/CTA", "CTAs/SM", "warps/SM", "diagnosis", "exp"):
-        t.add_column(c)
+        t.add_column(c, overflow="fold")  # never an ellipsis in place of a value
     for r in rows:
         c = r["conditions"] or {}
         t.add_row(str(r["id"]), r["lever"], r["outcome"], _fmt(r["margin"]), r["status"], str(c.get("registers")),
                   str(c.get("smem_per_cta")), str(c.get("ctas_per_sm")), str(c.get("warps_per_sm")),
                   str(c.get("diagnosis")), str(r["experiment_id"]))
-    console.print(t)
+    _print_table(t)
 
 
 
 @app.command()
 def levers(as_json: bool = JSON_OPT):
-    """The lever catalog: knob values each sets, diagnoses it targets, precondition, predicted band."""
+    """The lever catalog: knob values each sets, diagnoses it targets, precondition, predicted band.
+
+    Example: `levers --json`."""
     from agent.levers import CATALOG
 
     if as_json:
@@ -129,13 +145,14 @@ def levers(as_json: bool = JSON_OPT):
     for lv in CATALOG:
         t.add_row(lv.name, json.dumps(lv.sets), ", ".join(lv.targets), json.dumps(lv.requires) if lv.requires else "",
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}", lv.hypothesis)
-    console.print(t)
+    _print_table(t)
 
 
 @app.command()
 def knobs(as_json: bool = JSON_OPT):
     """The knobs of the kernel's space: each one's values, its default (the naive seed) and the levers
-    that move it. Set them with `run --seed-knob NAME=VALUE`, `static --knob`, `export NAME=VALUE`."""
+    that move it. Set them with `run --seed-knob NAME=VALUE`, `static --knob`, `export NAME=VALUE`.
+    Example: `knobs --json`."""
     from agent.levers import CATALOG
     from kernel_src.knobs import SEED, Knobs
 
@@ -155,7 +172,7 @@ def knobs(as_json: bool = JSON_OPT):
         t.add_column(c, overflow="fold")
     for r in rows:
         t.add_row(r["knob"], ", ".join(map(str, r["values"])), str(r["default"]), ", ".join(r["levers"]))
-    console.print(t)
+    _print_table(t)
 
 
 @app.command()
@@ -206,7 +223,7 @@ def compare(
                 v = f"{v:.3f}" if key == "vs_sdpa_flash" else f"{v:.1f}"
             cells.append("-" if v is None else str(v))
         t.add_row(label, *cells)
-    console.print(t)
+    _print_table(t, prose=tuple(s["ref"] for s in sums))
 
 
 @app.command()

@@ -3,6 +3,7 @@ and baseline (the comparators, paired)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -14,12 +15,18 @@ from store import queries as q
 
 from .common import (
     DB_OPT,
+    JSON_OPT,
     RUN_OPT,
+    L2,
+    Backend,
+    Dtype,
+    HeadDim,
+    Strategy,
     _artifacts_for,
     _cache_dir,
-    _check_l2,
     _command_line,
     _fail,
+    _print_table,
     _known_or_raise,
     _open,
     _print_history,
@@ -32,17 +39,18 @@ from .common import (
 
 @app.command()
 def run(
+    ctx: typer.Context,
     budget: int = typer.Option(20, min=1, help="Experiments to spend (levers and re-screens; the seed check, A/A null and final comparisons are not counted)."),
-    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
-    heads: int = typer.Option(16, "--heads", min=1, help="H"),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N (any; tails are masked)"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
-    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
-    causal: bool = typer.Option(False, "--causal/--no-causal"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."),
+    heads: int = typer.Option(16, "--heads", min=1, help="Query heads H."),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="Sequence length N (any; tails are masked)."),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="Head dimension D."),
+    dtype: Dtype = typer.Option("float16", help="Input and output dtype (accumulation is fp32)."),
+    causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads for grouped-query attention (must divide --heads; 1 is MQA; default: --heads, MHA)."),
     seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start from the naive seed with NAME=VALUE changed (repeatable), e.g. --seed-knob compute=mma."),
     exclude_lever: list[str] = typer.Option([], "--exclude-lever", help="Never try this lever (repeatable); `fa5090-search levers` lists them."),
-    strategy: str = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
+    strategy: Strategy = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
     rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the random and TPE draws."),
     aa_repeats: int = typer.Option(5, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|. Measured on the seed, and again on the best whenever its time per call has moved more than 2x since the last null."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement (each arm gets about half)."),
@@ -51,31 +59,45 @@ def run(
     jobs: Optional[int] = typer.Option(None, min=1, help="Parallel nvcc builds (default: ninja's choice)."),
     calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
     reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
-    l2: str = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
+    l2: L2 = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
     screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
-    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed."),
+    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
     db_path: Path = DB_OPT,
 ):
     """Search from the naive seed kernel: seed check, A/A null, then lever experiments until the
     budget or the plateau, then the final kernel against the seed and against SDPA.
 
     Every experiment is one transaction in --db; its predicted margin band is written before it is
-    measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/."""
-    from agent.bench import GpuBench, Recorder, Replay
+    measured. ncu CSVs, build logs and a replayable recording go to <db>_artifacts/run-N/.
+    Replay: `run --replay results/2026-11-30_h200_run2/fa5090_artifacts/run-1/recording.jsonl --db /tmp/r.db`
+    takes the recorded run's options from the recording's header or, for older recordings, from the
+    run's row in the database beside it (<stem>_artifacts/run-N/ -> <stem>.db, read-only). Options
+    given on the command line override them; where that asks what the recorded run never measured,
+    the replay stops with one sentence naming the options that changed.
+    Examples: `run --budget 20`, `run --seqlen 8192 --dtype bfloat16 --causal --strategy tpe`,
+    `run --screen --seed-knob compute=mma --budget 30`."""
+    from agent.bench import GpuBench, Recorder, Replay, ReplayMiss
     from agent.loop import SearchOptions, run_search
     from agent.progress import Reporter
 
+    args = locals()  # the parameters, taken by name
+    given = {k: args[k] for k in _RUN_PARAMS}
+    replay_line, changed = "", []
+    if replay is not None:  # a bad recording is refused before anything is created
+        try:
+            replayed = Replay(replay)
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
+        given, replay_line, changed = _replay_options(ctx, given, replayed)
+        (budget, batch, heads, seqlen, head_dim, dtype, causal, kv_heads, seed_knob, exclude_lever, strategy, rng_seed,
+         aa_repeats, time_budget, plateau, profile, calibration, reanchor_every, l2, screen, evidence) = (
+            given[k] for k in _RUN_PARAMS)
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
-    from agent.strategies import NAMES
-
-    if strategy not in NAMES:
-        _fail(f"unknown --strategy '{strategy}'; known: {', '.join(NAMES)}", 2)
     try:
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
         _fail(str(e))
-    _check_l2(l2)
     from agent.levers import UnknownLever, get
 
     for name in exclude_lever:  # refused before anything is created
@@ -85,12 +107,7 @@ def run(
             _fail(str(e).strip("'\""), 2)
     # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
     # run that cannot start leaves nothing behind
-    if replay is not None:
-        try:
-            replayed = Replay(replay)
-        except Exception as e:  # noqa: BLE001 - one sentence below
-            _known_or_raise(e)
-    else:
+    if replay is None:
         gpu = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2)
         try:
             gpu.device()
@@ -99,8 +116,15 @@ def run(
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
-    bench = replayed if replay is not None else Recorder(gpu, artifacts / f"run-{next_id}" / "recording.jsonl")
     command = _command_line()
+    if replay is None:
+        bench = Recorder(gpu, artifacts / f"run-{next_id}" / "recording.jsonl")
+        bench.header({"command": command, "problem": shape.model_dump(), "budget": budget,
+                      "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in given.items()}})
+    else:
+        bench = replayed
+        if replay_line:
+            console.print(replay_line, markup=False, highlight=False, soft_wrap=True)
     try:
         with Reporter(console, budget) as say:
             options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
@@ -110,9 +134,67 @@ def run(
                                 command=command, say=say)
     except KeyboardInterrupt:
         _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
+    except ReplayMiss as e:
+        _fail(f"{e}" + (f"; this command line changed the recorded run's {', '.join(changed)}" if changed else ""))
     except Exception as e:  # noqa: BLE001 - turned into one sentence below
         _known_or_raise(e)
     _print_history(q.history(db, run_id), q.get_run(db, run_id))
+
+
+# run's options in their order (a replay takes each one not given on its command line from the
+# recorded run); --replay, --db and --jobs belong to this invocation, never to the recording
+_RUN_PARAMS = ("budget", "batch", "heads", "seqlen", "head_dim", "dtype", "causal", "kv_heads", "seed_knob", "exclude_lever",
+               "strategy", "rng_seed", "aa_repeats", "time_budget", "plateau", "profile", "calibration", "reanchor_every",
+               "l2", "screen", "evidence")
+# those that are SearchOptions fields: given explicitly, they win over the recording's own settings too
+_SEARCH_FIELDS = {"budget": "budget", "aa_repeats": "aa_repeats", "plateau": "plateau", "exclude_lever": "exclude",
+                  "calibration": "use_calibration", "reanchor_every": "reanchor_every", "screen": "screen",
+                  "evidence": "evidence", "strategy": "strategy", "rng_seed": "rng_seed"}
+_PROBLEM = {"B": "batch", "H": "heads", "N": "seqlen", "D": "head_dim", "dtype": "dtype", "causal": "causal", "Hkv": "kv_heads"}
+
+
+def _replay_options(ctx: typer.Context, given: dict, replayed) -> tuple[dict, str, list[str]]:
+    """A replay's options: each one given on this command line as given, every other one as the
+    recorded run had it (Replay.recorded_run: the recording's header, else the command and problem
+    stored with the run in the database beside it). Returns the options, a line saying where they
+    came from, and the options this command line changed against the recording."""
+    import shlex
+
+    def typed(source) -> bool:  # by name: typer may carry its own copy of click's ParameterSource
+        return getattr(source, "name", None) == "COMMANDLINE"
+
+    explicit = {n for n in given if typed(ctx.get_parameter_source(n))}
+    replayed.explicit = {_SEARCH_FIELDS[n] for n in explicit if n in _SEARCH_FIELDS}
+    rec = replayed.recorded_run()
+    if rec is None:
+        return given, "", []
+    if rec.get("params"):
+        recorded = {k: v for k, v in rec["params"].items() if k in given}
+        adopt = set(recorded)
+    else:
+        recorded, adopt = {}, set()
+        args = shlex.split(rec.get("command") or "")
+        try:
+            sub = ctx.command.make_context("run", args[args.index("run") + 1:], resilient_parsing=True)
+            recorded = {k: v for k, v in sub.params.items() if k in given}
+            adopt = {n for n in recorded if typed(sub.get_parameter_source(n))}
+        except Exception:  # noqa: BLE001 - no `run` in it, or options this version does not know: the row still counts
+            pass
+        for key, name in _PROBLEM.items():  # the stored problem is authoritative over the command's defaults
+            if key in (rec.get("problem") or {}):
+                recorded[name], adopt = rec["problem"][key], adopt | {name}
+        if rec.get("budget"):
+            recorded["budget"], adopt = rec["budget"], adopt | {"budget"}
+
+    def norm(v):
+        return list(v) if isinstance(v, (list, tuple)) else v
+
+    out = {**given, **{n: norm(recorded[n]) for n in adopt - explicit}}
+    opts = {p.name: p.opts[0] for p in ctx.command.params}
+    changed = [opts[n] for n in _RUN_PARAMS if n in explicit and n in recorded and norm(recorded[n]) != norm(given[n])]
+    line = (f"replaying {rec['source']}: {rec.get('command') or '(no command recorded)'}"
+            + (f" (changed here: {', '.join(changed)})" if changed else ""))
+    return out, line, changed
 
 
 
@@ -120,11 +202,12 @@ def run(
 def rescreen(
     run_id: Optional[int] = RUN_OPT,
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
-    profile: bool = typer.Option(True, "--profile/--no-profile"),
+    profile: bool = typer.Option(True, "--profile/--no-profile", help="Diagnose the current best with ncu first (needs counter permission)."),
     db_path: Path = DB_OPT,
 ):
     """Re-try shelved levers whose recorded conditions differ from the current best's (needs the GPU
-    the run was recorded on). `run` does this by itself after every keep that changes them."""
+    the run was recorded on). `run` does this by itself after every keep that changes them.
+    Example: `rescreen --run 2 --db results.db`."""
     from agent.bench import GpuBench
     from agent.loop import rescreen as do_rescreen
     from agent.progress import Reporter
@@ -147,30 +230,31 @@ def rescreen(
 
 @app.command()
 def calibrate(
-    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"), heads: int = typer.Option(16, "--heads", min=1, help="H"),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
-    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."), heads: int = typer.Option(16, "--heads", min=1, help="Query heads H."),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="Sequence length N."),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="Head dimension D."),
+    dtype: Dtype = typer.Option("float16", help="Input and output dtype."),
     causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask, as the runs will use."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads, as a grouped-query run will use (its calibration is found by the same problem key)."),
     knob: list[str] = typer.Option([], "--knob", help="Calibrate on the seed with NAME=VALUE changed (default: the latest run's best, else the seed)."),
     repeats: int = typer.Option(10, min=2, help="A/A experiments, each in a fresh process."),
     keep_trials: int = typer.Option(0, min=0, help="Also run this many full A/A keep decisions and count the false keeps."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement, as the runs will use."),
-    l2: str = typer.Option("warm", help="warm or cold, as the runs will use."),
+    l2: L2 = typer.Option("warm", help="L2 state, as the runs will use."),
     clocks_locked: bool = typer.Option(False, "--clocks-locked", help="Say the clocks were locked outside this tool (it never sets them); still checked against the clocks read under load."),
+    as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
     """The instrument against itself, before any result: environment and clocks (read, never set),
     the dtype's ceilings (torch GEMM, mma.sync register loop), the A/A null (t_noise = p95 |margin-1|,
     t_keep = 1 + t_noise) and optionally N A/A keep decisions. Every later run on this GPU and
-    problem reads t_keep and the ceiling from the newest calibration."""
+    problem reads t_keep and the ceiling from the newest calibration.
+    Example: `calibrate --seqlen 8192 --repeats 6 --keep-trials 10`."""
     from agent.bench import GpuBench
     from agent.calibrate import calibrate as do_calibrate
     from agent.loop import best_of_run
     from agent.progress import Reporter
 
-    _check_l2(l2)
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
     db = _open(db_path, create=True)
     try:
@@ -186,6 +270,9 @@ def calibrate(
                                clocks_locked=clocks_locked, artifacts=_artifacts_for(db_path), command=command, say=say)
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
+    if as_json:
+        print(json.dumps(cal, indent=1, default=str))
+        return
     c = cal["ceilings"]
     t = Table(title=f"calibration {cal['id']} on {cal['gpu_name']}, {cal['problem_key']}" + (" (provisional: clocks not locked)" if cal["provisional"] else ""))
     for col in ("quantity", "value"):
@@ -198,27 +285,26 @@ def calibrate(
     t.add_row("SM clock idle / under GEMM", f"{cal['environment']['clocks_idle'].get('clocks.sm')} / {(c.get('clocks_under_gemm') or {}).get('clocks.sm')} MHz")
     if cal["keep_trials"]:
         t.add_row("A/A keep decisions", f"{cal['false_keeps']} false keeps in {cal['keep_trials']}")
-    console.print(t)
+    _print_table(t)
 
 
 @app.command()
 def baseline(
     run_id: Optional[int] = typer.Option(None, "--run", help="Run whose best kernel to compare (default: the latest)."),
     seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
-    backend: list[str] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends (flash, cudnn, efficient, math) and flash_attn."),
-    time_budget: float = typer.Option(2.0, min=0.2),
+    backend: list[Backend] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends and flash_attn (repeatable)."),
+    time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
+    as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
     """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
-    same paired protocol, per shape: margins measured here, not quoted numbers."""
+    same paired protocol, per shape: margins measured here, not quoted numbers.
+    Example: `baseline --seqlen 2048 --seqlen 8192 --backend flash --backend cudnn`."""
     from agent.bench import GpuBench
     from agent.loop import best_of_run
     from experiments.problem import Shape
 
-    known = ("flash", "cudnn", "efficient", "math", "flash_attn")
-    for b in backend:
-        if b not in known:
-            _fail(f"unknown backend '{b}'; known: {', '.join(known)}", 2)
+    backend = [b.value for b in backend]
     db = _open(db_path, create=False)
     rows = []
     try:
@@ -246,6 +332,9 @@ def baseline(
                 rows.append((shape.key(), b, p))
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
+    if as_json:
+        print(json.dumps([{"shape": k, "comparator": b, "paired": p} for k, b, p in rows], indent=1, default=str))
+        return
     t = Table(title=f"baseline: run {rid}'s best {best.label()} against the comparators, paired")
     for c in ("shape", "comparator", "ours TFLOP/s", "theirs TFLOP/s", "margin (theirs/ours)", "AB/BA"):
         t.add_column(c)
@@ -255,7 +344,7 @@ def baseline(
                       f"{p['margin_ab']:.3f}/{p['margin_ba']:.3f}")
         else:
             t.add_row(shape_key, b, "", "", "unavailable", "")
-    console.print(t)
+    _print_table(t)
 
 
 
@@ -263,15 +352,15 @@ def baseline(
 def sweep(
     n: int = typer.Option(20, "--n", min=1, help="Configurations to draw."),
     rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the draws."),
-    batch: int = typer.Option(2, "--batch", "-b", min=1, help="B"),
-    heads: int = typer.Option(16, "--heads", min=1, help="H"),
-    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="N"),
-    head_dim: int = typer.Option(128, "--head-dim", "-d", help="D: 64 or 128"),
-    dtype: str = typer.Option("float16", help="float16 or bfloat16"),
-    causal: bool = typer.Option(False, "--causal/--no-causal"),
+    batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."),
+    heads: int = typer.Option(16, "--heads", min=1, help="Query heads H."),
+    seqlen: int = typer.Option(2048, "--seqlen", "-n", min=1, help="Sequence length N."),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="Head dimension D."),
+    dtype: Dtype = typer.Option("float16", help="Input and output dtype."),
+    causal: bool = typer.Option(False, "--causal/--no-causal", help="Causal mask."),
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads (grouped-query attention)."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    as_json: bool = JSON_OPT,
 ):
     """The best-of-N reference: N random configurations of the search's space, each paired against SDPA flash.
 
@@ -279,8 +368,6 @@ def sweep(
     GPU), built in one ninja call, checked by the C1 tier, each timed paired against SDPA flash in a
     fresh process; fastest first. Nothing is kept or
     stored: compare the best row with `run --strategy agent --budget N`. Example: `sweep --n 20 --seqlen 8192`."""
-    import json
-
     from agent.bench import GpuBench
     from agent.sweep import draw, sweep as do_sweep
     from agent.progress import Reporter
@@ -304,4 +391,4 @@ def sweep(
         t.add_row(str(i), r["label"], r["status"], f"{r['vs_sdpa']:.3f}" if r.get("vs_sdpa") else "",
                   f"{r['tflops']:.1f}" if r.get("tflops") else "", f"{r['sdpa_tflops']:.1f}" if r.get("sdpa_tflops") else "",
                   str(f.get("registers", "")), str(f.get("ctas_per_sm", "")))
-    console.print(t)
+    _print_table(t)

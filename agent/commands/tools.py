@@ -17,8 +17,12 @@ from store.errors import StoreError
 from .common import (
     DB_OPT,
     JSON_OPT,
+    Arch,
+    Dtype,
+    HeadDim,
     _cache_dir,
     _fail,
+    _print_table,
     _fmt,
     _known_or_raise,
     _open,
@@ -30,22 +34,29 @@ from .common import (
 
 @app.command()
 def doctor(
-    arch: Optional[str] = typer.Option(None, help="Arch to test-compile for when no GPU is present, e.g. sm_90."),
+    arch: Optional[Arch] = typer.Option(None, help="Arch to test-compile for when no GPU is present."),
+    as_json: bool = JSON_OPT,
 ):
     """What is there, what is missing, and how to fix it: GPU, nvcc, ninja, ncu and counter permission.
 
     Compiles the seed kernel for the device's arch; with a GPU it also profiles one launch with ncu,
-    which is the only honest test of counter permission. Exits non-zero when `run` cannot work."""
+    which is the only honest test of counter permission. Exits non-zero when `run` cannot work.
+    Example: `doctor`, or on a machine without a GPU `doctor --arch sm_90`."""
     from agent.doctor import diagnose_environment
 
     rows, fatal = diagnose_environment(_cache_dir(), arch)
+    if as_json:
+        print(json.dumps([{"check": n, "status": st, "detail": d} for n, st, d in rows], indent=1))
+        if fatal:
+            raise typer.Exit(1)
+        return
     t = Table(title="fa5090-search doctor")
     for c in ("check", "status", "detail"):
         t.add_column(c, overflow="fold")
     colour = {"ok": "green", "warn": "yellow", "missing": "red"}
     for name, status, detail in rows:
         t.add_row(name, f"[{colour[status]}]{status}[/]", detail)
-    console.print(t)
+    _print_table(t)
     if fatal:
         _fail("`fa5090-search run` cannot work here yet: fix the red rows above.")
 
@@ -57,12 +68,14 @@ def derive_tolerance(
     battery: bool = typer.Option(True, "--battery/--no-battery", help="Also run the defect battery through the keep path at the run shape."),
     out: Path = typer.Option(Path("tolerance-report.json"), "-o", "--out", help="Where to write the report."),
     replay: Optional[Path] = typer.Option(None, help="Re-summarise a recorded report's raw rows (no GPU) instead of measuring."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (the raw rows stay in the report file) instead of tables."),
     db_path: Path = DB_OPT,
 ):
     """Hold the correctness rule to data: over 1,024 configurations (fp16/bf16, D 64/128, causal or
     not, 32 values of N with odd tails, 4 (B, H)) report the worst correct kernel's error as a
     fraction of the bound and every injected defect's as a multiple of it; then evaluate each of
-    the defects exactly as the search evaluates a candidate: every one must be rejected."""
+    the defects exactly as the search evaluates a candidate: every one must be rejected.
+    Examples: `derive-tolerance --limit 64 --no-battery`, `derive-tolerance --replay tolerance-report.json --json`."""
     import json
 
     from agent.bench import GpuBench
@@ -85,7 +98,7 @@ def derive_tolerance(
                   "`derive-tolerance` writes as tolerance-report.json)")
         report = {**recorded, **summarize(rows, list(CORRECT), list(DEFECTS))}
         battery = "battery" in report
-        _print_tolerance(report, battery)
+        _print_tolerance(report, battery, as_json)
         return
     try:
         bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
@@ -103,32 +116,35 @@ def derive_tolerance(
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
     out.write_text(json.dumps(report, indent=1, default=str))
-    _print_tolerance(report, battery)
-    console.print(f"report in {out}")
+    _print_tolerance(report, battery, as_json)
+    if not as_json:
+        console.print(f"report in {out}")
 
 
-def _print_tolerance(report: dict, battery: bool) -> None:
-    import json
+def _print_tolerance(report: dict, battery: bool, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=1, default=str))
+        return
 
     t = Table(title=f"correct kernels over {report['n_configs']} configurations: error as a fraction of the bound")
     for c in ("kernel", "configs", "failures", "worst", "median"):
         t.add_column(c)
     for name, r in report["correct"].items():
         t.add_row(name, str(r["configs"]), str(r["failures"]), _fmt(r["worst_fraction_of_bound"]), _fmt(r["median_fraction_of_bound"]))
-    console.print(t)
+    _print_table(t)
     t = Table(title="defects over the envelope: error as a multiple of the bound")
     for c in ("defect", "caught", "how", "min multiple", "median multiple"):
         t.add_column(c)
     for name, r in report["defects"].items():
         t.add_row(name, f"{r['caught']}/{r['configs']}", json.dumps(r["reasons"]), _fmt(r["min_multiple"], ".3g"), _fmt(r["median_multiple"], ".3g"))
-    console.print(t)
+    _print_table(t)
     if battery:
         t = Table(title="defect battery through the keep path (B2 H16 N2048 D128 fp16)")
         for c in ("defect", "outcome", "rejected", "detail"):
             t.add_column(c, overflow="fold")
         for r in report["battery"]:
             t.add_row(r["defect"], r["outcome"], "yes" if r["rejected"] else "[red]NO[/]", r["detail"][:120])
-        console.print(t)
+        _print_table(t)
     console.print(f"worst correct kernel: {_fmt(report['worst_correct_fraction'])} of the bound; defects caught by their "
                   f"error: smallest median multiple {_fmt(report['smallest_defect_median_multiple'], '.3g')}, smallest single "
                   f"multiple {_fmt(report.get('smallest_defect_error_multiple'), '.3g')}")
@@ -149,11 +165,11 @@ CENSUS = ("HMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "S
 
 @app.command()
 def static(
-    arch: str = typer.Option(..., help="Target to compile for: sm_80, sm_86, sm_89, sm_90 or sm_120 (no GPU needed)."),
+    arch: Arch = typer.Option(..., help="Target to compile for (no GPU needed)."),
     knob: list[str] = typer.Option([], "--knob", help="One candidate: the seed with NAME=VALUE changed (repeatable)."),
     covering: bool = typer.Option(False, "--covering", help="The pairwise covering set of knob combinations instead of the ladder."),
-    head_dim: int = typer.Option(128, "--head-dim", "-d"),
-    dtype: str = typer.Option("float16"),
+    head_dim: HeadDim = typer.Option(128, "--head-dim", "-d", help="D of the instantiation to compile."),
+    dtype: Dtype = typer.Option("float16", help="Dtype of the instantiation to compile."),
     as_json: bool = JSON_OPT,
 ):
     """Compile candidates for an arch you may not have and read what the compiler made: registers,
@@ -161,16 +177,13 @@ def static(
     the arch table), whether it can launch at all, and a SASS census by instruction family
     (cuobjdump; `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` if the toolkit has none).
     Default set: the ladder seed -> tensor cores -> swizzle -> cp.async -> exp2 -> padding -> pipelining,
-    then the H200's best finds (Q from shared memory; double buffering + persistent grid + BC 32)."""
+    then the H200's best finds (Q from shared memory; double buffering + persistent grid + BC 32).
+    Examples: `static --arch sm_120`, `static --arch sm_90 --knob compute=mma --knob bc=32 --json`."""
     from experiments.build import BuildSpec, build
     from kernel_src.arch import TABLE
     from kernel_src.covering import covering_set
     from profiler.static import static_report
 
-    if arch not in TABLE:
-        _fail(f"unknown arch '{arch}'; known: {', '.join(TABLE)}", 2)
-    if head_dim not in (64, 128) or dtype not in ("float16", "bfloat16"):
-        _fail("--head-dim must be 64 or 128 and --dtype float16 or bfloat16", 2)
     try:
         cands = [Knobs.parse_assignments(knob)] if knob else covering_set() if covering else [Knobs.parse(d) for d in _LADDER]
     except KnobError as e:
@@ -197,7 +210,7 @@ def static(
         t.add_row(r["label"], str(r["registers"]), str(r["spill_bytes"]), str(r["smem_per_cta"]),
                   "[red]cannot launch[/]" if r["refusal"] else str(r["ctas_per_sm"]), str(r["warps_per_sm"]),
                   r["refusal"] or r["limiter"], *[str(c.get(f, 0)) if r["census"] is not None else "n/a" for f in CENSUS])
-    console.print(t)
+    _print_table(t)
     if warned:
         err.print(f"[yellow]no SASS census:[/] {warned}")
 
@@ -206,8 +219,8 @@ def static(
 def export(
     what: list[str] = typer.Argument(..., help="`best` (the latest run's best kernel), `best:RUN`, `RUN:SEQ` (run RUN's experiment #SEQ), an experiment id from `history`, or knob assignments NAME=VALUE."),
     out: Path = typer.Option(Path("attn.cu"), "-o", "--out", help="The .cu file to write (its folder must exist)."),
-    head_dim: Optional[int] = typer.Option(None, "--head-dim", "-d", help="64 or 128 (default: the run's, else 128)."),
-    dtype: Optional[str] = typer.Option(None, help="float16 or bfloat16 (default: the run's, else float16)."),
+    head_dim: Optional[HeadDim] = typer.Option(None, "--head-dim", "-d", help="D (default: the run's, else 128)."),
+    dtype: Optional[Dtype] = typer.Option(None, help="Dtype (default: the run's, else float16)."),
     db_path: Path = DB_OPT,
 ):
     """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
@@ -241,7 +254,8 @@ def export(
         _fail(str(e), 2)
     causal = f" {int(problem['causal'])}" if "causal" in problem else ""
     console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn"
-                  + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""))
+                  + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""),
+                  soft_wrap=True, highlight=False)  # the nvcc command stays one line, to copy
 
 
 def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
