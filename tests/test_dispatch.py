@@ -112,6 +112,22 @@ def test_dispatch_refuses_with_one_sentence(dbs, tmp_path):
     assert invoke("export", "best", *_db_args(dbs), "-o", out).exit_code == 2  # several databases: only --dispatch
 
 
+def test_dispatch_refuses_mixed_gpus_and_kernels_the_arch_cannot_launch(dbs, tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    shutil.copy(dbs[1], other)
+    with sqlite3.connect(other) as c:  # a copy, edited: as if recorded on another card, three K/V stages kept
+        c.execute("UPDATE runs SET gpu_name = 'NVIDIA GeForce RTX 5090'")
+    res = invoke("export", "--dispatch", "--db", dbs[0], "--db", other, "-o", tmp_path / "d.cu", "--no-build")
+    assert res.exit_code == 1 and "recorded on different GPUs" in res.output, res.output
+    with sqlite3.connect(other) as c:
+        c.execute("UPDATE runs SET gpu_name = 'NVIDIA H200'")
+        c.execute("UPDATE experiments SET knobs = json_set(knobs, '$.kv_stages', 3) WHERE outcome = 'KEPT'")
+    res = invoke("export", "--dispatch", "--db", other, "-o", tmp_path / "d.cu", "--no-build", "--arch", "sm_86")
+    assert res.exit_code == 1 and "cannot launch on sm_86" in res.output and "opt-in limit" in res.output, res.output
+
+
 @nvcc
 def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_path):
     out = tmp_path / "fa_dispatch.cu"
