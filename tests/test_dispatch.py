@@ -166,3 +166,23 @@ def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_pat
     want = [[Knobs.parse(json.loads(c)).defines()[f"FA_{k.upper()}"] for k in order]
             for c in {r["knobs_canonical"] for r in rows}]
     assert sorted(built) == sorted(want)
+
+
+def test_without_nvcc_the_cu_is_written_with_its_build_command(dbs, tmp_path, monkeypatch):
+    import experiments.build
+
+    def missing():
+        raise experiments.build.BuildError("nvcc was not found on PATH or in /usr/local/cuda/bin")
+
+    monkeypatch.setattr(experiments.build, "nvcc_path", missing)
+    res = invoke("export", "--dispatch", *_db_args(dbs), "-o", tmp_path / "d.cu")
+    assert res.exit_code == 0 and "wrote the .cu only; build: cd" in res.output, res.output
+    assert (tmp_path / "d.cu").exists() and not (tmp_path / "d.so").exists()
+
+
+def test_export_reads_fa5090_db_whole_even_with_a_space(dbs, tmp_path, monkeypatch):
+    spaced = tmp_path / "with space.db"
+    shutil.copy(dbs[0], spaced)
+    monkeypatch.setenv("FA5090_DB", str(spaced))
+    res = invoke("export", "best", "-o", tmp_path / "k.cu")
+    assert res.exit_code == 0 and "D=128, float16" in res.output, res.output

@@ -4,6 +4,7 @@ held to data), static (what the compiler made, for any arch) and export (one sel
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -212,7 +213,7 @@ def export(
     arch: Optional[list[str]] = typer.Option(None, "--arch", help="With --dispatch: the arch(es) to build for, e.g. sm_90 (default: the runs' own)."),
     build: bool = typer.Option(True, "--build/--no-build", help="With --dispatch: build the .so when nvcc is there."),
     as_json: bool = JSON_OPT,
-    db_paths: list[Path] = typer.Option([Path("fa5090.db")], "--db", envvar="FA5090_DB", help="SQLite file holding runs; with --dispatch repeat it, one per problem measured."),
+    db_paths: Optional[list[Path]] = typer.Option(None, "--db", help="SQLite file holding runs (default: $FA5090_DB, else fa5090.db); with --dispatch repeat it, one per problem measured."),
 ):
     """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
     rows and a timing loop printing TFLOP/s. Taken from a run, the head dim and dtype are the run's.
@@ -227,6 +228,8 @@ def export(
     the file's header); a (dtype, D, causal) never measured returns the not-built error.
     `fa_dispatch_table()` returns the table the library was built with, `fa_dispatch_pick()` the row
     for a problem; `scale` is the softmax scale itself (log2(e) is folded in per kernel)."""
+    # not envvar=: click splits a repeatable option's variable at whitespace, and a path may hold a space
+    db_paths = db_paths or [Path(os.environ.get("FA5090_DB", "fa5090.db"))]
     if dispatch:
         if what:
             _fail("export --dispatch takes no kernel argument: it reads the best kernels of every --db", 2)
