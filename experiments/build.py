@@ -141,3 +141,17 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
         results[key] = BuildResult(key=key, ok=ok, library=str(so) if ok else None, log=log,
                                    seconds=0.0 if before[key] else seconds, cached=before[key] and ok)
     return results
+
+
+def build_file(source: Path, library: Path, archs: list[str], timeout: float = 1200) -> BuildResult:
+    """One generated .cu (export --dispatch) into one library with the candidates' flags, one
+    -gencode per arch; the log (ptxas -v included) lands beside it as <library>.log."""
+    cmd = [nvcc_path(), *FLAGS, *[f"-gencode=arch=compute_{a.removeprefix('sm_')},code={a}" for a in archs],
+           str(source), "-o", str(library)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    log = proc.stdout + proc.stderr
+    Path(str(library) + ".log").write_text(" ".join(cmd) + "\n" + log)
+    ok = proc.returncode == 0 and Path(library).exists()
+    return BuildResult(key=Path(library).name, ok=ok, library=str(library) if ok else None, log=log,
+                       seconds=time.perf_counter() - t0, cached=False)

@@ -1125,6 +1125,18 @@ static int fa_dispatch(int dtype, int D, int causal, F&& f) {
 // STB_GNU_UNIQUE symbols that the dynamic linker merges across every loaded candidate library,
 // so the second candidate in a process would skip its own cudaFuncSetAttribute (seen on the H200:
 // "invalid argument" at launch when two candidates were timed paired in one process).
+// FA_API_PREFIX (off by default) renames the C API: -DFA_API_PREFIX=k3_ exports k3_fa_fwd and so on.
+// `export --dispatch` compiles several configurations into one library, each inside its own
+// namespace (kernels, template statics and host stubs stay apart), and only the extern "C"
+// names, which no namespace separates, need a prefix.
+#ifdef FA_API_PREFIX
+#define FA_API_CAT2(a, b) a##b
+#define FA_API_CAT(a, b) FA_API_CAT2(a, b)
+#define fa_fwd FA_API_CAT(FA_API_PREFIX, fa_fwd)
+#define fa_attributes FA_API_CAT(FA_API_PREFIX, fa_attributes)
+#define fa_config FA_API_CAT(FA_API_PREFIX, fa_config)
+#define fa_error_string FA_API_CAT(FA_API_PREFIX, fa_error_string)
+#endif
 #define FA_API __attribute__((visibility("default")))
 extern "C" {
 // Launch on `stream` (a CUstream/cudaStream_t handle); returns 0 or an error code.

@@ -4,6 +4,7 @@ held to data), static (what the compiler made, for any arch) and export (one sel
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -217,16 +218,43 @@ def static(
 
 @app.command()
 def export(
-    what: list[str] = typer.Argument(..., help="`best` (the latest run's best kernel), `best:RUN`, `RUN:SEQ` (run RUN's experiment #SEQ), an experiment id from `history`, or knob assignments NAME=VALUE."),
-    out: Path = typer.Option(Path("attn.cu"), "-o", "--out", help="The .cu file to write (its folder must exist)."),
+    what: Optional[list[str]] = typer.Argument(None, help="`best` (the latest run's best kernel), `best:RUN`, `RUN:SEQ` (run RUN's experiment #SEQ), an experiment id from `history`, or knob assignments NAME=VALUE. Not with --dispatch."),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="The .cu file to write (its folder must exist); default attn.cu, with --dispatch fa_dispatch.cu (the library beside it, .so)."),
     head_dim: Optional[HeadDim] = typer.Option(None, "--head-dim", "-d", help="D (default: the run's, else 128)."),
     dtype: Optional[Dtype] = typer.Option(None, help="Dtype (default: the run's, else float16)."),
-    db_path: Path = DB_OPT,
+    dispatch: bool = typer.Option(False, "--dispatch", help="One library over every --db: per (dtype, D, causal, N bucket) the fastest KEPT kernel measured there."),
+    arch: Optional[list[str]] = typer.Option(None, "--arch", help="With --dispatch: the arch(es) to build for, e.g. sm_90 (default: the runs' own)."),
+    build: bool = typer.Option(True, "--build/--no-build", help="With --dispatch: build the .so when nvcc is there."),
+    as_json: bool = JSON_OPT,
+    db_paths: Optional[list[Path]] = typer.Option(None, "--db", help="SQLite file holding runs (default: $FA5090_DB, else fa5090.db); with --dispatch repeat it, one per problem measured."),
 ):
     """Write one self-contained .cu file: the kernel at those knobs, a CPU reference check on sampled
     rows and a timing loop printing TFLOP/s. Taken from a run, the head dim and dtype are the run's.
     Build it with one command, e.g. `nvcc -O3 -std=c++17 -arch=sm_90 attn.cu -o attn && ./attn 2 16 2048 0`
-    (B H N causal). Examples: `export best -o best.cu`, `export 2:9`, `export compute=mma layout=pad`."""
+    (B H N causal). Examples: `export best -o best.cu`, `export 2:9`, `export compute=mma layout=pad`.
+
+    `export --dispatch --db a.db --db b.db -o out/fa_dispatch.cu` writes one .cu (and, with nvcc,
+    builds out/fa_dispatch.so) whose `fa_fwd` picks per (dtype, D, causal, N bucket) the fastest KEPT
+    kernel of the databases' runs at that problem: each run's final best (a --screen run's fastest
+    keep), the highest TFLOP/s where runs share a bucket. N buckets have power-of-two edges (N<=512,
+    513-1024, ..., N>32768); an empty bucket takes the nearest measured one (said in the output and
+    the file's header); a (dtype, D, causal) never measured returns the not-built error.
+    `fa_dispatch_table()` returns the table the library was built with, `fa_dispatch_pick()` the row
+    for a problem; `scale` is the softmax scale itself (log2(e) is folded in per kernel)."""
+    # not envvar=: click splits a repeatable option's variable at whitespace, and a path may hold a space
+    db_paths = db_paths or [Path(os.environ.get("FA5090_DB", "fa5090.db"))]
+    if dispatch:
+        if what:
+            _fail("export --dispatch takes no kernel argument: it reads the best kernels of every --db", 2)
+        return _export_dispatch(db_paths, out or Path("fa_dispatch.cu"), arch, build, as_json)
+    if not what:
+        _fail("say what to export: `best`, `best:RUN`, `RUN:SEQ`, an experiment id or NAME=VALUE ... (or --dispatch)", 2)
+    if len(db_paths) > 1:
+        _fail(f"--db was given {len(db_paths)} times; only export --dispatch reads several databases", 2)
+    if arch:
+        _fail("--arch applies to export --dispatch only (build the single file for any arch yourself)", 2)
+    out = out or Path("attn.cu")
+    db_path = db_paths[0]
     from kernel_src.export import standalone
 
     problem: dict = {}
@@ -244,10 +272,7 @@ def export(
             _fail(str(e))
     head_dim = head_dim or problem.get("D", 128)
     dtype = dtype or problem.get("dtype", "float16")
-    if out.is_dir():
-        _fail(f"{out} is a folder; give the file to write, e.g. -o {out / 'attn.cu'}", 2)
-    if not out.parent.exists():
-        _fail(f"the folder {out.parent} does not exist; create it or write elsewhere", 2)
+    _check_out(out)
     try:
         out.write_text(standalone(knobs, head_dim, dtype))
     except ValueError as e:
@@ -256,6 +281,138 @@ def export(
     console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn"
                   + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""),
                   soft_wrap=True, highlight=False)  # the nvcc command stays one line, to copy
+
+
+def _check_out(out: Path) -> None:
+    if out.is_dir():
+        _fail(f"{out} is a folder; give the file to write, e.g. -o {out / 'attn.cu'}", 2)
+    if not out.parent.exists():
+        _fail(f"the folder {out.parent} does not exist; create it or write elsewhere", 2)
+
+
+def _measured_bests(db, name: str) -> tuple[list, list[str], set[tuple[str, str]]]:
+    """Each run's best kernel at its problem, as `export best` finds it (the last KEPT; a --screen
+    run's keeps are single levers against one seed, so its fastest); comparator rows carry no
+    kernel and never count. Returns the measurements, a note per run left out, and the GPUs."""
+    from kernel_src.dispatch import Measured
+
+    found, notes, gpus = [], [], set()
+    for run in q.runs(db):
+        kept = [e for e in q.history(db, run["id"]) if e["outcome"] == "KEPT" and e.get("knobs")]
+        if not kept:
+            notes.append(f"{name} run {run['id']} ({run['problem_key']}): no KEPT kernel, left out")
+            continue
+        screen = "--screen" in (run.get("command") or "")
+        e = max(kept, key=lambda x: x["tflops_cand"] or 0.0) if screen else kept[-1]
+        p = run["problem"]
+        gqa = f" Hkv{p['Hkv']}" if p.get("Hkv") not in (None, p["H"]) else ""
+        found.append(Measured(dtype=p["dtype"], head_dim=p["D"], causal=bool(p["causal"]), n=p["N"],
+                              knobs=Knobs.parse(e["knobs"]), tflops=e["tflops_cand"],
+                              source=f"{name} run {run['id']} #{e['seq']} (B{p['B']} H{p['H']}{gqa}{', screen' if screen else ''})"))
+        gpus.add((run["gpu_name"], run["arch"]))
+    return found, notes, gpus
+
+
+def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]], build_it: bool, as_json: bool) -> None:
+    from kernel_src import dispatch as dsp
+    from kernel_src.arch import ArchError, launch_refusal, limits
+
+    measured, notes, gpus = [], [], set()
+    for path in db_paths:
+        db = _open(path, create=False, read_only=True)
+        try:
+            m, n, g = _measured_bests(db, f"{path.parent.name}/{path.name}" if path.parent.name else path.name)
+        except StoreError as e:
+            _fail(str(e))
+        measured += m
+        notes += n
+        gpus |= g
+    if not measured:
+        _fail(f"no KEPT kernel in {', '.join(str(p) for p in db_paths)}: nothing measured to dispatch to")
+    if len({g for g, _ in gpus}) > 1:
+        _fail("the databases were recorded on different GPUs (" + ", ".join(sorted(g for g, _ in gpus))
+              + "): a dispatch table holds one GPU's measurements; export one per GPU")
+    gpu, measured_arch = next(iter(gpus))
+    archs = list(dict.fromkeys(archs or [measured_arch]))
+    try:
+        lims = [limits(a) for a in archs]
+    except ArchError as e:
+        _fail(str(e), 2)
+    _check_out(out)
+    rows = dsp.choose(measured)
+    kernels = dsp.kernels(rows)
+    for kn, dt, d, c in kernels:
+        for lim in lims:
+            why = launch_refusal(lim, smem=kn.smem_bytes(d), threads=kn.threads())
+            if why:
+                _fail(f"{kn.label()} (measured on {measured_arch}) cannot launch on {lim.arch}: {why}")
+    so = out.with_suffix(".so")
+    from experiments.build import FLAGS
+
+    cmd = " ".join(["nvcc", *FLAGS, *[f"-gencode=arch=compute_{a.removeprefix('sm_')},code={a}" for a in archs],
+                    out.name, "-o", so.name])
+    fallbacks = [r for r in rows if r.fallback]
+    have = {r.key() for r in rows}
+    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in (64, 128)
+               for c in (False, True) if (dt, d, c) not in have]
+
+    def where(r) -> str:
+        return f"{r.dtype} D{r.head_dim} {'causal' if r.causal else 'non-causal'} {r.bucket()}"
+
+    header = [
+        (f"fa5090-search export --dispatch: {len(kernels)} kernel(s), {len(rows)} rows, measured on {gpu} ({measured_arch}),"
+         f" built for {', '.join(archs)}"),
+        "from: " + ", ".join(str(p) for p in db_paths),
+        "the kernels are built from today's kernel_src/fa_fwd.cu (knobs added since a run keep their old kernel at",
+        "their defaults); the TFLOP/s are those each run measured, paired, on its own problem, clocks unlocked.",
+        "N buckets (power-of-two edges): " + ", ".join(dsp.bucket_name(i) for i in range(len(dsp.EDGES) + 1)),
+        "",
+        "table (also fa_dispatch_table()):",
+        *[f"  {where(r)}: {r.knobs.label()}  " + (f"[fallback: nothing measured here; nearest measured N={r.measured_n}, {r.source}]"
+                                                  if r.fallback else f"[measured at N={r.measured_n}, {_fmt(r.tflops, '.1f')} TFLOP/s, {r.source}]")
+          for r in rows],
+        "not built, fa_fwd returns -2 (FA_NOT_BUILT): " + (", ".join(missing) or "none"),
+        *[f"left out: {n}" for n in notes],
+        "",
+        "entry points: fa_fwd (the one-configuration library's arguments; scale = the softmax scale itself),",
+        "  fa_dispatch_pick(dtype, D, causal, N) -> row, fa_dispatch_table(), fa_dispatch_attributes(row, out[6]),",
+        "  fa_error_string(code); each kernel's own API as fa5090_k<i>_fa_fwd/_fa_attributes/_fa_config.",
+        f"build: {cmd}",
+    ]
+    out.write_text(dsp.source(rows, header))
+    if as_json:
+        print(json.dumps([{**r.model_dump(mode="json", exclude={"knobs"}), "knobs": r.knobs.label(),
+                           "knobs_canonical": r.knobs.canonical(), "bucket": r.bucket()} for r in rows], indent=1))
+    else:
+        t = Table(title=f"dispatch table: best measured kernel per bucket ({gpu}, {measured_arch})")
+        for c in ("dtype", "D", "causal", "N bucket", "knobs", "measured at", "TFLOP/s", "source"):
+            t.add_column(c, overflow="fold")
+        for r in rows:
+            t.add_row(r.dtype, str(r.head_dim), "yes" if r.causal else "no", r.bucket(), r.knobs.label(),
+                      f"[yellow]N={r.measured_n} (fallback: nearest measured bucket)[/]" if r.fallback else f"N={r.measured_n}",
+                      _fmt(r.tflops, ".1f"), r.source)
+        console.print(t)
+    say = err.print if as_json else console.print
+    for n in notes:
+        say(f"[yellow]left out:[/] {n}")
+    if fallbacks:
+        say(f"[yellow]{len(fallbacks)} of {len(rows)} rows fall back to the nearest measured N bucket[/] (marked above and in {out.name}'s header)")
+    say(f"not built (fa_fwd returns FA_NOT_BUILT): {', '.join(missing) or 'none'}")
+    say(f"wrote {out} ({len(kernels)} kernel(s), {len(rows)} rows)")
+    if not build_it:
+        say(f"not built (--no-build); build: cd {out.parent} && {cmd}")
+        return
+    from experiments.build import BuildError, build_file
+
+    try:
+        with err.status(f"nvcc: {len(kernels)} kernel(s) for {', '.join(archs)}"):
+            res = build_file(out, so, archs)
+    except BuildError as e:
+        say(f"[yellow]{e}[/]: wrote the .cu only; build: cd {out.parent} && {cmd}")
+        return
+    if not res.ok:
+        _fail(f"nvcc failed on {out} (log: {so}.log): " + (res.log.strip().splitlines() or ["no output"])[-1])
+    say(f"built {so} for {', '.join(archs)} in {res.seconds:.0f} s (log: {so.name}.log)")
 
 
 def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
