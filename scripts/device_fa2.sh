@@ -3,7 +3,8 @@
 #   GPU 0: the covering-set correctness run with the FA2 knobs (scripts/device_ladder.py: every
 #          configuration on 96 shapes, every bitwise lever against its off setting), then the margin
 #          screen at B2 H16 N8192 D128 fp16 from the agent's N8192 final kernel;
-#   GPU 1: the same screen at B2 H16 N32768 D128 bf16 causal.
+#   GPU 1: the wgmma probe (issue 10), the dispatch library through the tier (issue 9 item 6), then
+#          the same screen at B2 H16 N32768 D128 bf16 causal.
 # Each screen measures every applicable lever of the catalog once, paired against that fixed kernel,
 # with its own A/A null. Then, on each GPU, a short agent run from the same kernel in the same
 # database (budget 6, no profiles: its ranking reads the screen's margins as evidence) stacks what
@@ -27,7 +28,9 @@ N8="--seqlen 8192"; C32="--seqlen 32768 --dtype bfloat16 --causal"
 ( one 0 covering python3 scripts/device_ladder.py $W/ladder
   one 0 screen_n8192 python3 -m agent run $SEED $N8 --screen --budget 30 --no-profile --time-budget 1.5 --db $W/screen_n8192.db
   one 0 stack_n8192 python3 -m agent run $SEED $N8 --budget 6 --no-profile --time-budget 1.5 --db $W/screen_n8192.db ) &
-( one 1 screen_c32768 python3 -m agent run $SEED $C32 --screen --budget 30 --no-profile --time-budget 2.0 --db $W/screen_c32768.db
+( one 1 wgmma_probe bash scripts/device_wgmma_probe.sh $W
+  one 1 dispatch_check python3 scripts/device_dispatch_check.py $W/dispatch results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/c16384_agent.db results/2026-11-30_h200_run2/fa5090.db
+  one 1 screen_c32768 python3 -m agent run $SEED $C32 --screen --budget 30 --no-profile --time-budget 2.0 --db $W/screen_c32768.db
   one 1 stack_c32768 python3 -m agent run $SEED $C32 --budget 6 --no-profile --time-budget 2.0 --db $W/screen_c32768.db ) &
 wait
 for n in screen_n8192 screen_c32768; do
@@ -36,7 +39,7 @@ for n in screen_n8192 screen_c32768; do
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" $W/$n.db
 done
 rm -f $W/*.db-wal $W/*.db-shm
-cp $W/ladder/covering_correctness.json $R/ 2>/dev/null
+cp $W/ladder/covering_correctness.json $W/dispatch/dispatch_check.json $R/ 2>/dev/null
 cp $W/*.txt $R/
 tar -C /tmp/w -czf $R/fa2.tgz fa2
 ls -la $R

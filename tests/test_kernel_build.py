@@ -112,3 +112,19 @@ def test_fa2_knobs_compile_for_three_archs_without_spills(tmp_path):
         assert len(recs) == 2
         for rec in recs:
             assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.knobs.label(), spec.arch, rec)
+
+
+def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
+    """Issue 10's first step: the probe compiles for sm_90a with shared-memory and register-A warpgroup
+    MMAs, and the same source is refused for plain sm_90 (wgmma needs the arch-specific target)."""
+    src = __import__("pathlib").Path(__file__).resolve().parents[1] / "kernel_src" / "wgmma_probe.cu"
+    ptx = tmp_path / "p.ptx"
+    ok = subprocess.run(["nvcc", "-O3", "-std=c++17", "-ptx", "-gencode", "arch=compute_90a,code=compute_90a", str(src), "-o", str(ptx)],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    text = ptx.read_text()
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in text and "m64n128k16" in text
+    assert "wgmma.fence.sync.aligned" in text and "fence.proxy.async.shared::cta" in text
+    bad = subprocess.run(["nvcc", "-O3", "-std=c++17", "-cubin", "-gencode", "arch=compute_90,code=sm_90", str(src), "-o",
+                          str(tmp_path / "p.cubin")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "not supported on .target 'sm_90'" in bad.stderr
