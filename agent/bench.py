@@ -270,11 +270,11 @@ class Replay:
     def setup(self, options):
         """The recorded run's settings, except those the replaying command line gave explicitly;
         recordings older than the strategies ran the ladder with one A/A null for the whole run."""
-        from .loop import LEGACY
+        from .loop import LATER_SETTINGS, LEGACY
 
         key = _key("setup")
         if self._answers.get(key):
-            recorded = self._get(key, "the settings")
+            recorded = {**LATER_SETTINGS, **self._get(key, "the settings")}
         else:
             recorded = dict(LEGACY) if self._calibrated else {**LEGACY, "reanchor_every": 0}
         return {**recorded, **{k: options[k] for k in self.explicit if k in options}}

@@ -58,10 +58,14 @@ class SearchOptions(BaseModel):
     # call has moved by more than this factor since the kernel the current null was measured on
     renoise_factor: float = 2.0
     renoise: bool = True
+    # the agent's revision (agent.strategies.limiter.VERSIONS): a replay runs the one it recorded
+    agent_version: int = 2
 
 
 # what a recording made before a setting existed ran with (a replay answers with these)
-LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3}
+LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1}
+# settings added after recordings that do record a setup: what those recordings ran with
+LATER_SETTINGS = {"agent_version": 1}
 
 
 class SearchError(RuntimeError):
@@ -108,7 +112,7 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         raise SearchError(f"unknown strategy '{o.strategy}'; known: {', '.join(strategies.NAMES)}")
     for name in o.exclude:
         catalog.get(name)  # an unknown lever name is refused before anything runs
-    strategy = strategies.make(o.strategy, o.rng_seed)  # a missing optional dependency fails here
+    strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # a missing optional dependency fails here
     dev = bench.device()
     q.check_same_setup(db, dev.name, shape.key())
     run_id = q.create_run(

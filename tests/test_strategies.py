@@ -183,6 +183,28 @@ def test_compound_moves_come_from_a_cost_and_must_give_it_back():
     assert alone.predicted[1] <= 1.0
 
 
+def test_a_compound_band_is_its_first_levers_from_agent_version_2():
+    """Session 3's agent (version 1) multiplied the catalog bands of a compound's levers, so a
+    restorer's own lead (swizzle 1.15-1.80) inflated the move's band; version 2 takes the first
+    lever's band and lets the figures widen it (rows/SM). Version 1 stays for the recordings."""
+    best = Knobs(compute="mma", layout="swizzle", staging="cp_async", exp="ex2")
+    tall = best.replace(br=128)
+    f = {best: _fig(186, 0, 49152, 2), tall: _fig(255, 1252, 65536, 2, br=128),
+         best.replace(q_in="smem"): _fig(167, 0, 49152, 3), best.replace(bc=32): _fig(168, 0, 32768, 3),
+         tall.replace(q_in="smem", bc=32): _fig(252, 0, 49152, 2, br=128)}
+    st = _state(best, {k.key(): v for k, v in f.items()})
+    name = lambda p: set(p.move.levers) == {"tall_q_tile_4_warps", "narrow_kv_tile", "q_from_smem"}
+    v1 = next(p for p in LimiterAgent(1).ranked(st) if name(p))
+    v2 = next(p for p in LimiterAgent(2).ranked(st) if name(p))
+    tall_band = levers.get("tall_q_tile_4_warps").predicted
+    product_lo = tall_band[0] * levers.get("narrow_kv_tile").predicted[0] * levers.get("q_from_smem").predicted[0]
+    assert v2.predicted[0] == tall_band[0] and abs(v1.predicted[0] - product_lo) < 1e-12
+    assert v2.predicted[1] == 2.0  # rows/SM 128 -> 256 widens it, as in version 1
+    assert make("agent").version == 2 and make("agent", agent_version=1).version == 1
+    with pytest.raises(ValueError, match="agent version 3"):
+        LimiterAgent(3)
+
+
 # ---- the loop on the synthetic bench ---------------------------------------------------------------
 def _sim_run(tmp_path, strategy, **opts):
     db = open_db(tmp_path / f"{strategy}.db")

@@ -7,11 +7,11 @@ from .base import Move, Proposal, State, Strategy, Trial
 NAMES = ("agent", "random", "tpe", "ladder")
 
 
-def make(name: str, seed: int = 0) -> Strategy:
+def make(name: str, seed: int = 0, agent_version: int | None = None) -> Strategy:
     if name == "agent":
-        from .limiter import LimiterAgent
+        from .limiter import VERSION, LimiterAgent
 
-        return LimiterAgent()
+        return LimiterAgent(agent_version or VERSION)
     if name == "random":
         from .random_search import RandomSearch
 
