@@ -99,7 +99,7 @@ def gpu_cluster(n: int, visible: str | None = None):
         raise DistributedError(f"--gpus {n} but CUDA_VISIBLE_DEVICES names only {len(ids)} GPU(s) ({visible})")
     workers = {f"gpu{i}": {"cls": Nanny, "options": {
         "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": ids[i]}, "resources": {"GPU": 1}, "memory_limit": 0,
-        "silence_logs": logging.ERROR}} for i in range(n)}
+        "silence_logs": logging.CRITICAL}} for i in range(n)}
     scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": ":0"}}
     return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.ERROR)
 
