@@ -60,7 +60,7 @@ def open_cluster(gpus: int | None = None, scheduler: str | None = None):
         except OSError as e:
             raise DistributedError(f"no Dask scheduler answered at {scheduler}: {e}") from None
         try:
-            retries = client.run_on_scheduler(_allowed_failures)
+            retries = client.run_on_scheduler(_on_scheduler("allowed_failures"))
             if retries:
                 raise DistributedError(
                     f"the scheduler at {scheduler} re-runs a task {retries} time(s) after its worker dies, on its own; "
@@ -79,10 +79,6 @@ def open_cluster(gpus: int | None = None, scheduler: str | None = None):
         finally:
             client.close()
             cluster.close()
-
-
-def _allowed_failures(dask_scheduler=None) -> int:
-    return dask_scheduler.allowed_failures
 
 
 def gpu_cluster(n: int, visible: str | None = None):
@@ -199,10 +195,15 @@ def _probe_here(token: str, make) -> DeviceInfo:
     return _DEVICES[token]
 
 
-def _gpu_workers(dask_scheduler=None) -> dict[str, str]:
-    """Asked of the scheduler itself (the client's copy of the worker list lags by seconds):
-    name -> address of the workers holding the resource GPU."""
-    return {str(ws.name): ws.address for ws in dask_scheduler.workers.values() if ws.resources.get("GPU", 0) >= 1}
+def _on_scheduler(what: str):
+    """A question for the scheduler itself, as a nested function: cloudpickle sends it by value, so a
+    scheduler that does not have this project installed can answer it. "gpu_workers": name -> address
+    of the workers holding the resource GPU, now (the client's copy of that list lags by seconds)."""
+    def ask(dask_scheduler=None):
+        if what == "allowed_failures":
+            return dask_scheduler.allowed_failures
+        return {str(ws.name): ws.address for ws in dask_scheduler.workers.values() if ws.resources.get("GPU", 0) >= 1}
+    return ask
 
 
 def _run(token: str, make, libs: list, op: str, args: tuple, kwargs: dict, null_repeats: int = 0):
@@ -280,7 +281,7 @@ class DaskBench:
     # ---- the cluster's shape
     def _alive(self) -> dict[str, str]:
         """name -> address of the GPU workers alive now (a restarted worker keeps its name, not its address)."""
-        return self.client.run_on_scheduler(_gpu_workers)
+        return self.client.run_on_scheduler(_on_scheduler("gpu_workers"))
 
     def _probe(self) -> dict[str, DeviceInfo]:
         alive = self._alive()
