@@ -257,6 +257,7 @@ class DaskBench:
     `submit` queues independent evaluations; `evaluate` answers from them in the loop's order."""
 
     WAIT_FOR_WORKERS_S = 300  # a dead worker's nanny restarts it in seconds; a lost host never comes back
+    WAIT_TO_JOIN_S = 30
 
     def __init__(self, client, make, local, *, null_repeats: int = 0, ship: bool | None = None):
         from agent.bench import GpuBench
@@ -284,14 +285,33 @@ class DaskBench:
         return self.client.run_on_scheduler(_on_scheduler("gpu_workers"))
 
     def _probe(self) -> dict[str, DeviceInfo]:
-        alive = self._alive()
+        alive, since = self._alive(), time.monotonic()
+        while not alive and time.monotonic() - since < self.WAIT_TO_JOIN_S:  # workers still starting or restarting
+            time.sleep(0.5)
+            alive = self._alive()
         if not alive:
             raise DistributedError("the Dask cluster has no worker with the resource GPU=1: start each worker with "
                                    "`dask worker tcp://HOST:PORT --nthreads 1 --resources GPU=1` and its own "
                                    "CUDA_VISIBLE_DEVICES")
+        from distributed import wait
+
         futs = {n: self.client.submit(_probe_here, self.token, self.make, workers=[a], allow_other_workers=False,
                                       pure=False, resources={"GPU": 1}) for n, a in alive.items()}
-        return {n: f.result() for n, f in futs.items()}
+        try:
+            wait(list(futs.values()), timeout=self.WAIT_FOR_WORKERS_S)
+        except TimeoutError:
+            pass  # those still silent are left out below
+        devices = {}
+        for n, f in futs.items():
+            if f.status == "finished":
+                devices[n] = f.result()
+            elif f.status == "error" and isinstance(f.exception(), DistributedError):
+                raise f.exception()  # it cannot read its GPU: one sentence
+            else:  # died or vanished while starting: left out of this run
+                f.cancel()
+        if not devices:
+            raise DistributedError(f"none of the cluster's {len(futs)} GPU worker(s) answered within {self.WAIT_FOR_WORKERS_S} s")
+        return devices
 
     @property
     def workers(self) -> list[str]:

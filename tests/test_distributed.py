@@ -112,6 +112,7 @@ def test_a_killed_worker_requeues_its_candidate_once_and_a_second_death_is_its_o
     assert {k: v for k, v in _table(spread).items() if k != "wide_kv_tile"} == \
            {k: v for k, v in _table(alone).items() if k != "wide_kv_tile"}
     assert len(bench.requeued) == 1 and q.get_run(db, rid)["status"] != "error"  # re-queued once, then its outcome
+    client.wait_for_workers(2, timeout=60)  # both nannies restart their workers before the next test
 
 
 def test_the_h200_screen_replayed_on_two_workers_through_the_cli(tmp_path_factory, tmp_path, client):
