@@ -32,10 +32,14 @@ FINAL = Knobs.parse_assignments([a for a in BEST if a != "--seed-knob"])  # mma/
 
 
 @pytest.fixture(scope="module")
-def client():
+def client(tmp_path_factory):
+    """Two worker processes, one thread each, for the whole module; like every test here they see a
+    database and build cache of their own, never the user's (the autouse `hermetic` comes later)."""
+    home = tmp_path_factory.mktemp("workers")
     with dask.config.set(CONFIG):
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, resources={"GPU": 1},
-                                           dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR)
+                                           dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR,
+                                           env={"FA5090_DB": str(home / "fa5090.db"), "FA5090_CACHE": str(home / "cache")})
         c = distributed.Client(cluster)
         yield c
         c.close()
