@@ -166,3 +166,16 @@ class DyingSimBench(SimBench):
             Path(self.marker).touch()
             os._exit(1)
         return super().evaluate(base, cand, **gate)
+
+
+class NoisyWorkerSimBench(SimBench):
+    """SimBench whose A/A null is 3% wide on the Dask worker named "1" (a noisier GPU), so a pair
+    measured there is judged with another t_keep than one measured on worker "0"."""
+
+    def aa_null(self, knobs, repeats):
+        from distributed import get_worker
+
+        out = super().aa_null(knobs, repeats)
+        if str(get_worker().name) == "1":
+            out = [{**a, "margin": a["margin"] * (1.03 if i % 2 else 0.97)} for i, a in enumerate(out)]
+        return out

@@ -24,7 +24,7 @@ from kernel_src.knobs import Knobs  # noqa: E402
 from store import queries as q  # noqa: E402
 from store.db import open_db  # noqa: E402
 
-from fakes import DyingSimBench, SimBench  # noqa: E402
+from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench  # noqa: E402
 from test_margins import BEST, N8192, ROOT, _recording  # noqa: E402
 
 SHAPE = Shape(B=2, H=16, N=8192, D=128)
@@ -117,6 +117,20 @@ def test_a_killed_worker_requeues_its_candidate_once_and_a_second_death_is_its_o
            {k: v for k, v in _table(alone).items() if k != "wide_kv_tile"}
     assert len(bench.requeued) == 1 and q.get_run(db, rid)["status"] != "error"  # re-queued once, then its outcome
     client.wait_for_workers(2, timeout=60)  # both nannies restart their workers before the next test
+
+
+def test_a_recorded_cluster_screen_replays_in_one_process_with_each_device_s_null(tmp_path, client):
+    """Worker "1" is noisier (t_noise 3%): its pairs are judged with its own null, recorded beside
+    each pair, and a replay of the recording in one process decides with the same nulls."""
+    from agent.bench import Recorder, Replay
+
+    rec = tmp_path / "recording.jsonl"
+    bench = DaskBench(client, NoisyWorkerSimBench, SimBench(), null_repeats=5)
+    db, rid, spread = _screen(tmp_path, "recorded", Recorder(bench, rec))
+    nulls = {d["worker"]: round(d["t_noise"], 4) for e in spread for d in _device(db, e["id"]) if d}
+    assert nulls["1"] > 0.02 > nulls["0"]
+    _, _, replayed = _screen(tmp_path, "replayed", Replay(rec))
+    assert _table(replayed) == _table(spread)
 
 
 def test_the_h200_screen_replayed_on_two_workers_through_the_cli(tmp_path_factory, tmp_path, client):
