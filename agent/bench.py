@@ -33,10 +33,10 @@ class ProfileRecord(BaseModel):
 
 class GpuBench:
     def __init__(self, shape: Shape, cache_dir: Path, *, budget_s: float = 2.0, profile: bool = True,
-                 jobs: int | None = None, l2: str = "warm"):
+                 jobs: int | None = None, l2: str = "warm", device: DeviceInfo | None = None):
         self.shape, self.cache_dir, self.budget_s = shape, Path(cache_dir), budget_s
         self.profiling, self.jobs, self.l2 = profile, jobs, l2
-        self._device: DeviceInfo | None = None
+        self._device: DeviceInfo | None = device  # given: read on another machine (a Dask worker's GPU)
         self._lab: Lab | None = None
         self.profile_disabled: str | None = None if profile else "profiling disabled (--no-profile)"
 
@@ -158,6 +158,11 @@ class Recorder:
 
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
+
+    def __getattr__(self, name):  # a cluster bench's `submit` and `map`: each answer is recorded when asked for
+        if name in ("submit", "map"):
+            return getattr(self.bench, name)
+        raise AttributeError(name)
 
     def setup(self, options):
         return self._rec(_key("setup"), self.bench.setup(options))
@@ -289,6 +294,9 @@ class Replay:
         ev = Evaluation(**self._get(_key("evaluate", base, cand), f"evaluating {cand.label()} over {base.label()}"))
         if ev.job is None:  # refused before running (arithmetic, compile error): nothing to re-decide
             return ev
+        own = (ev.paired or {}).get("device") or {}
+        if "t_keep" in own:  # measured on a cluster's GPU: judged with that device's own A/A null
+            t_keep, t_noise = own["t_keep"], own["t_noise"]
         ev = decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job,
                     simpler=simpler)
         if ev.outcome is Outcome.KEPT and ev.confirm_job is None and ev.detail.endswith("replicate pending"):

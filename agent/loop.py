@@ -30,7 +30,7 @@ from .propose import PLATEAU
 from .reanchor import reanchor
 from .shelf import conditions, due_for_rescreen
 from .strategies.base import Move, Proposal, State, Trial
-from .trial import close_trial, run_trial
+from .trial import close_trial, evaluate_ahead, run_trial
 
 REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
@@ -277,6 +277,9 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         if not proposals:
             reason = "exhausted"
             break
+        if o.screen:  # against a fixed seed and null the screen's measurements are independent
+            evaluate_ahead(bench, proposals[:budget - done], best,
+                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
         p = proposals[0]
         say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
         done += 1

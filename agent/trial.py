@@ -58,6 +58,21 @@ def _hypothesis(p: Proposal, prior: dict | None) -> str:
     return text
 
 
+def evaluate_ahead(bench, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
+    """Independent evaluations handed to the bench at once: a cluster bench (agent.distributed)
+    starts them on its workers and `run_trial` later takes each answer in the loop's own order; a
+    one-GPU bench has no `submit` and measures each when it is asked."""
+    submit = getattr(bench, "submit", None)
+    if submit is None:
+        return
+    cands = []
+    for p in proposals:
+        cand, _ = _candidate(p, best)
+        if cand is not None:
+            cands.append((cand, len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler))
+    submit(best, cands, **gate)
+
+
 def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: Knobs, gate: dict, say,
               prior: dict | None = None, static: dict | None = None) -> TrialRecord:
     """Write the prediction, then measure (bench.evaluate) unless the candidate is refused."""

@@ -91,6 +91,10 @@ class Lab:
                 self._libs[kk] = res[spec.key()]
         return {k.key(): self._libs[k.key()] for k in knobs_list}
 
+    def adopt(self, knobs: Knobs, built: BuildResult) -> None:
+        """A library built elsewhere (the client of a Dask cluster) and placed here: used, not rebuilt."""
+        self._libs[knobs.key()] = built
+
     def library(self, knobs: Knobs) -> str:
         b = self.build([knobs])[knobs.key()]
         if not b.ok:

@@ -183,6 +183,7 @@ def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):
 
 def _known_or_raise(e: Exception) -> None:
     from agent.bench import ReplayMiss
+    from agent.distributed import DistributedError
     from agent.levers import UnknownLever
     from agent.loop import SearchError
     from agent.strategies.tpe import TpeMissing
@@ -190,9 +191,35 @@ def _known_or_raise(e: Exception) -> None:
     from experiments.device import NoGpu
 
     if isinstance(e, (StoreError, KnobError, UnknownLever, SearchError, BuildError, NoGpu, ReplayMiss, FileNotFoundError,
-                      TpeMissing)):
+                      TpeMissing, DistributedError)):
         _fail(str(e).strip().splitlines()[0] if not isinstance(e, SearchError) else str(e))
     raise e
+
+
+GPUS_OPT = typer.Option(None, "--gpus", min=1, help="Spread the independent measurements over N GPUs of this host: a local Dask cluster, one worker per GPU pinned by CUDA_VISIBLE_DEVICES (pip install 'fa5090-search[dist]').")
+SCHEDULER_OPT = typer.Option(None, "--scheduler", help="Spread them over an existing Dask cluster, e.g. tcp://HOST:8786 (workers started with --nthreads 1 --resources GPU=1; README: Several GPUs).")
+
+
+def _on_cluster(ctx: typer.Context, gpus: int | None, scheduler: str | None, make, local, null_repeats: int):
+    """A bench over a Dask cluster (agent.distributed) when --gpus or --scheduler is given, else
+    None; the cluster closes with the command. One GPU needs no Dask and imports none."""
+    if not gpus and not scheduler:
+        return None
+    if gpus and scheduler:
+        _fail("--gpus starts a local cluster and --scheduler joins one: give one of them", 2)
+    try:
+        from agent.distributed import DaskBench, DistributedError, open_cluster
+    except ImportError as e:
+        _fail(f"--gpus and --scheduler need Dask ({e.name} is missing): pip install 'fa5090-search[dist]'")
+    from contextlib import ExitStack
+
+    stack = ExitStack()
+    ctx.call_on_close(stack.close)
+    try:
+        client = stack.enter_context(open_cluster(gpus, scheduler))
+        return DaskBench(client, make, local, null_repeats=null_repeats)
+    except DistributedError as e:
+        _fail(str(e))
 
 
 def _fmt(x, spec=".4f"):

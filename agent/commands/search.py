@@ -4,6 +4,7 @@ and baseline (the comparators, paired)."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Optional
 
@@ -22,12 +23,15 @@ from .common import (
     Dtype,
     HeadDim,
     Strategy,
+    GPUS_OPT,
+    SCHEDULER_OPT,
     _artifacts_for,
     _cache_dir,
     _command_line,
     _fail,
     _print_table,
     _known_or_raise,
+    _on_cluster,
     _open,
     _print_history,
     _run_id,
@@ -63,6 +67,8 @@ def run(
     screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
+    gpus: Optional[int] = GPUS_OPT,
+    scheduler: Optional[str] = SCHEDULER_OPT,
     db_path: Path = DB_OPT,
 ):
     """Search from the naive seed kernel: seed check, A/A null, then lever experiments until the
@@ -107,9 +113,23 @@ def run(
             _fail(str(e).strip("'\""), 2)
     # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
     # run that cannot start leaves nothing behind
-    if replay is None:
+    if (gpus or scheduler) and not screen:
+        _fail("--gpus and --scheduler spread a --screen's measurements (and sweep's); a search decides one "
+              "experiment at a time: run it without them", 2)
+    if replay is not None:
+        try:
+            # on a cluster every worker answers from its own copy of the recording (CPU processes will do)
+            replayed = _on_cluster(ctx, gpus, scheduler, partial(Replay, replay), replayed, 0) or replayed
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
+    else:
         gpu = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2)
         try:
+            if gpus or scheduler:  # each worker judges its pairs with its own device's A/A null
+                from agent.distributed import gpu_worker_bench
+
+                gpu = _on_cluster(ctx, gpus, scheduler, partial(gpu_worker_bench, shape, time_budget, l2, profile), gpu,
+                                  aa_repeats)
             gpu.device()
         except Exception as e:  # noqa: BLE001 - one sentence below
             _known_or_raise(e)
@@ -350,6 +370,7 @@ def baseline(
 
 @app.command()
 def sweep(
+    ctx: typer.Context,
     n: int = typer.Option(20, "--n", min=1, help="Configurations to draw."),
     rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the draws."),
     batch: int = typer.Option(2, "--batch", "-b", min=1, help="Batch size B."),
@@ -361,6 +382,8 @@ def sweep(
     kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="K/V heads (grouped-query attention)."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
     as_json: bool = JSON_OPT,
+    gpus: Optional[int] = GPUS_OPT,
+    scheduler: Optional[str] = SCHEDULER_OPT,
 ):
     """The best-of-N reference: N random configurations of the search's space, each paired against SDPA flash.
 
@@ -375,6 +398,10 @@ def sweep(
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
     try:
         bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
+        if gpus or scheduler:
+            from agent.distributed import gpu_worker_bench
+
+            bench = _on_cluster(ctx, gpus, scheduler, partial(gpu_worker_bench, shape, time_budget, "warm", False), bench, 0)
         configs = draw(n, rng_seed, shape, bench.device().limits, Knobs())
         with Reporter(console, len(configs)) as say:
             rows = do_sweep(bench, shape, configs, say)

@@ -1,0 +1,201 @@
+"""Issue 13: screens and sweeps on a Dask cluster, run here on a local cluster of two CPU processes
+(one thread each) with the synthetic bench and with a replay of the H200's N=8192 screen. The
+outcomes must equal the one-process path's, and a worker that dies under a candidate re-queues it
+once and is recorded; a second death is that candidate's outcome, never a lost run."""
+import json
+import logging
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+
+from agent.cli import app  # noqa: E402
+from agent.distributed import CONFIG, DaskBench, DistributedError, check_one_model  # noqa: E402
+from agent.loop import SearchOptions, run_search  # noqa: E402
+from agent.levers import candidate, get  # noqa: E402
+from experiments.problem import Shape  # noqa: E402
+from kernel_src.knobs import Knobs  # noqa: E402
+from store import queries as q  # noqa: E402
+from store.db import open_db  # noqa: E402
+
+from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench  # noqa: E402
+from test_margins import BEST, N8192, ROOT, _recording  # noqa: E402
+
+SHAPE = Shape(B=2, H=16, N=8192, D=128)
+FINAL = Knobs.parse_assignments([a for a in BEST if a != "--seed-knob"])  # mma/pad/cp_async/ex2
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    """Two worker processes, one thread each, for the whole module; like every test here they see a
+    database and build cache of their own, never the user's (the autouse `hermetic` comes later)."""
+    home = tmp_path_factory.mktemp("workers")
+    with dask.config.set(CONFIG):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, resources={"GPU": 1},
+                                           dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR,
+                                           env={"FA5090_DB": str(home / "fa5090.db"), "FA5090_CACHE": str(home / "cache")})
+        c = distributed.Client(cluster)
+        yield c
+        c.close()
+        cluster.close()
+
+
+def test_gpus_starts_one_pinned_worker_per_gpu(tmp_path_factory, tmp_path):
+    """`--gpus 2` on the replay: the local cluster of two Nannies (CUDA_VISIBLE_DEVICES 0 and 1 there).
+    First in the file, before the module's cluster starts: never more than two workers at a time here."""
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_margins" / "n8192_artifacts.tgz",
+                     "n8192_artifacts/run-1/recording.jsonl")
+    db = tmp_path / "g.db"
+    res = CliRunner().invoke(app, ["run", *BEST, "--seqlen", "8192", "--time-budget", "2.0", "--screen", "--budget", "4",
+                                   "--no-profile", "--replay", str(rec), "--db", str(db), "--gpus", "2"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(CliRunner().invoke(app, ["history", "--json", "--db", str(db)]).output)
+    levers = {r["lever"]: (r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] == "lever"}
+    assert len(levers) == 4 and all(N8192[k] == v for k, v in levers.items())
+    conn = open_db(db)
+    seen = {json.loads(p)["device"]["cuda_visible_devices"] for (p,) in
+            conn.execute("select payload from measurements where kind = 'paired'").fetchall()}
+    assert seen <= {"0", "1"} and seen
+
+
+def _screen(tmp_path, name, bench):
+    db = open_db(tmp_path / f"{name}.db")
+    rid = run_search(bench, db, shape=SHAPE, seed=FINAL, artifacts=tmp_path / f"{name}_art",
+                     options=SearchOptions(screen=True, budget=30))
+    levers = [e for e in q.history(db, rid) if e["kind"] == "lever"]
+    return db, rid, levers
+
+
+def _table(levers):
+    return {e["lever"]: (e["outcome"], e["margin"]) for e in levers}
+
+
+def _device(db, exp_id):
+    rows = db.execute("select payload from measurements where experiment_id = ? and kind = 'paired'", [exp_id]).fetchall()
+    return [json.loads(r[0]).get("device") for r in rows]
+
+
+def test_a_screen_on_two_workers_equals_the_one_process_screen(tmp_path, client):
+    _, _, alone = _screen(tmp_path, "alone", SimBench())
+    bench = DaskBench(client, SimBench, SimBench(), null_repeats=5)
+    db, rid, spread = _screen(tmp_path, "spread", bench)
+    assert len(alone) >= 15 and _table(spread) == _table(alone)
+    assert [e["lever"] for e in spread] == [e["lever"] for e in alone]  # the loop's own order
+    devices = [d for e in spread for d in _device(db, e["id"]) if d]
+    assert {d["worker"] for d in devices} == set(bench.workers) and len(bench.workers) == 2
+    # each pair judged with the A/A null of the worker that measured it, recorded beside it
+    assert all(d["null_repeats"] == 5 and len(d["aa_margins"]) == 5 and d["t_keep"] == 1 + d["t_noise"] for d in devices)
+    assert not bench.requeued and not bench._ahead  # every evaluation started ahead was the one the loop asked for
+    assert client.get_metadata(["fa5090-search", "gpu"]) == {w: "NVIDIA H200 (simulated)" for w in bench.workers}
+
+
+def test_a_killed_worker_requeues_its_candidate_once_and_a_second_death_is_its_outcome(tmp_path, client):
+    _, _, alone = _screen(tmp_path, "alone", SimBench())
+    once = candidate(get("q_from_smem"), FINAL)[0].key()
+    always = candidate(get("wide_kv_tile"), FINAL)[0].key()
+    make = partial(DyingSimBench, once, str(tmp_path / "died_once"))
+    bench = DaskBench(client, make, SimBench(), null_repeats=5)
+    db, rid, spread = _screen(tmp_path, "dying", bench)
+    assert q.get_run(db, rid)["status"] != "error"
+    row = next(e for e in spread if e["lever"] == "q_from_smem")
+    assert _table(spread) == _table(alone)  # the re-queued candidate measured as if nothing happened
+    assert "re-queued once after worker" in row["detail"] and _device(db, row["id"])[0]["requeued"]
+    assert [r["what"] for r in bench.requeued] == [f"evaluate {candidate(get('q_from_smem'), FINAL)[0].label()}"]
+
+    bench = DaskBench(client, partial(DyingSimBench, always, str(tmp_path / "died"), always=True), SimBench(),
+                      null_repeats=5)
+    db, rid, spread = _screen(tmp_path, "dead", bench)
+    row = next(e for e in spread if e["lever"] == "wide_kv_tile")
+    assert row["outcome"] == "CRASH" and "died twice" in row["detail"]
+    assert {k: v for k, v in _table(spread).items() if k != "wide_kv_tile"} == \
+           {k: v for k, v in _table(alone).items() if k != "wide_kv_tile"}
+    assert len(bench.requeued) == 1 and q.get_run(db, rid)["status"] != "error"  # re-queued once, then its outcome
+    client.wait_for_workers(2, timeout=60)  # both nannies restart their workers before the next test
+
+
+def test_a_recorded_cluster_screen_replays_in_one_process_with_each_device_s_null(tmp_path, client):
+    """Worker "1" is noisier (t_noise 3%): its pairs are judged with its own null, recorded beside
+    each pair, and a replay of the recording in one process decides with the same nulls."""
+    from agent.bench import Recorder, Replay
+
+    rec = tmp_path / "recording.jsonl"
+    bench = DaskBench(client, NoisyWorkerSimBench, SimBench(), null_repeats=5)
+    db, rid, spread = _screen(tmp_path, "recorded", Recorder(bench, rec))
+    nulls = {d["worker"]: round(d["t_noise"], 4) for e in spread for d in _device(db, e["id"]) if d}
+    assert nulls["1"] > 0.02 > nulls["0"]
+    _, _, replayed = _screen(tmp_path, "replayed", Replay(rec))
+    assert _table(replayed) == _table(spread)
+
+
+def test_the_h200_screen_replayed_on_two_workers_through_the_cli(tmp_path_factory, tmp_path, client):
+    """The N=8192 margin table of the H200 (test_margins), each worker answering from its own copy of
+    the recording: the same table as the one-process replay."""
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_margins" / "n8192_artifacts.tgz",
+                     "n8192_artifacts/run-1/recording.jsonl")
+    db = tmp_path / "m.db"
+    res = CliRunner().invoke(app, ["run", *BEST, "--seqlen", "8192", "--time-budget", "2.0", "--screen", "--budget", "30",
+                                   "--no-profile", "--replay", str(rec), "--db", str(db),
+                                   "--scheduler", client.scheduler.address])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(CliRunner().invoke(app, ["history", "--json", "--db", str(db)]).output)
+    assert {r["lever"]: (r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] == "lever"} == N8192
+
+
+def test_a_sweep_on_two_workers_equals_the_one_process_sweep(client):
+    from agent.sweep import draw, sweep
+    from kernel_src.arch import TABLE
+
+    configs = draw(8, 3, SHAPE, TABLE["sm_90"], Knobs())
+    alone = sweep(SimBench(), SHAPE, configs)
+    spread = sweep(DaskBench(client, SimBench, SimBench()), SHAPE, configs)
+    assert [{k: v for k, v in r.items() if k != "device"} for r in spread] == alone
+    assert all(r["device"]["worker"] for r in spread if r["status"] == "timed")
+
+
+def test_refusals_in_one_sentence(client):
+    sim = SimBench().device()
+    other = sim.model_copy(update={"name": "NVIDIA H100 80GB HBM3"})
+    with pytest.raises(DistributedError, match="different models .*NVIDIA H100.*NVIDIA H200"):
+        check_one_model({"gpu0": sim, "gpu1": other})
+    res = CliRunner().invoke(app, ["run", "--gpus", "2", "--budget", "3"])
+    assert res.exit_code == 2 and "--screen" in res.output
+    res = CliRunner().invoke(app, ["run", "--screen", "--gpus", "2", "--scheduler", "tcp://127.0.0.1:1"])
+    assert res.exit_code == 2 and "one of them" in res.output
+
+
+def test_one_gpu_imports_no_dask():
+    code = ("import sys, agent.cli, agent.loop, agent.sweep, agent.bench, agent.trial; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr[-500:]
+
+
+def test_a_worker_finds_a_build_by_its_content_key_or_asks_for_the_bytes(tmp_path):
+    from agent.distributed import LibraryMissing, _place
+    from experiments.build import BuildResult
+    from experiments.lab import Lab
+    from kernel_src.arch import TABLE
+
+    class Worker:  # a GPU worker's bench as far as placing libraries goes
+        lab = Lab(SHAPE, TABLE["sm_90"], tmp_path / "worker_cache")
+
+    so = b"\x7fELF a library"
+    client_so = tmp_path / "client_cache" / "build" / "k1" / "fa.so"
+    built = BuildResult(key="k1", ok=True, library=str(client_so), log="", seconds=0.0, cached=False)
+    with pytest.raises(LibraryMissing):  # another host: not at the client's path, not in its own cache
+        _place(Worker, [(FINAL, built, len(so), None)])
+    _place(Worker, [(FINAL, built, len(so), so)])  # the bytes sent once land in the host's cache
+    here = tmp_path / "worker_cache" / "build" / "k1" / "fa.so"
+    assert here.read_bytes() == so and Worker.lab.library(FINAL) == str(here)
+    _place(Worker, [(FINAL, built, len(so), None)])  # found there next time
+    client_so.parent.mkdir(parents=True)
+    client_so.write_bytes(so)
+    _place(Worker, [(FINAL, built, len(so), None)])  # a shared file system: read in place
+    assert Worker.lab.library(FINAL) == str(client_so)
+
