@@ -7,6 +7,7 @@ import sqlite_utils
 
 from store.errors import ForeignDatabase, MissingDatabase
 from store.migrations import migrations, names
+from store.queries import mark_stale_runs
 
 _KNOWN = names()
 SCHEMA_VERSION = _KNOWN[-1]
@@ -35,6 +36,8 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
         db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON;")
         migrations.apply(db)
+        # a run whose process is gone (SIGKILL, a lost machine) is marked, with what was in flight
+        mark_stale_runs(db)
 
     return _checked(sqlite_utils.Database(path), path, prepare)
 

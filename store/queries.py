@@ -14,12 +14,14 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from store import owner
 from store.errors import ForeignDatabase, InvalidValue, NotFound
 
 RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
 EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator", "compound", "sample")
 OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
-            "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS")
+            "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS",
+            "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
 MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
@@ -33,7 +35,7 @@ _CLOSED = {
     ("shelf", "status"): SHELF_STATUSES,
 }
 _JSON = {
-    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins", "noise"),
+    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins", "noise", "resumes", "options"),
     "experiments": ("base_knobs", "knobs", "move", "static"),
     "measurements": ("payload",),
     "diagnoses": ("metrics",),
@@ -85,6 +87,11 @@ def _decode(table: str, row: Mapping[str, Any]) -> dict:
             row[key] = json.loads(row[key])
     if table == "measurements" and row.get("ok") is not None:
         row["ok"] = bool(row["ok"])
+    if table == "runs" and row.get("status") == "running" and owner.gone(
+            row.get("owner_pid"), row.get("owner_host"), row.get("owner_start")):
+        # shown as it is, never written here: a read-only open may not mark it (a read-write open does)
+        row["status"], row["stale"] = "interrupted", True
+        row["stop_reason"] = f"its process (pid {row['owner_pid']} on {row['owner_host']}) is gone (not yet marked)"
     return row
 
 
@@ -120,8 +127,44 @@ def _select(db: Database, table: str, where: Mapping[str, Any] | None = None) ->
 # -- runs --------------------------------------------------------------------------------
 
 def create_run(db: Database, **fields: Any) -> int:
-    """Insert a run (status defaults to "running", started_at to now); return its id."""
-    return _insert(db, "runs", {"started_at": _now(), "status": "running", **fields})
+    """Insert a run (status defaults to "running", started_at to now, owner to this process); return its id."""
+    own = owner.me() if "owner_pid" in db["runs"].columns_dict else {}
+    return _insert(db, "runs", {"started_at": _now(), "status": "running", **own, **fields})
+
+
+def interrupt_run(db: Database, run_id: int, why: str) -> str:
+    """Mark a run interrupted and each experiment it had in flight (started, never finished) as
+    INTERRUPTED, uncounted (its seq moves into the detail, so a resumed run can redo that number);
+    returns the sentence stored as the run's stop_reason."""
+    with db.atomic():
+        flying = list(db.query("SELECT id, seq, lever FROM experiments WHERE run_id = ? AND finished_at IS NULL "
+                               "ORDER BY id", [run_id]))
+        last = db.execute("SELECT MAX(seq) FROM experiments WHERE run_id = ? AND finished_at IS NOT NULL",
+                          [run_id]).fetchone()[0]
+        for e in flying:
+            where = f"experiment {e['seq']}" if e["seq"] is not None else "an uncounted experiment"
+            db.execute("UPDATE experiments SET outcome = 'INTERRUPTED', seq = NULL, finished_at = ?, detail = ? "
+                       "WHERE id = ?", [_now(), f"in flight as {where} ({e['lever']}) when {why}", e["id"]])
+        if flying:
+            note = "; ".join(f"experiment {e['seq']} ({e['lever']}) was in flight" for e in flying)
+        else:
+            note = f"nothing was in flight (after experiment {last or 0})"
+        reason = f"interrupted: {why}; {note}"
+        db.execute("UPDATE runs SET status = 'interrupted', stop_reason = ?, finished_at = ? WHERE id = ?",
+                   [reason, _now(), run_id])
+    return reason
+
+
+def mark_stale_runs(db: Database) -> list[int]:
+    """Runs still `running` whose owning process is gone become `interrupted` (a read-write open
+    does this; read-only opens only show them so)."""
+    if "owner_pid" not in db["runs"].columns_dict:
+        return []
+    rows = list(db.query("SELECT id, owner_pid, owner_host, owner_start FROM runs WHERE status = 'running'"))
+    stale = [r for r in rows if owner.gone(r["owner_pid"], r["owner_host"], r["owner_start"])]
+    for r in stale:
+        interrupt_run(db, r["id"], f"its process (pid {r['owner_pid']} on {r['owner_host']}) was gone")
+    return [r["id"] for r in stale]
 
 
 def update_run(db: Database, run_id: int, **fields: Any) -> None:

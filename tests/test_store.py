@@ -18,6 +18,7 @@ SCHEMA = {
         "t_keep": "REAL", "aa_margins": "TEXT", "status": "TEXT", "stop_reason": "TEXT",
         "command": "TEXT", "calibration_id": "INTEGER",  # m002
         "strategy": "TEXT", "source_hash": "TEXT", "nvcc": "TEXT", "noise": "TEXT",  # m004
+        "owner_pid": "INTEGER", "owner_host": "TEXT", "owner_start": "TEXT", "resumes": "TEXT", "options": "TEXT",  # m005
     },
     "experiments": {
         "id": "INTEGER", "run_id": "INTEGER", "seq": "INTEGER", "kind": "TEXT", "lever": "TEXT",
@@ -102,7 +103,7 @@ def test_migrations_idempotent(tmp_path):
     assert schema_of(again) == before
     rows = list(again.query("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id"))
     assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations", "m003_calibration_aa_runs",
-                                                                  "m004_strategies"]
+                                                                  "m004_strategies", "m005_run_owner"]
     assert {r["migration_set"] for r in rows} == {"fa5090_search"}
     assert SCHEMA_VERSION == names()[-1]
 
