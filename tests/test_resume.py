@@ -86,3 +86,195 @@ def test_a_sigkilled_owner_is_found_gone(tmp_path):
     assert p.returncode == -9
     run = q.get_run(open_db(path), 1)
     assert run["status"] == "interrupted" and "experiment 1 (exp2) was in flight" in run["stop_reason"]
+
+
+# ---- run --resume: the same decisions as the uninterrupted run -------------------------------------
+import random  # noqa: E402
+
+from agent.loop import SearchOptions, run_search  # noqa: E402
+from agent.resume import resume_search  # noqa: E402
+from experiments.problem import Shape  # noqa: E402
+from kernel_src.knobs import SEED  # noqa: E402
+
+from fakes import SimBench  # noqa: E402
+
+SHAPE = Shape(B=2, H=16, N=8192, D=128)
+BUDGET = {"agent": 20, "random": 8, "tpe": 14}  # TPE's model replaces its 10 random start-up draws at 11
+
+
+class Killed(BaseException):
+    """What SIGKILL does to the loop: no handler runs (not an Exception, not a KeyboardInterrupt)."""
+
+
+class Boom(RuntimeError):
+    """An error inside the bench: the loop records the run as `error`, resumable by its id."""
+
+
+class Dies(SimBench):
+    """SimBench that stops the process at its n-th measuring call of `what` (any, when None)."""
+
+    def __init__(self, n: int, what: str | None = None, exc: type[BaseException] = Killed):
+        super().__init__()
+        self.n, self.what, self.exc, self.count = n, what, exc, 0
+
+    def _tick(self, what):
+        if self.what in (None, what):
+            self.count += 1
+            if self.count == self.n:
+                raise self.exc(f"killed at {what} #{self.n}")
+
+    def evaluate(self, *a, **k):
+        self._tick("evaluate")
+        return super().evaluate(*a, **k)
+
+    def aa_null(self, *a, **k):
+        self._tick("aa_null")
+        return super().aa_null(*a, **k)
+
+    def paired(self, *a, **k):
+        self._tick("paired")
+        return super().paired(*a, **k)
+
+    def profile(self, *a, **k):
+        self._tick("profile")
+        return super().profile(*a, **k)
+
+
+def _trace(db, rid):
+    """What a run decided, in order: every finished row but the ones cut off in flight."""
+    return [(e["seq"], e["kind"], e["lever"], e["knob_key"], e["outcome"], e["margin"])
+            for e in q.history(db, rid) if e["outcome"] != "INTERRUPTED"]
+
+
+def _bury(path, rid):
+    """The process that owned the run is gone: as after SIGKILL (its pid no longer exists)."""
+    db = open_db(path)
+    db.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", [_dead_pid(), rid])
+    db.close()
+
+
+def _uninterrupted(tmp_path, strategy):
+    path = tmp_path / f"whole_{strategy}.db"
+    db = open_db(path)
+    rid = run_search(SimBench(), db, shape=SHAPE, seed=SEED, artifacts=tmp_path / "art",
+                     options=SearchOptions(strategy=strategy, budget=BUDGET[strategy]))
+    return db, rid
+
+
+def _interrupted(tmp_path, strategy, kills: list[tuple[int, str | None, type]]):
+    """The same run stopped at each kill in turn, resumed after each; returns the final database."""
+    path = tmp_path / f"cut_{strategy}.db"
+    db = open_db(path)
+    rid = None
+    for i, (n, what, exc) in enumerate(kills + [(0, None, Killed)]):
+        bench = Dies(n, what, exc) if n else SimBench()
+        try:
+            if rid is None:
+                rid = run_search(bench, db, shape=SHAPE, seed=SEED, artifacts=tmp_path / "art",
+                                 options=SearchOptions(strategy=strategy, budget=BUDGET[strategy]))
+            else:
+                named = rid if q.get_run(db, rid)["status"] == "error" else None  # the default: latest interrupted
+                assert resume_search(bench, db, named, artifacts=tmp_path / "art") == rid
+            assert n == 0 or bench.count < n, "the kill point was never reached"
+            break
+        except (Killed, KeyboardInterrupt, Boom):
+            rid = rid or q.latest_run(db)["id"]
+            if exc is Killed:  # nothing ran on the way out: the next open finds the owner gone
+                db.close()
+                _bury(path, rid)
+                db = open_db(path)
+            assert q.get_run(db, rid)["status"] in ("interrupted", "error")
+    return db, rid
+
+
+KILLS = {  # (n-th call, of what, how): in flight, in a keep's re-measured null, in a re-anchor, in the closing pair
+    "sigkill_in_experiment_1": [(1, "evaluate", Killed)],
+    "ctrl_c_in_experiment_4": [(4, "evaluate", KeyboardInterrupt)],
+    "error_in_experiment_6": [(6, "evaluate", Boom)],
+    "sigkill_in_the_null_after_a_keep": [(2, "aa_null", Killed)],
+    "sigkill_in_the_profile_of_a_keep": [(2, "profile", Killed)],
+    "sigkill_in_the_first_reanchor": [(1, "paired", Killed)],
+    "sigkill_in_the_comparator": [(3, "paired", Killed)],
+    "three_kills": [(3, "evaluate", Killed), (2, "evaluate", KeyboardInterrupt), (5, None, Killed)],
+}
+
+
+@pytest.mark.parametrize("kills", list(KILLS), ids=list(KILLS))
+def test_a_killed_agent_run_resumed_makes_the_uninterrupted_runs_decisions(tmp_path, kills):
+    whole, w = _uninterrupted(tmp_path, "agent")
+    cut, c = _interrupted(tmp_path, "agent", KILLS[kills])
+    assert _trace(cut, c) == _trace(whole, w)  # same keeps, same margins, nothing doubled, nothing lost
+    a, b = q.get_run(whole, w), q.get_run(cut, c)
+    assert (b["status"], b["stop_reason"], b["noise"]) == (a["status"], a["stop_reason"], a["noise"])
+    assert len(b["resumes"]) == len(KILLS[kills])
+    assert [(s["lever"], s["status"]) for s in q.shelf(cut, c)] == [(s["lever"], s["status"]) for s in q.shelf(whole, w)]
+    counted = [e["seq"] for e in q.history(cut, c) if e["seq"]]
+    assert counted == list(range(1, len(counted) + 1))
+
+
+@pytest.mark.parametrize("strategy", ["random", "tpe"])
+def test_random_and_tpe_resumed_draw_what_the_uninterrupted_run_drew(tmp_path, strategy):
+    """Their RNG is re-derived by replaying the strategy over the finished trials."""
+    if strategy == "tpe":
+        pytest.importorskip("optuna")
+    whole, w = _uninterrupted(tmp_path, strategy)
+    cut, c = _interrupted(tmp_path, strategy, [(2, "evaluate", Killed), (3, "evaluate", KeyboardInterrupt),
+                                               (BUDGET[strategy] - 5 - 1, "evaluate", Killed)])
+    assert _trace(cut, c) == _trace(whole, w)
+    assert q.get_run(cut, c)["stop_reason"] == q.get_run(whole, w)["stop_reason"]
+    assert sum(e["outcome"] == "INTERRUPTED" for e in q.history(cut, c)) == 3
+
+
+def test_twenty_kills_at_random_moments_then_resume(tmp_path):
+    """The issue's SIGKILL x20, on the synthetic bench: each kill at a random measuring call."""
+    rng = random.Random(11)
+    whole, w = _uninterrupted(tmp_path, "agent")
+    cut, c = _interrupted(tmp_path, "agent", [(rng.randint(1, 3), None, Killed) for _ in range(20)])
+    assert _trace(cut, c) == _trace(whole, w)
+    assert len(q.get_run(cut, c)["resumes"]) == 20
+
+
+def test_resume_refuses_what_it_cannot_continue(tmp_path):
+    db, rid = _uninterrupted(tmp_path, "agent")
+    from agent.loop import SearchError
+    with pytest.raises(SearchError, match="no interrupted run"):
+        resume_search(SimBench(), db, artifacts=tmp_path)
+    with pytest.raises(SearchError, match="not interrupted"):
+        resume_search(SimBench(), db, rid, artifacts=tmp_path)
+
+
+# ---- the CLI: Ctrl-C during a run, then --resume -------------------------------------------------
+def test_ctrl_c_in_a_run_exits_130_naming_run_resume_and_leaves_it_resumable(run2, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from agent.bench import Replay
+    from agent.cli import app
+
+    calls = {"n": 0}
+    real = Replay.evaluate
+
+    def evaluate(self, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Replay, "evaluate", evaluate)
+    db = tmp_path / "c.db"
+    res = CliRunner().invoke(app, ["run", "--budget", "12", "--reanchor-every", "0", "--replay",
+                                   str(run2 / "recording.jsonl"), "--db", str(db)])
+    assert res.exit_code == 130, res.output
+    last = res.output.strip().splitlines()[-1]  # after the run's own progress lines, one sentence
+    assert last.startswith("error: interrupted: run 1") and "`fa5090-search run --resume 1`" in last
+    s = open_db(db)
+    run = q.get_run(s, 1)
+    assert run["status"] == "interrupted" and "Ctrl-C" in run["stop_reason"]
+    assert "experiment 3 (cp_async) was in flight" in run["stop_reason"]
+    assert [e["lever"] for e in q.history(s, 1) if e["outcome"] == "INTERRUPTED"] == ["cp_async"]
+    assert [e["seq"] for e in q.history(s, 1) if e["seq"]] == [1, 2]
+    # what --resume refuses, in one sentence each
+    for args, code, words in ((["run", "7"], 2, "only read with --resume"),
+                              (["run", "--resume", "9"], 1, "no runs row with id 9"),
+                              (["run", "--resume", "--replay", "x.jsonl"], 2, "from its start")):
+        res = CliRunner().invoke(app, [*args, "--db", str(db)])
+        assert res.exit_code == code and words in res.output, res.output
