@@ -8,9 +8,6 @@ a fresh process and a fresh CUDA context.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -21,6 +18,7 @@ from kernel_src.arch import ArchLimits, launch_refusal
 from kernel_src.knobs import Knobs
 
 from .build import BuildResult, BuildSpec, build
+from .child import run_group
 from .outcome import Outcome
 from .problem import Shape, c1_shapes
 
@@ -102,15 +100,8 @@ class Lab:
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(json.dumps({"steps": steps}))
-            proc = subprocess.Popen([sys.executable, "-m", "experiments.worker", str(job), str(out)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-            try:
-                _, err = proc.communicate(timeout=timeout)
-                status = "ok" if proc.returncode == 0 else ("error" if proc.returncode == 3 else "crash")
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                _, err = proc.communicate()
-                status = "timeout"
+            rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout)
+            status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
         return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:])
 

@@ -278,3 +278,38 @@ def test_ctrl_c_in_a_run_exits_130_naming_run_resume_and_leaves_it_resumable(run
                               (["run", "--resume", "--replay", "x.jsonl"], 2, "from its start")):
         res = CliRunner().invoke(app, [*args, "--db", str(db)])
         assert res.exit_code == code and words in res.output, res.output
+
+
+# ---- Ctrl-C takes the worker's whole process group down -------------------------------------------
+def test_ctrl_c_while_a_worker_runs_kills_its_process_group(tmp_path):
+    """The worker runs in its own session (a hang is killed with all it started), so a terminal's
+    Ctrl-C reaches only the parent; the parent kills the group on its way out."""
+    import signal
+    import threading
+    import time
+
+    from experiments.child import run_group
+
+    pids = tmp_path / "pids"
+    code = ("import os, subprocess, sys, time\n"
+            "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{g.pid}}')\n"
+            "time.sleep(60)")
+    threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT)).start()  # what the terminal sends on Ctrl-C
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_group([sys.executable, "-c", code], timeout=60)
+    assert time.monotonic() - t0 < 30
+    for pid in map(int, pids.read_text().split()):  # the worker and the grandchild it started
+        for _ in range(50):
+            if owner.gone(pid, socket.gethostname(), None):
+                break
+            time.sleep(0.1)
+        assert owner.gone(pid, socket.gethostname(), None), f"pid {pid} outlived the Ctrl-C"
+
+
+def test_a_hung_worker_is_killed_at_its_timeout_with_its_group():
+    from experiments.child import run_group
+
+    rc, _, _ = run_group([sys.executable, "-c", "import time; time.sleep(60)"], timeout=1)
+    assert rc is None
