@@ -32,7 +32,9 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
 
     def prepare(db: sqlite_utils.Database) -> None:
         _refuse_foreign(db, path)
-        # WAL lets `history` read while a search is writing.
+        # WAL lets `history` read while a search is writing; a writer waits its turn for the lock
+        # (each experiment is one short transaction) instead of failing at once.
+        db.execute("PRAGMA busy_timeout = 30000;")
         db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON;")
         migrations.apply(db)

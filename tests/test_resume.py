@@ -313,3 +313,75 @@ def test_a_hung_worker_is_killed_at_its_timeout_with_its_group():
 
     rc, _, _ = run_group([sys.executable, "-c", "import time; time.sleep(60)"], timeout=1)
     assert rc is None
+
+
+# ---- two runs on one database, and a reader during a run ----------------------------------------
+N2048 = Shape(B=2, H=16, N=2048, D=128)
+
+
+class H200(SimBench):
+    def device(self):
+        return super().device().model_copy(update={"name": "NVIDIA H200"})
+
+def test_a_second_run_is_refused_while_another_process_runs_and_a_reader_sees_consistent_rows(tmp_path, run2):
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+    from store.errors import RunInProgress
+
+    path, gate = tmp_path / "shared.db", tmp_path / "go"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = f"""
+import sys, time, pathlib
+sys.path.insert(0, {os.path.join(root, 'tests')!r})
+from fakes import SimBench
+from agent.loop import SearchOptions, run_search
+from experiments.problem import Shape
+from kernel_src.knobs import SEED
+from store import open_db
+
+class Waits(SimBench):
+    n = 0
+    def device(self):  # the H200 run's device and problem, so the CLI's replay of it meets this run
+        return super().device().model_copy(update={{"name": "NVIDIA H200"}})
+    def evaluate(self, *a, **k):
+        self.n += 1
+        if self.n == 3:  # stop in the middle of the run until the test says go
+            pathlib.Path({str(gate)!r} + ".waiting").touch()
+            while not pathlib.Path({str(gate)!r}).exists():
+                time.sleep(0.05)
+        return super().evaluate(*a, **k)
+
+run_search(Waits(), open_db({str(path)!r}), shape=Shape(B=2, H=16, N=2048, D=128), seed=SEED,
+           artifacts=pathlib.Path({str(tmp_path / 'art')!r}), options=SearchOptions(budget=6))
+"""
+    first = subprocess.Popen([sys.executable, "-c", code], cwd=root)
+    try:
+        waiting = tmp_path / "go.waiting"
+        for _ in range(600):
+            if waiting.exists() or first.poll() is not None:
+                break
+            import time
+            time.sleep(0.05)
+        assert waiting.exists(), "the first run never reached its third experiment"
+        # a reader during the run: read-only, consistent rows, the run shown running
+        ro = open_db(path, read_only=True)
+        assert q.get_run(ro, 1)["status"] == "running"
+        rows = q.history(ro, 1)
+        assert [r["seq"] for r in rows if r["seq"]] == [1, 2, 3]
+        assert all(r["outcome"] for r in rows if r["seq"] in (1, 2)) and rows[-1]["outcome"] is None
+        ro.close()
+        # a second run, in this process and through the CLI: refused in one sentence, nothing written
+        with pytest.raises(RunInProgress, match=f"run 1 is in progress in this database \\(pid {first.pid}"):
+            run_search(H200(), open_db(path), shape=N2048, seed=SEED, artifacts=tmp_path / "art",
+                       options=SearchOptions(budget=2))
+        res = CliRunner().invoke(app, ["run", "--replay", str(run2 / "recording.jsonl"), "--db", str(path)])
+        assert res.exit_code == 1 and "run 1 is in progress" in res.output and "use another --db" in res.output
+        assert len(q.runs(open_db(path, read_only=True))) == 1
+    finally:
+        gate.touch()
+        assert first.wait(timeout=120) == 0
+    db = open_db(path)
+    assert q.get_run(db, 1)["status"] in ("budget", "plateau")
+    assert [r["seq"] for r in q.history(db, 1) if r["seq"]] == list(range(1, 7))
+    run_search(H200(), db, shape=N2048, seed=SEED, artifacts=tmp_path / "art", options=SearchOptions(budget=2))
