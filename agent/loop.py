@@ -371,7 +371,7 @@ def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifact
     built = bench.build([seed])[seed.key()]
     if not built.ok:
         raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
-    job = bench.check(seed, c1_shapes(shape) + [shape])
+    job = bench.check(seed, c1_shapes(shape, seed) + [shape])
     res = job.value("check")
     if job.status != "ok" or not res or not res["ok"]:
         raise SearchError(f"the seed {seed.label()} fails its correctness tier ({job.status}): "

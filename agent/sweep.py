@@ -43,7 +43,7 @@ def sweep(bench, shape: Shape, configs: list, say=lambda *a, **k: None) -> list[
         if f.refusal:
             rows.append({**row, "status": "BLOCKED_BY_ARITHMETIC", "detail": f.refusal})
             continue
-        job = bench.check(k, c1_shapes(shape))
+        job = bench.check(k, c1_shapes(shape, k))
         res = job.value("check")
         if job.status != "ok" or not res or not res["ok"]:
             rows.append({**row, "status": "WRONG" if job.status == "ok" else job.status.upper()})
