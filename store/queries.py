@@ -206,7 +206,7 @@ def interrupt_run(db: Database, run_id: int, why: str, status: str = "interrupte
             note = "; ".join(f"experiment {e['seq']} ({e['lever']}) was in flight" for e in flying)
         else:
             note = f"nothing was in flight (after experiment {last or 0})"
-        reason = f"{'interrupted' if status == 'interrupted' else 'stopped'}: {why}; {note}"
+        reason = f"{why}; {note}"  # shown after the status (`interrupted: ...`)
         _update(db, "runs", run_id, {"status": status, "stop_reason": reason[:1000], "finished_at": _now()})
     return reason
 
