@@ -178,3 +178,25 @@ def test_the_defect_battery_runs_each_edge_defect_at_each_bc_on_that_tiles_c1(mo
     assert sorted(set(seen)) == [(bc, same) for bc in BCS for same in (False, True)]
     assert all(r["rejected"] == (r["defect"] != "control") for r in rows)
     assert rows[1]["caught_by"] == {"N": 15, "causal": False, "pattern": "masked_dominant", "reason": "max_abs"}
+
+
+# ---- the rest of the fault battery that a CPU can show ------------------------------------------
+def test_a_kernel_that_writes_its_inputs_or_races_is_rejected_even_with_a_right_output():
+    s = Shape(B=1, H=2, N=97, D=64)
+    good = emulated(64)
+
+    def writes_input(q, k, v, o, lse):
+        good(q, k, v, o, lse, False)
+        q[0, 0, 0].zero_()  # the output was computed from the intact Q: only the input checksum sees it
+
+    res = check(writes_input, s, "cpu", seed=1)
+    assert not res.ok and not res.inputs_intact and "modified its inputs" in res.reason
+    calls = {"n": 0}
+
+    def races(q, k, v, o, lse):  # a race: the second run on the same inputs differs in one element
+        good(q, k, v, o, lse, False)
+        calls["n"] += 1
+        if calls["n"] == 2:
+            o.view(-1)[7] += 2 ** -10
+    res = check(races, s, "cpu", seed=1, repeat=2)
+    assert not res.ok and res.deterministic is False and "bitwise" in res.reason
