@@ -148,9 +148,9 @@ def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say=
     dev = bench.device()
     if dev.name != run["gpu_name"]:
         raise SearchError(f"run {rid} was measured on {run['gpu_name']}; resume it on that GPU, not {dev.name}")
-    q.claim_run(db, rid, after_seq=max([r["seq"] for r in q.history(db, rid) if r["seq"]] or [0]))
-    in_use = tuple(lv for lv in (catalog.get(n) for n in [lv.name for lv in catalog.CATALOG]) if lv.name not in o.exclude)
-    progress = restore(db, q.get_run(db, rid), o, strategy, bench, in_use, dev.limits)
+    in_use = tuple(lv for lv in catalog.CATALOG if lv.name not in o.exclude)
+    progress = restore(db, run, o, strategy, bench, in_use, dev.limits)  # refuses before the run is touched
+    q.claim_run(db, rid, after_seq=progress.done)
     say("run", run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy)
     return guarded(bench, db, rid, dev, Shape(**run["problem"]), Knobs.parse(run["seed_knobs"]),
                    Path(artifacts) / f"run-{rid}", o, strategy, say, progress)

@@ -385,3 +385,19 @@ run_search(Waits(), open_db({str(path)!r}), shape=Shape(B=2, H=16, N=2048, D=128
     assert q.get_run(db, 1)["status"] in ("budget", "plateau")
     assert [r["seq"] for r in q.history(db, 1) if r["seq"]] == list(range(1, 7))
     run_search(H200(), db, shape=N2048, seed=SEED, artifacts=tmp_path / "art", options=SearchOptions(budget=2))
+
+
+def test_a_draw_that_does_not_replay_refuses_the_resume_and_leaves_the_run_as_it_was(tmp_path):
+    from agent.loop import SearchError
+
+    cut, c = _interrupted(tmp_path, "random", [(3, "evaluate", KeyboardInterrupt)])
+    path = tmp_path / "cut_random.db"
+    db = open_db(path)
+    run = q.latest_run(db)
+    assert run["status"] == "budget"  # _interrupted resumed it to the end; cut it again by hand
+    db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", [run["id"]])
+    db.execute("UPDATE experiments SET knob_key = 'tampered' WHERE run_id = ? AND seq = 2", [run["id"]])
+    db.conn.commit()
+    with pytest.raises(SearchError, match="does not draw experiment 2 again"):
+        resume_search(SimBench(), db, artifacts=tmp_path / "art")
+    assert q.get_run(db, run["id"])["status"] == "interrupted" and q.get_run(db, run["id"])["resumes"] == run["resumes"]
