@@ -401,3 +401,35 @@ def test_a_draw_that_does_not_replay_refuses_the_resume_and_leaves_the_run_as_it
     with pytest.raises(SearchError, match="does not draw experiment 2 again"):
         resume_search(SimBench(), db, artifacts=tmp_path / "art")
     assert q.get_run(db, run["id"])["status"] == "interrupted" and q.get_run(db, run["id"])["resumes"] == run["resumes"]
+
+
+def test_a_run_killed_with_sigkill_in_another_process_is_resumed_to_the_same_decisions(tmp_path):
+    """The issue's case end to end: a real process SIGKILLed in its fifth experiment; this one resumes it."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = tmp_path / "killed.db"
+    code = f"""
+import os, signal, sys, pathlib
+sys.path.insert(0, {os.path.join(root, 'tests')!r})
+from fakes import SimBench
+from agent.loop import SearchOptions, run_search
+from experiments.problem import Shape
+from kernel_src.knobs import SEED
+from store import open_db
+
+class Killed(SimBench):
+    n = 0
+    def evaluate(self, *a, **k):
+        self.n += 1
+        if self.n == 5:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().evaluate(*a, **k)
+
+run_search(Killed(), open_db({str(path)!r}), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
+           artifacts=pathlib.Path({str(tmp_path / 'art')!r}), options=SearchOptions(budget=20))
+"""
+    assert subprocess.run([sys.executable, "-c", code], cwd=root).returncode == -9
+    db = open_db(path)  # the owner is gone: marked here
+    assert "experiment 5" in q.get_run(db, 1)["stop_reason"]
+    assert resume_search(SimBench(), db, artifacts=tmp_path / "art") == 1
+    whole, w = _uninterrupted(tmp_path, "agent")
+    assert _trace(db, 1) == _trace(whole, w)
