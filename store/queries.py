@@ -175,8 +175,8 @@ def live_run(db: Database) -> dict | None:
     me = owner.me()
     for r in db.query("SELECT id, owner_pid, owner_host, owner_start FROM runs WHERE status = 'running' "
                       "AND owner_pid IS NOT NULL ORDER BY id"):
-        if (r["owner_pid"], r["owner_host"]) == (me["owner_pid"], me["owner_host"]):
-            continue  # this process's own (a test, or a command that started it)
+        if (r["owner_pid"], r["owner_host"], r["owner_start"]) == (me["owner_pid"], me["owner_host"], me["owner_start"]):
+            continue  # this very process's own (a test, or a command that started it)
         if not owner.gone(r["owner_pid"], r["owner_host"], r["owner_start"]):
             return dict(r)
     return None
