@@ -188,6 +188,8 @@ def _interrupted(tmp_path, strategy, kills: list[tuple[int, str | None, type]]):
 
 
 KILLS = {  # (n-th call, of what, how): in flight, in a keep's re-measured null, in a re-anchor, in the closing pair
+    "sigkill_in_the_seeds_profile": [(1, "profile", Killed)],  # no seed row yet
+    "sigkill_in_the_first_null": [(1, "aa_null", Killed)],  # the seed's row, no null
     "sigkill_in_experiment_1": [(1, "evaluate", Killed)],
     "ctrl_c_in_experiment_4": [(4, "evaluate", KeyboardInterrupt)],
     "error_in_experiment_6": [(6, "evaluate", Boom)],
