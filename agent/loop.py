@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from experiments.outcome import Outcome
 from experiments.problem import Shape, c1_shapes
@@ -21,14 +21,13 @@ from experiments.timing import t_noise as noise_of
 from kernel_src.knobs import Knobs, source_hash
 from profiler.diagnosis import Diagnosis, diagnose, metrics_from_row
 from profiler.ncu import parse_raw_csv
-from profiler.static import StaticFigures
 from store import queries as q
 
 from . import levers as catalog
 from . import strategies
 from .propose import PLATEAU
 from .reanchor import reanchor
-from .shelf import conditions, due_for_rescreen
+from .shelf import Conditions, conditions, due_for_rescreen
 from .strategies.base import Move, Proposal, State, Trial
 from .trial import close_trial, evaluate_ahead, run_trial
 
@@ -103,7 +102,9 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
 
 
 def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
-               command: str = "", say: Say = lambda *a, **k: None) -> int:
+               command: str = "", say: Say = lambda *a, **k: None, bench_settings: dict | None = None) -> int:
+    """A new run; `bench_settings` (time per measurement, L2, profiling) are kept with the options so
+    `run --resume` rebuilds the same bench."""
     # the settings the decisions depend on go through the bench, so a replay runs the recorded ones
     o = SearchOptions(**{**options.model_dump(), **bench.setup(options.model_dump(mode="json"))})
     if o.budget <= 0:
@@ -119,20 +120,29 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         db, gpu_name=dev.name, arch=dev.arch, sm_count=dev.sm_count, problem_key=shape.key(),
         problem=shape.model_dump(), toolchain={"driver": dev.driver, "torch": dev.torch, "cuda": dev.torch_cuda},
         seed_knobs=seed.model_dump(mode="json"), budget=o.budget, command=command, strategy=o.strategy,
-        source_hash=source_hash(), nvcc=_nvcc())
-    artifacts = Path(artifacts) / f"run-{run_id}"
+        source_hash=source_hash(), nvcc=_nvcc(),
+        options={"search": o.model_dump(mode="json"), "bench": bench_settings or {}})
     say("run", run_id=run_id, device=dev, shape=shape, strategy=o.strategy)
+    return guarded(bench, db, run_id, dev, shape, seed, Path(artifacts) / f"run-{run_id}", o, strategy, say)
+
+
+def guarded(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, strategy, say, progress=None) -> int:
+    """The search with its ends recorded: a Ctrl-C or an error closes the experiment in flight as
+    INTERRUPTED (uncounted) and leaves the run resumable (`run --resume`)."""
     try:
-        cal = _calibration(bench, db, dev, shape, o.use_calibration)
-        if cal:
-            q.update_run(db, run_id, calibration_id=cal["id"], t_noise=cal["t_noise"], t_keep=cal["t_keep"],
-                         aa_margins=cal["aa_margins"])
-        status, reason = _search(bench, db, run_id, dev, shape, seed, artifacts, o, cal, strategy, say)
+        if progress is None:
+            cal = _calibration(bench, db, dev, shape, o.use_calibration)
+            if cal:
+                q.update_run(db, run_id, calibration_id=cal["id"], t_noise=cal["t_noise"], t_keep=cal["t_keep"],
+                             aa_margins=cal["aa_margins"])
+        else:
+            cal = progress.cal
+        status, reason = _search(bench, db, run_id, dev, shape, seed, artifacts, o, cal, strategy, say, progress)
     except KeyboardInterrupt:
-        q.update_run(db, run_id, status="interrupted", stop_reason="interrupted by the user", finished_at=q.now())
+        q.interrupt_run(db, run_id, "the user pressed Ctrl-C")
         raise
     except Exception as e:
-        q.update_run(db, run_id, status="error", stop_reason=f"{type(e).__name__}: {e}"[:500], finished_at=q.now())
+        q.interrupt_run(db, run_id, f"{type(e).__name__}: {e}"[:500], status="error")
         raise
     q.update_run(db, run_id, status=status, stop_reason=reason, finished_at=q.now())
     say("done", run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id))
@@ -178,7 +188,9 @@ class Noise(BaseModel):
     source: str
 
 
-def _aa(bench, db, run_id, knobs: Knobs, repeats: int, why: str, say) -> Noise:
+def _aa(bench, db, run_id, knobs: Knobs, repeats: int, why: str, say, noises: list[Noise], ceiling=None) -> Noise:
+    """Measure a null and record it: its row and the run's list of nulls in one transaction (a
+    resumed run reads which null was in force from that list)."""
     say("phase", text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes ({why})")
     aa = bench.aa_null(knobs, repeats)
     margins = [a["margin"] for a in aa]
@@ -187,11 +199,14 @@ def _aa(bench, db, run_id, knobs: Knobs, repeats: int, why: str, say) -> Noise:
     noise = Noise(t_noise=tn, t_keep=1.0 + tn, margins=margins, knob_key=knobs.key(), ms=ms,
                   source=f"A/A null of {knobs.label()} ({ms:.3f} ms/call), {len(margins)} fresh processes: {why}"
                   if ms else f"A/A null of {knobs.label()}, {len(margins)} fresh processes: {why}")
-    q.record_experiment(db, run_id, kind="aa_null", knob_key=knobs.key(), knobs=knobs,
-                        margin=max(margins, key=lambda m: abs(m - 1)),
-                        detail=f"t_noise {tn:.4%}, t_keep {1 + tn:.5f}; {noise.source}",
-                        tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
-                        measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
+    with q.atomic(db):
+        q.record_experiment(db, run_id, kind="aa_null", knob_key=knobs.key(), knobs=knobs,
+                            margin=max(margins, key=lambda m: abs(m - 1)),
+                            detail=f"t_noise {tn:.4%}, t_keep {1 + tn:.5f}; {noise.source}",
+                            tflops_base=aa[0]["tflops_base"], tflops_cand=aa[0]["tflops_cand"],
+                            measurements=[{"kind": "aa", "ok": True, "value": a["margin"], "payload": a} for a in aa])
+        noises.append(noise)
+        _record_noise(db, run_id, noises, say, ceiling)
     return noise
 
 
@@ -202,55 +217,81 @@ def _record_noise(db, run_id, history: list[Noise], say, ceiling=None) -> None:
     say("aa", margins=n.margins, t_noise=n.t_noise, t_keep=n.t_keep, source=n.source, ceiling=ceiling)
 
 
-def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, cal, strategy, say):
-    arch, budget, plateau = dev.arch, o.budget, o.plateau
-    # ---- the seed must be correct before anything is timed against it
-    say("phase", text=f"building and checking the seed {seed.label()}")
-    built = bench.build([seed])[seed.key()]
-    if not built.ok:
-        raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
-    job = bench.check(seed, c1_shapes(shape) + [shape])
-    res = job.value("check")
-    if job.status != "ok" or not res or not res["ok"]:
-        raise SearchError(f"the seed {seed.label()} fails its correctness tier ({job.status}): "
-                          f"{json.dumps(res)[:600] if res else job.stderr[-600:]}")
-    attrs = bench.attributes(seed)
-    diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed")
-    if diag is None:
-        say("warn", text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain")
-    q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
-                        detail="seed built, C1 and C2 passed",
-                        measurements=[{"kind": "c2", "ok": True, "payload": res},
-                                      {"kind": "build", "ok": True, "payload": {"attributes": attrs, "log": built.log[-4000:]}}],
-                        diagnosis=drow)
-    say("diagnosis", knobs=seed, diagnosis=diag, why=why)
+class Progress(BaseModel):
+    """Where an interrupted run stood after its last finished experiment (agent.resume.restore):
+    the loop's own variables, and the steps it still owed after that experiment."""
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    # ---- the keep threshold is set before any result exists, on the kernel being compared
-    ceiling = ceiling_of(cal, shape.dtype)
-    if cal:
-        runs_ = cal.get("aa_runs") or []
-        ms = statistics.median(r["ms_base"] for r in runs_) if runs_ and all(r.get("ms_base") for r in runs_) else None
-        noise = Noise(t_noise=cal["t_noise"], t_keep=cal["t_keep"], margins=cal["aa_margins"],
-                      knob_key=cal.get("knob_key"), ms=ms if o.renoise else None,
-                      source=f"calibration {cal['id']} of {cal['created_at']}" + (" (provisional)" if cal["provisional"] else ""))
-        if o.renoise and cal.get("knob_key") != seed.key():
-            noise = _aa(bench, db, run_id, seed, o.aa_repeats, "the calibration was measured on another kernel", say)
+    cal: dict | None = None
+    seeded: bool = False  # the seed's row exists: attrs and diag below are its
+    attrs: dict | None = None
+    diag: Diagnosis | None = None
+    noises: list[Noise] = []  # empty: the first null was never recorded
+    best: Knobs | None = None
+    conds: dict = {}
+    trials: list[Trial] = []
+    links: list[float] = []
+    link_noise: list[float] = []
+    done: int = 0
+    since_keep: int = 0
+    figures: dict = {}
+    owed: set[str] = set()  # what the last keep had not done yet: "renoise", "reanchor"
+    last_paired: dict | None = None  # that keep's paired measurement
+    final_done: set[str] = set()  # the closing steps already recorded: "final_reanchor", "comparator"
+
+
+def _renoise_due(o: SearchOptions, noise: Noise, pr: dict) -> bool:
+    return bool(o.renoise and noise.ms and pr.get("ms_cand") and
+                max(noise.ms / pr["ms_cand"], pr["ms_cand"] / noise.ms) > o.renoise_factor)
+
+
+def _after_keep(bench, db, run_id, o: SearchOptions, seed, best, pr: dict, noise: Noise, noises: list[Noise], links,
+                link_noise, ceiling, say, owed=("renoise", "reanchor")) -> Noise:
+    # the null belongs to the kernel being compared: re-measured once the time per call has moved
+    if "renoise" in owed and _renoise_due(o, noise, pr):
+        noise = _aa(bench, db, run_id, best, o.aa_repeats,
+                    f"time per call moved {noise.ms:.3f} -> {pr['ms_cand']:.3f} ms since the last null", say, noises,
+                    ceiling)
+    if "reanchor" in owed and o.reanchor_every and len(links) % o.reanchor_every == 0:
+        _reanchor(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise)
+    return noise
+
+
+def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, cal, strategy, say,
+            progress: Progress | None = None):
+    arch, budget, plateau = dev.arch, o.budget, o.plateau
+    resumed = progress is not None and progress.seeded
+    if resumed:
+        attrs, diag = progress.attrs, progress.diag
+        say("phase", text=f"resuming run {run_id} after experiment {progress.done}")
     else:
-        noise = _aa(bench, db, run_id, seed, o.aa_repeats, "the seed, before any result", say)
-    noises = [noise]
-    _record_noise(db, run_id, noises, say, ceiling)
+        attrs, diag = _seed_step(bench, db, run_id, seed, shape, arch, artifacts, say)
+    ceiling = ceiling_of(cal, shape.dtype)
+    if resumed and progress.noises:
+        noises = list(progress.noises)
+        noise = noises[-1]
+    else:
+        noises = []
+        noise = _first_null(bench, db, run_id, seed, o, cal, noises, ceiling, say)
 
     # the levers this run may use, through the bench so a replay searches the catalog it recorded
     in_use = tuple(lv for lv in (catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
                    if lv.name not in o.exclude)
-    links: list[float] = []  # the paired margins of the keeps since the seed
-    link_noise: list[float] = []  # the t_noise each of them was judged with
-    best, label = seed, (diag.label if diag else None)
-    conds = conditions(attrs, label)
-    trials: list[Trial] = []
-    figures: dict[str, StaticFigures | None] = {}
     reads_figures = strategy.name != "ladder"
-    done = since_keep = 0
+    if resumed:
+        best, conds, trials = progress.best, Conditions(**progress.conds), list(progress.trials)
+        label = diag.label if diag else None
+        links, link_noise, figures = list(progress.links), list(progress.link_noise), dict(progress.figures)
+        done, since_keep = progress.done, progress.since_keep
+        if progress.owed:  # what the last keep had not done when the run stopped
+            noise = _after_keep(bench, db, run_id, o, seed, best, progress.last_paired, noise, noises, links,
+                                link_noise, ceiling, say, owed=progress.owed)
+    else:
+        links, link_noise = [], []  # the paired margins of the keeps since the seed, and the t_noise each was judged with
+        best, label = seed, (diag.label if diag else None)
+        conds = conditions(attrs, label)
+        trials, figures = [], {}
+        done = since_keep = 0
     prefetched = None
     reason = "budget"
     while True:
@@ -312,15 +353,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
                 why=why, rescreens=[r["lever"] for r in due] if strategy.name in ("agent", "ladder") else [])
             links.append(pr["margin"])
             link_noise.append(noise.t_noise)
-            # the null belongs to the kernel being compared: re-measured once the time per call has moved
-            if o.renoise and noise.ms and pr.get("ms_cand") and \
-                    max(noise.ms / pr["ms_cand"], pr["ms_cand"] / noise.ms) > o.renoise_factor:
-                noise = _aa(bench, db, run_id, best, o.aa_repeats,
-                            f"time per call moved {noise.ms:.3f} -> {pr['ms_cand']:.3f} ms since the last null", say)
-                noises.append(noise)
-                _record_noise(db, run_id, noises, say, ceiling)
-            if o.reanchor_every and len(links) % o.reanchor_every == 0:
-                _reanchor(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise)
+            noise = _after_keep(bench, db, run_id, o, seed, best, pr, noise, noises, links, link_noise, ceiling, say)
         else:
             # a sampled configuration is no lever to re-screen: only moves of levers go to the shelf
             close_trial(db, t, shelf_conditions=conds.model_dump() if p.move.levers else None,
@@ -334,8 +367,50 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         if left:
             say("remaining", items=left)
     if not o.screen:
-        _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise)
+        _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
+               owed={"final_reanchor", "comparator"} - (progress.final_done if resumed else set()))
     return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
+
+
+def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say):
+    """The seed must be correct before anything is timed against it; returns its attributes and diagnosis."""
+    say("phase", text=f"building and checking the seed {seed.label()}")
+    built = bench.build([seed])[seed.key()]
+    if not built.ok:
+        raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
+    job = bench.check(seed, c1_shapes(shape, seed) + [shape])
+    res = job.value("check")
+    if job.status != "ok" or not res or not res["ok"]:
+        raise SearchError(f"the seed {seed.label()} fails its correctness tier ({job.status}): "
+                          f"{json.dumps(res)[:600] if res else job.stderr[-600:]}")
+    attrs = bench.attributes(seed)
+    diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed")
+    if diag is None:
+        say("warn", text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain")
+    q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
+                        detail="seed built, C1 and C2 passed",
+                        measurements=[{"kind": "c2", "ok": True, "payload": res},
+                                      {"kind": "build", "ok": True, "payload": {"attributes": attrs, "log": built.log[-4000:]}}],
+                        diagnosis=drow)
+    say("diagnosis", knobs=seed, diagnosis=diag, why=why)
+    return attrs, diag
+
+
+def _first_null(bench, db, run_id, seed: Knobs, o: SearchOptions, cal, noises: list[Noise], ceiling, say) -> Noise:
+    """The keep threshold is set before any result exists, on the kernel being compared."""
+    if cal:
+        runs_ = cal.get("aa_runs") or []
+        ms = statistics.median(r["ms_base"] for r in runs_) if runs_ and all(r.get("ms_base") for r in runs_) else None
+        noise = Noise(t_noise=cal["t_noise"], t_keep=cal["t_keep"], margins=cal["aa_margins"],
+                      knob_key=cal.get("knob_key"), ms=ms if o.renoise else None,
+                      source=f"calibration {cal['id']} of {cal['created_at']}" + (" (provisional)" if cal["provisional"] else ""))
+        if not (o.renoise and cal.get("knob_key") != seed.key()):
+            noises.append(noise)
+            _record_noise(db, run_id, noises, say, ceiling)
+            return noise
+        return _aa(bench, db, run_id, seed, o.aa_repeats, "the calibration was measured on another kernel", say,
+                   noises, ceiling)
+    return _aa(bench, db, run_id, seed, o.aa_repeats, "the seed, before any result", say, noises, ceiling)
 
 
 def _with_figures(bench, state: State, strategy, figures: dict, say) -> State:
@@ -407,10 +482,15 @@ def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t
 
 
 def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say,
-           link_noise: list[float] | None = None) -> None:
-    """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol."""
+           link_noise: list[float] | None = None, owed: set[str] | None = None) -> None:
+    """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol;
+    `owed`: the ones a resumed run still owes (None: both)."""
+    owed = {"final_reanchor", "comparator"} if owed is None else owed
     say("phase", text="final: best against the seed, and SDPA against the best")
-    _reanchor(bench, db, run_id, seed, best, links, t_noise, say, link_noise)
+    if "final_reanchor" in owed:
+        _reanchor(bench, db, run_id, seed, best, links, t_noise, say, link_noise)
+    if "comparator" not in owed:
+        return
     job = bench.paired({"knobs": best}, {"sdpa": "flash"})
     p, meas = _paired_measure(job, "comparator")
     q.record_experiment(db, run_id, kind="comparator", lever="sdpa_flash", base_key=best.key(), base_knobs=best,

@@ -61,7 +61,7 @@ def timed_row(bench, item: tuple, shape: Shape) -> dict:
     """One configuration on one GPU: the C1 tier, then paired against SDPA flash (both arms on the
     same device, in one fresh process)."""
     k, row = item
-    job = bench.check(k, c1_shapes(shape))
+    job = bench.check(k, c1_shapes(shape, k))
     res = job.value("check")
     if job.status != "ok" or not res or not res["ok"]:
         return {**row, "status": "WRONG" if job.status == "ok" else job.status.upper()}

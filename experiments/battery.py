@@ -47,17 +47,30 @@ def tolerance_report(lab: Lab, *, limit: int | None = None, seed: int = 20261130
     return report
 
 
-def defect_battery(lab: Lab, *, t_keep: float, t_noise: float) -> list[dict]:
+def defect_battery(lab: Lab, *, t_keep: float, t_noise: float, bcs: tuple[int, ...] = (BASE.bc,),
+                   names: tuple[str, ...] | None = None, control: bool = False) -> list[dict]:
     """Each defect evaluated against the correct kernel it was cut from, exactly as the search
-    evaluates a candidate (C1, paired timing with the re-check, C2 twice)."""
-    specs = {name: BuildSpec(knobs=BASE, arch=lab.limits.arch, defect=code, dtypes=(lab.shape.dtype,),
-                             dims=(lab.shape.D,), causals=(False, True)) for name, (code, _) in DEFECTS.items()}
-    base = BuildSpec(knobs=BASE, arch=lab.limits.arch, dtypes=(lab.shape.dtype,), dims=(lab.shape.D,), causals=(False, True))
-    built = build([base, *specs.values()], lab.cache_dir / "build", jobs=lab.jobs)
+    evaluates a candidate (C1 on that candidate's own tile tails and both input patterns, paired
+    timing with the re-check, C2 twice), at each key-block width in `bcs` (issue 11: an edge test
+    late by one is where the tile's tails are). `control`: a row per BC evaluating the correct
+    kernel against itself, which must not be rejected (the new inputs must not fail correct kernels)."""
+    names = tuple(names or DEFECTS)
+    every = dict(arch=lab.limits.arch, dtypes=(lab.shape.dtype,), dims=(lab.shape.D,), causals=(False, True))
+    plan = []  # (bc, name, base spec, candidate spec)
+    for bc in bcs:
+        knobs = BASE.replace(bc=bc)
+        base = BuildSpec(knobs=knobs, **every)
+        if control:
+            plan.append((bc, "control", base, base))
+        plan += [(bc, n, base, BuildSpec(knobs=knobs, defect=DEFECTS[n][0], **every)) for n in names]
+    built = build(list({s.key(): s for _, _, b, c in plan for s in (b, c)}.values()), lab.cache_dir / "build", jobs=lab.jobs)
     out = []
-    for name, spec in specs.items():
-        ev = lab.evaluate_libraries(built[base.key()], built[spec.key()], t_keep=t_keep, t_noise=t_noise)
-        out.append({"defect": name, "what": DEFECTS[name][1], "outcome": ev.outcome.value,
-                    "rejected": ev.outcome in REJECTED, "detail": ev.detail,
-                    "margin": (ev.paired or {}).get("margin")})
+    for bc, name, base, spec in plan:
+        ev = lab.evaluate_libraries(built[base.key()], built[spec.key()], t_keep=t_keep, t_noise=t_noise, knobs=spec.knobs)
+        failed = next((c for tag in ("c1", "c2") for c in ((getattr(ev, tag) or {}).get("checks") or []) if not c["ok"]), None)
+        out.append({"defect": name, "bc": bc, "what": DEFECTS[name][1] if name in DEFECTS else "the correct kernel against itself",
+                    "outcome": ev.outcome.value, "rejected": ev.outcome in REJECTED, "detail": ev.detail,
+                    "margin": (ev.paired or {}).get("margin"),
+                    "caught_by": failed and {"N": failed["shape"]["N"], "causal": failed["shape"]["causal"],
+                                             "pattern": failed.get("pattern", "normal"), "reason": failed["reason"]}})
     return out

@@ -8,9 +8,6 @@ a fresh process and a fresh CUDA context.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -21,8 +18,9 @@ from kernel_src.arch import ArchLimits, launch_refusal
 from kernel_src.knobs import Knobs
 
 from .build import BuildResult, BuildSpec, build
+from .child import run_group
 from .outcome import Outcome
-from .problem import Shape, c1_shapes
+from .problem import Shape, c1_patterns, c1_shapes
 
 _RESOURCE_WORDS = ("too many resources", "out of resources", "invalid argument", "shared memory")
 
@@ -106,15 +104,8 @@ class Lab:
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(json.dumps({"steps": steps}))
-            proc = subprocess.Popen([sys.executable, "-m", "experiments.worker", str(job), str(out)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-            try:
-                _, err = proc.communicate(timeout=timeout)
-                status = "ok" if proc.returncode == 0 else ("error" if proc.returncode == 3 else "crash")
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                _, err = proc.communicate()
-                status = "timeout"
+            rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout)
+            status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
         return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:])
 
@@ -131,16 +122,18 @@ class Lab:
         if not b[cand.key()].ok:
             return Evaluation(outcome=Outcome.COMPILE_FAIL, detail="nvcc failed; log kept", build=b[cand.key()])
         return self.evaluate_libraries(b[base.key()], b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling,
-                                       simpler=simpler)
+                                       simpler=simpler, knobs=cand)
 
     def evaluate_libraries(self, base: BuildResult, cand: BuildResult, *, t_keep: float, t_noise: float,
-                           ceiling: float | None = None, simpler: bool = False) -> Evaluation:
-        """The evaluation proper, on two built libraries (the defect battery enters here too)."""
+                           ceiling: float | None = None, simpler: bool = False, knobs: Knobs | None = None) -> Evaluation:
+        """The evaluation proper, on two built libraries (the defect battery enters here too);
+        `knobs`: the candidate's, whose tile sets the tails C1 checks."""
         lib_a, lib_b = base.library, cand.library
         sd = self.shape.model_dump()
+        shapes, patterns = c1_patterns(c1_shapes(self.shape, knobs))
         steps = [
             {"do": "attributes", "tag": "attributes", "lib": lib_b, "shape": sd},
-            {"do": "check", "tag": "c1", "lib": lib_b, "shapes": [s.model_dump() for s in c1_shapes(self.shape)]},
+            {"do": "check", "tag": "c1", "lib": lib_b, "shapes": [s.model_dump() for s in shapes], "inputs": patterns},
             {"do": "paired", "tag": "paired", "stop_if_failed": True, "base": {"lib": lib_a}, "cand": {"lib": lib_b},
              "shape": sd, "budget_s": self.budget_s, "l2": self.l2, "recheck": True},
             # C2 before a keep, run twice: the two outputs must agree bitwise
@@ -165,8 +158,10 @@ class Lab:
         return job.value("attributes")
 
     def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
+        """The shapes on N(0,1) inputs, and the reduced ones again on masked-dominant inputs."""
+        shapes, patterns = c1_patterns(shapes)
         return self.run_job([{"do": "check", "tag": "check", "lib": self.library(knobs),
-                              "shapes": [s.model_dump() for s in shapes]}], self._timeout())
+                              "shapes": [s.model_dump() for s in shapes], "inputs": patterns}], self._timeout())
 
     def paired(self, base: dict, cand: dict) -> JobResult:
         """base/cand: {"knobs": Knobs} or {"sdpa": backend}."""

@@ -45,9 +45,14 @@ class Shape(BaseModel):
         return 4.0 * self.B * self.H * pairs * self.D
 
 
-def c1_shapes(target: Shape) -> list[Shape]:
+# The largest N checked with both input patterns; above it a shape is the target itself (C2).
+REDUCED_N = 2048
+
+
+def c1_shapes(target: Shape, knobs=None) -> list[Shape]:
     """Reduced shapes run on every candidate: the target's dtype and head dim, both mask modes,
-    N below, at, and off the tile (odd tails), a single row."""
+    N below, at, and off the tile (odd tails), a single row; with the candidate's `knobs`, also
+    the tails of its own tile (tile_shapes)."""
     group = target.H // target.kv_heads
 
     def mk(**kw):
@@ -55,10 +60,28 @@ def c1_shapes(target: Shape) -> list[Shape]:
             kw["Hkv"], kw["H"] = kw["H"], kw["H"] * group
         return Shape(**{**target.model_dump(), **kw})
 
-    return [
+    today = [
         mk(B=1, H=2, N=128, causal=False),
         mk(B=2, H=3, N=197, causal=False),
         mk(B=1, H=2, N=333, causal=True),
         mk(B=1, H=1, N=1, causal=False),
         mk(B=2, H=1, N=81, causal=True),
     ]
+    if knobs is None:
+        return today
+    return today + [mk(B=1, H=2, N=n, causal=c) for n in tile_ns(knobs.br, knobs.bc) for c in (False, True)]
+
+
+def tile_ns(br: int, bc: int) -> list[int]:
+    """Where an off-by-one in a tile's edge tests lives (issue 11): one key short of a key block,
+    exactly one, one past it (a block of a single real key); one query row short of and past two
+    query tiles; and a single short key block. The five fixed N above never hit N = -1 mod BC for
+    BC in {16, 32, 64, 128}."""
+    return list(dict.fromkeys([bc - 1, bc, bc + 1, 2 * br - 1, 2 * br + 1, bc // 2 + 1]))
+
+
+def c1_patterns(shapes: list[Shape]) -> tuple[list[Shape], list[str]]:
+    """Every reduced shape on N(0,1) inputs, then again on inputs where a key that should be masked
+    dominates its row (experiments.tier.PATTERNS)."""
+    small = [s for s in shapes if s.N <= REDUCED_N]
+    return shapes + small, ["normal"] * len(shapes) + ["masked_dominant"] * len(small)

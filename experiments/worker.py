@@ -68,8 +68,9 @@ def _step(step: dict, results: list) -> dict:
         for i, sd in enumerate(step["shapes"]):
             shape = Shape(**sd)
             seed = int.from_bytes(os.urandom(4), "little")  # fresh inputs the kernel cannot see
+            patterns = step.get("inputs") or []
             res = check(lambda q, k, v, o, l: lib.forward(q, k, v, o, l, shape.causal, stream), shape, "cuda", seed,
-                        repeat=step.get("repeat", 1))
+                        repeat=step.get("repeat", 1), pattern=patterns[i] if i < len(patterns) else "normal")
             out.append(res.model_dump(mode="json"))
             if not res.ok:
                 break

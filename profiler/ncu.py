@@ -104,6 +104,10 @@ def run_ncu(argv: list[str], arch: str, timeout: float, *, kernel_regex: str = "
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
         raise NcuTimeout(f"ncu ran past {timeout:g} s profiling {' '.join(argv)}.") from None
+    except BaseException:  # Ctrl-C reaches only our own group: the profiled program must not outlive us
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
     check_output(out + "\n" + err)
     result = NcuResult(command=cmd, returncode=p.returncode, csv=out, stderr=err)
     if not result.rows():

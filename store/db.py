@@ -7,6 +7,7 @@ import sqlite_utils
 
 from store.errors import ForeignDatabase, MissingDatabase
 from store.migrations import migrations, names
+from store.queries import mark_stale_runs
 
 _KNOWN = names()
 SCHEMA_VERSION = _KNOWN[-1]
@@ -31,10 +32,14 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
 
     def prepare(db: sqlite_utils.Database) -> None:
         _refuse_foreign(db, path)
-        # WAL lets `history` read while a search is writing.
+        # WAL lets `history` read while a search is writing; a writer waits its turn for the lock
+        # (each experiment is one short transaction) instead of failing at once.
+        db.execute("PRAGMA busy_timeout = 30000;")
         db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON;")
         migrations.apply(db)
+        # a run whose process is gone (SIGKILL, a lost machine) is marked, with what was in flight
+        mark_stale_runs(db)
 
     return _checked(sqlite_utils.Database(path), path, prepare)
 

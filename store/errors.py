@@ -19,3 +19,7 @@ class NotFound(StoreError):
 
 class InvalidValue(StoreError):
     """A field the schema does not have, or a value outside a closed set (outcome, kind, status)."""
+
+
+class RunInProgress(StoreError):
+    """Another process's run is live in this database: a second run would interleave with it."""

@@ -122,6 +122,20 @@ def m004_strategies(db: Database) -> None:
     db["experiments"].add_column("static", str)  # JSON: the candidate's compiler figures on this device
 
 
+# why: issue 11 - a run killed with SIGKILL stayed `running` forever and could not be continued. The
+# process that owns a run (pid, host, and that process's start time, so a reused pid is not taken
+# for it) tells a live run from a dead one; `resumes` lists each continuation (when, which process,
+# from which experiment), so a resumed run says that it was resumed; `options` keeps every setting
+# the run's decisions and its bench depend on, so `run --resume` continues with the same ones.
+@migrations(name="m005_run_owner")
+def m005_run_owner(db: Database) -> None:
+    db["runs"].add_column("owner_pid", int)
+    db["runs"].add_column("owner_host", str)
+    db["runs"].add_column("owner_start", str)  # "<boot id>:<start ticks>" of the owning process
+    db["runs"].add_column("resumes", str)  # JSON list of {at, pid, host, after_seq}
+    db["runs"].add_column("options", str)  # JSON: {"search": SearchOptions, "bench": the bench's settings}
+
+
 def names() -> list[str]:
     """Every migration name in order (read through the public API on an empty database)."""
     return [m.name for m in migrations.pending(Database(memory=True))]

@@ -5,6 +5,7 @@ any JSON-able Python value (pydantic models via model_dump, enums via .value) an
 written with sort_keys=True, so equal knobs are equal text.
 """
 
+import contextlib
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
@@ -14,12 +15,14 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.errors import ForeignDatabase, InvalidValue, NotFound
+from store import owner
+from store.errors import ForeignDatabase, InvalidValue, NotFound, RunInProgress
 
 RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
 EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator", "compound", "sample")
 OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
-            "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS")
+            "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS",
+            "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
 MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
@@ -33,13 +36,32 @@ _CLOSED = {
     ("shelf", "status"): SHELF_STATUSES,
 }
 _JSON = {
-    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins", "noise"),
+    "runs": ("problem", "toolchain", "seed_knobs", "aa_margins", "noise", "resumes", "options"),
     "experiments": ("base_knobs", "knobs", "move", "static"),
     "measurements": ("payload",),
     "diagnoses": ("metrics",),
     "shelf": ("conditions",),
     "calibrations": ("knobs", "environment", "ceilings", "protocol", "aa_margins", "trials", "aa_runs"),
 }
+
+
+@contextlib.contextmanager
+def atomic(db: Database):
+    """One transaction that takes the write lock at its start (BEGIN IMMEDIATE), nested blocks as
+    savepoints. sqlite-utils' atomic() begins DEFERRED: a transaction that reads first (every insert
+    reads the table's columns) then fails at once with "database is locked" when another connection
+    commits in between, which the busy timeout does not cover; an IMMEDIATE one waits its turn."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.execute("COMMIT")
 
 
 def _now() -> str:
@@ -85,6 +107,11 @@ def _decode(table: str, row: Mapping[str, Any]) -> dict:
             row[key] = json.loads(row[key])
     if table == "measurements" and row.get("ok") is not None:
         row["ok"] = bool(row["ok"])
+    if table == "runs" and row.get("status") == "running" and owner.gone(
+            row.get("owner_pid"), row.get("owner_host"), row.get("owner_start")):
+        # shown as it is, never written here: a read-only open may not mark it (a read-write open does)
+        row["status"], row["stale"] = "interrupted", True
+        row["stop_reason"] = f"its process (pid {row['owner_pid']} on {row['owner_host']}) is gone (not yet marked)"
     return row
 
 
@@ -120,8 +147,80 @@ def _select(db: Database, table: str, where: Mapping[str, Any] | None = None) ->
 # -- runs --------------------------------------------------------------------------------
 
 def create_run(db: Database, **fields: Any) -> int:
-    """Insert a run (status defaults to "running", started_at to now); return its id."""
-    return _insert(db, "runs", {"started_at": _now(), "status": "running", **fields})
+    """Insert a run (status defaults to "running", started_at to now, owner to this process); return
+    its id. Refused while another process's run is live in this database (see live_run)."""
+    own = owner.me() if "owner_pid" in db["runs"].columns_dict else {}
+    with atomic(db):  # the check and the insert under one write lock: two runs starting at once cannot both pass
+        _refuse_live(db)
+        return _insert(db, "runs", {"started_at": _now(), "status": "running", **own, **fields})
+
+
+def claim_run(db: Database, run_id: int, after_seq: int) -> None:
+    """This process takes over an interrupted run to resume it after experiment `after_seq`."""
+    with atomic(db):
+        _refuse_live(db)
+        run = _get(db, "runs", run_id)
+        me = owner.me()
+        resumes = (run.get("resumes") or []) + [{"at": _now(), "pid": me["owner_pid"], "host": me["owner_host"],
+                                                 "after_seq": after_seq, "was": run["status"]}]
+        _update(db, "runs", run_id, {**me, "status": "running", "stop_reason": None, "finished_at": None,
+                                     "resumes": resumes})
+
+
+def live_run(db: Database) -> dict | None:
+    """A run of another process that may still be writing here: `running`, with an owner that is
+    not known to be gone (runs recorded before m005 have no owner and are not counted)."""
+    if "owner_pid" not in db["runs"].columns_dict:
+        return None
+    me = owner.me()
+    for r in db.query("SELECT id, owner_pid, owner_host, owner_start FROM runs WHERE status = 'running' "
+                      "AND owner_pid IS NOT NULL ORDER BY id"):
+        if (r["owner_pid"], r["owner_host"], r["owner_start"]) == (me["owner_pid"], me["owner_host"], me["owner_start"]):
+            continue  # this very process's own (a test, or a command that started it)
+        if not owner.gone(r["owner_pid"], r["owner_host"], r["owner_start"]):
+            return dict(r)
+    return None
+
+
+def _refuse_live(db: Database) -> None:
+    r = live_run(db)
+    if r:
+        raise RunInProgress(f"run {r['id']} is in progress in this database (pid {r['owner_pid']} on "
+                            f"{r['owner_host']}); wait for it to finish or use another --db.")
+
+
+def interrupt_run(db: Database, run_id: int, why: str, status: str = "interrupted") -> str:
+    """Mark a run interrupted and each experiment it had in flight (started, never finished) as
+    INTERRUPTED, uncounted (its seq moves into the detail, so a resumed run can redo that number);
+    returns the sentence stored as the run's stop_reason."""
+    with atomic(db):
+        flying = list(db.query("SELECT id, seq, lever FROM experiments WHERE run_id = ? AND finished_at IS NULL "
+                               "ORDER BY id", [run_id]))
+        last = db.execute("SELECT MAX(seq) FROM experiments WHERE run_id = ? AND finished_at IS NOT NULL",
+                          [run_id]).fetchone()[0]
+        for e in flying:
+            where = f"experiment {e['seq']}" if e["seq"] is not None else "an uncounted experiment"
+            db.execute("UPDATE experiments SET outcome = 'INTERRUPTED', seq = NULL, finished_at = ?, detail = ? "
+                       "WHERE id = ?", [_now(), f"in flight as {where} ({e['lever']}) when {why}", e["id"]])
+        if flying:
+            note = "; ".join(f"experiment {e['seq']} ({e['lever']}) was in flight" for e in flying)
+        else:
+            note = f"nothing was in flight (after experiment {last or 0})"
+        reason = f"{why}; {note}"  # shown after the status (`interrupted: ...`)
+        _update(db, "runs", run_id, {"status": status, "stop_reason": reason[:1000], "finished_at": _now()})
+    return reason
+
+
+def mark_stale_runs(db: Database) -> list[int]:
+    """Runs still `running` whose owning process is gone become `interrupted` (a read-write open
+    does this; read-only opens only show them so)."""
+    if "owner_pid" not in db["runs"].columns_dict:
+        return []
+    rows = list(db.query("SELECT id, owner_pid, owner_host, owner_start FROM runs WHERE status = 'running'"))
+    stale = [r for r in rows if owner.gone(r["owner_pid"], r["owner_host"], r["owner_start"])]
+    for r in stale:
+        interrupt_run(db, r["id"], f"its process (pid {r['owner_pid']} on {r['owner_host']}) was gone")
+    return [r["id"] for r in stale]
 
 
 def update_run(db: Database, run_id: int, **fields: Any) -> None:
@@ -170,7 +269,7 @@ def finish_experiment(db: Database, exp_id: int, *, measurements: Iterable[Mappi
                       diagnosis: Mapping | None = None, shelf: Mapping | None = None,
                       **fields: Any) -> None:
     """Decide a started experiment: its outcome, measurements, diagnosis and shelf row in one transaction."""
-    with db.atomic():
+    with atomic(db):
         _update(db, "experiments", exp_id, {"finished_at": _now(), **fields})
         _attach(db, exp_id, measurements, diagnosis, shelf)
 
@@ -179,7 +278,7 @@ def record_experiment(db: Database, run_id: int, *, measurements: Iterable[Mappi
                       diagnosis: Mapping | None = None, shelf: Mapping | None = None,
                       **fields: Any) -> int:
     """Start and finish an experiment in one transaction; return its id."""
-    with db.atomic():
+    with atomic(db):
         exp_id = start_experiment(db, run_id, finished_at=_now(), **fields)
         _attach(db, exp_id, measurements, diagnosis, shelf)
     return exp_id
@@ -258,12 +357,12 @@ def diagnoses(db: Database, run_id: int) -> list[dict]:
 # -- calibrations --------------------------------------------------------------------------
 
 def record_calibration(db: Database, **fields: Any) -> int:
-    with db.atomic():
+    with atomic(db):
         return _insert(db, "calibrations", {"created_at": _now(), **fields})
 
 
 def update_calibration(db: Database, cal_id: int, **fields: Any) -> None:
-    with db.atomic():
+    with atomic(db):
         _update(db, "calibrations", cal_id, fields)
 
 

@@ -18,6 +18,7 @@ SCHEMA = {
         "t_keep": "REAL", "aa_margins": "TEXT", "status": "TEXT", "stop_reason": "TEXT",
         "command": "TEXT", "calibration_id": "INTEGER",  # m002
         "strategy": "TEXT", "source_hash": "TEXT", "nvcc": "TEXT", "noise": "TEXT",  # m004
+        "owner_pid": "INTEGER", "owner_host": "TEXT", "owner_start": "TEXT", "resumes": "TEXT", "options": "TEXT",  # m005
     },
     "experiments": {
         "id": "INTEGER", "run_id": "INTEGER", "seq": "INTEGER", "kind": "TEXT", "lever": "TEXT",
@@ -102,7 +103,7 @@ def test_migrations_idempotent(tmp_path):
     assert schema_of(again) == before
     rows = list(again.query("SELECT migration_set, name FROM _sqlite_migrations ORDER BY id"))
     assert [r["name"] for r in rows] == names() == ["m001_initial", "m002_calibrations", "m003_calibration_aa_runs",
-                                                                  "m004_strategies"]
+                                                                  "m004_strategies", "m005_run_owner"]
     assert {r["migration_set"] for r in rows} == {"fa5090_search"}
     assert SCHEMA_VERSION == names()[-1]
 
@@ -307,3 +308,28 @@ def test_a_database_written_by_m001_migrates_and_keeps_its_rows(tmp_path):
     assert "calibrations" in db.table_names()
     assert len(q.history(db, 1)) == 14
     assert q.get_run(db, 1)["calibration_id"] is None
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_a_database_at_every_older_schema_migrates_and_keeps_its_rows(tmp_path, k):
+    """Written by m001..m00k (a run still `running`, as a SIGKILL left the H200's before m005): opening
+    it applies the rest; a run with no recorded owner is never judged stale, nor does it block a new run."""
+    from sqlite_utils import Database
+
+    path = tmp_path / f"m00{k}.db"
+    old = Database(path)
+    migrations.apply(old, stop_before=names()[k])
+    assert [m.name for m in migrations.applied(old)] == names()[:k]
+    old["runs"].insert({"id": 1, "started_at": "2026-11-30T00:00:00", "gpu_name": GPU, "problem_key": PROBLEM,
+                        "status": "running"})
+    old["experiments"].insert({"id": 1, "run_id": 1, "seq": 1, "kind": "lever", "lever": "exp2",
+                               "started_at": "2026-11-30T00:00:01"})
+    old.close()
+    ro = open_db(path, read_only=True)  # read as it is, columns added since read as missing
+    assert q.get_run(ro, 1)["status"] == "running"
+    ro.close()
+    db = open_db(path)
+    assert [m.name for m in migrations.applied(db)] == names() and SCHEMA_VERSION == names()[-1]
+    run = q.get_run(db, 1)
+    assert run["status"] == "running" and run["owner_pid"] is None and q.history(db, 1)[0]["lever"] == "exp2"
+    assert q.create_run(db, gpu_name=GPU, problem_key=PROBLEM) == 2

@@ -69,6 +69,8 @@ def run(
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
     gpus: Optional[int] = GPUS_OPT,
     scheduler: Optional[str] = SCHEDULER_OPT,
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run (RUN, default the latest interrupted one) from its last finished experiment, with its own problem, options, seed, null, best, shelf and budget left; the options given here are ignored."),
+    resume_run: Optional[int] = typer.Argument(None, metavar="RUN", help="With --resume: the run to continue."),
     db_path: Path = DB_OPT,
 ):
     """Search from the naive seed kernel: seed check, A/A null, then lever experiments until the
@@ -82,10 +84,16 @@ def run(
     given on the command line override them; where that asks what the recorded run never measured,
     the replay stops with one sentence naming the options that changed.
     Examples: `run --budget 20`, `run --seqlen 8192 --dtype bfloat16 --causal --strategy tpe`,
-    `run --screen --seed-knob compute=mma --budget 30`."""
+    `run --screen --seed-knob compute=mma --budget 30`.
+    `run --resume [RUN]` continues a run that was killed or interrupted."""
     from agent.bench import GpuBench, Recorder, Replay, ReplayMiss
     from agent.loop import SearchOptions, run_search
     from agent.progress import Reporter
+
+    if resume_run is not None and not resume:
+        _fail(f"a run number ({resume_run}) is only read with --resume: `run --resume {resume_run}`", 2)
+    if resume:
+        return _resume(resume_run, replay, db_path)
 
     args = locals()  # the parameters, taken by name
     given = {k: args[k] for k in _RUN_PARAMS}
@@ -151,9 +159,10 @@ def run(
                                     use_calibration=calibration, reanchor_every=reanchor_every, screen=screen,
                                     evidence=evidence, strategy=strategy, rng_seed=rng_seed)
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
-                                command=command, say=say)
+                                command=command, say=say, bench_settings={"time_budget": time_budget, "profile": profile,
+                                                                          "jobs": jobs, "l2": l2})
     except KeyboardInterrupt:
-        _fail("interrupted: every finished experiment is in the database; the run is marked interrupted", 130)
+        _interrupted(db)
     except ReplayMiss as e:
         _fail(f"{e}" + (f"; this command line changed the recorded run's {', '.join(changed)}" if changed else ""))
     except Exception as e:  # noqa: BLE001 - turned into one sentence below
@@ -216,6 +225,44 @@ def _replay_options(ctx: typer.Context, given: dict, replayed) -> tuple[dict, st
             + (f" (changed here: {', '.join(changed)})" if changed else ""))
     return out, line, changed
 
+
+
+def _interrupted(db) -> None:
+    """Ctrl-C: the loop has already recorded the run as interrupted (store.queries.interrupt_run)."""
+    import os
+
+    mine = [r for r in q.runs(db) if r.get("owner_pid") == os.getpid() and r["status"] == "interrupted"]
+    if not mine:
+        _fail("interrupted before the run started; nothing was recorded.", 130)
+    n = mine[-1]["id"]
+    _fail(f"interrupted: run {n} keeps every finished experiment; continue it with `fa5090-search run --resume {n}`.", 130)
+
+
+def _resume(run_id: Optional[int], replay: Optional[Path], db_path: Path) -> None:
+    """`run --resume [RUN]`: the run's own options rebuild its bench; it continues where it stopped."""
+    from agent.bench import GpuBench, Recorder
+    from agent.progress import Reporter
+    from agent.resume import pick, resume_search
+    from experiments.problem import Shape
+
+    if replay is not None:
+        _fail("--resume continues a run on its GPU; a --replay runs a recording from its start", 2)
+    db = _open(db_path, create=False)  # opening read-write marks runs whose process is gone as interrupted
+    try:
+        run = pick(db, run_id)
+        settings = run["options"].get("bench") or {}
+        gpu = GpuBench(Shape(**run["problem"]), _cache_dir(), budget_s=settings.get("time_budget", 2.0),
+                       profile=settings.get("profile", True), jobs=settings.get("jobs"), l2=settings.get("l2", "warm"))
+        gpu.device()
+        n = len(run.get("resumes") or []) + 1
+        bench = Recorder(gpu, _artifacts_for(db_path) / f"run-{run['id']}" / f"recording.resume-{n}.jsonl")
+        with Reporter(console, run["budget"]) as say:
+            rid = resume_search(bench, db, run["id"], artifacts=_artifacts_for(db_path), say=say)
+    except KeyboardInterrupt:
+        _interrupted(db)
+    except Exception as e:  # noqa: BLE001 - turned into one sentence below
+        _known_or_raise(e)
+    _print_history(q.history(db, rid), q.get_run(db, rid))
 
 
 @app.command()
