@@ -5,6 +5,6 @@
 set -u
 W=${1:-/tmp}
 nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a kernel_src/wgmma_probe.cu -o $W/wgmma_probe -Xptxas -v 2>&1 | grep -E "error|Used"
-for v in 0 1 2 3 4 5 6 7 99; do
+for v in 0 1 2 3 4 5 6 7 8 9 99; do
   timeout 30 $W/wgmma_probe $v || echo "{\"variant\": $v, \"exit\": $?}"
 done
