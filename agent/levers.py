@@ -230,6 +230,15 @@ CATALOG: tuple[Lever, ...] = (
         "next K one block early (three stages hide it, two expose it). Bitwise identical.",
     ),
     Lever(
+        name="wgmma", sets={"compute": "wgmma", "layout": "sw128", "q_in": "smem", "br": 64, "warps": 4},
+        targets=("issue_latency_chain", "tensor_bound"), requires={"compute": ("mma",), "staging": ("cp_async",)},
+        predicted=(0.7, 1.5),
+        hypothesis="On Hopper (sm_90a only; refused before any build elsewhere) move both GEMMs to warpgroup MMA: "
+        "QK^T and PV as wgmma m64nNk16 from swizzled shared-memory tiles (P from registers), no ldmatrix, a "
+        "quarter of the issue slots per FLOP and fewer registers than mma.sync's fragments. This first step "
+        "is synchronous (each GEMM waited for before the softmax), so a wide band.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

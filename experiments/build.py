@@ -52,6 +52,8 @@ class BuildSpec(BaseModel):
 
     def flags(self) -> list[str]:
         num = self.arch.removeprefix("sm_")
+        if self.knobs.needs_arch() == self.arch:
+            num += "a"  # the architecture-specific target: wgmma exists on sm_90a, not in sm_90's forward-compatible set
         return (FLAGS + [f"-I{SOURCE.parent}", f"-gencode=arch=compute_{num},code=sm_{num}"]
                 + [f"-D{k}={v}" for k, v in sorted(self.defines().items())])
 

@@ -66,7 +66,8 @@ class Lab:
                          causals=(False, True))
 
     def preflight(self, knobs: Knobs) -> str | None:
-        why = launch_refusal(self.limits, smem=knobs.smem_bytes(self.shape.D), threads=knobs.threads())
+        why = launch_refusal(self.limits, smem=knobs.smem_bytes(self.shape.D), threads=knobs.threads(),
+                             needs_arch=knobs.needs_arch())
         if why or not knobs.split_kv > 1 or not self.limits.global_mem:
             return why
         # split-KV's fp32 partials live beside the problem's own tensors (two arms' outputs when paired)

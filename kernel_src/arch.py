@@ -83,8 +83,13 @@ def ctas_per_sm(lim: ArchLimits, *, threads: int, smem: int, regs: int) -> tuple
     return by[limiter], limiter
 
 
-def launch_refusal(lim: ArchLimits, *, smem: int, threads: int, regs: int | None = None) -> str | None:
-    """None when a CTA of this size can launch, else the arithmetic that says it cannot."""
+def launch_refusal(lim: ArchLimits, *, smem: int, threads: int, regs: int | None = None,
+                   needs_arch: str | None = None) -> str | None:
+    """None when a CTA of this size can launch, else the arithmetic that says it cannot;
+    `needs_arch`: the one architecture the candidate's instructions exist on (wgmma: sm_90)."""
+    if needs_arch is not None and lim.arch != needs_arch:
+        return (f"these knobs use instructions that exist on {needs_arch} only (built as {needs_arch}a), "
+                f"and this target is {lim.arch}")
     if smem > lim.smem_per_block_optin:
         return (
             f"{smem} B of shared memory per CTA exceeds {lim.arch}'s opt-in limit of "

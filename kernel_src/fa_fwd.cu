@@ -5,8 +5,10 @@
 // Any N (tails are masked), D in {64, 128}, causal (top-left aligned) or not.
 //
 // The build defines the knobs (see kernel_src/knobs.py, which is the schema and the validator):
-//   FA_COMPUTE  0 scalar CUDA-core FMAs (the seed's v0) | 1 mma.sync m16n8k16 + ldmatrix (v1)
-//   FA_LAYOUT   0 row-major | 1 XOR swizzle | 2 padding, for the Q/K/V shared-memory tiles
+//   FA_COMPUTE  0 scalar CUDA-core FMAs (the seed's v0) | 1 mma.sync m16n8k16 + ldmatrix (v1) |
+//               2 warpgroup MMA (wgmma.mma_async, sm_90a only; one warpgroup per 64 query rows)
+//   FA_LAYOUT   0 row-major | 1 XOR swizzle | 2 padding | 3 the 128-byte swizzle in 64-column
+//               tiles that wgmma's descriptors read (compute=wgmma only), for the Q/K/V tiles
 //   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async
 //   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
 //   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA; each warp owns
@@ -43,6 +45,12 @@
 #include <type_traits>
 
 #include "mma.cuh"
+#if FA_COMPUTE == 2
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "compute=wgmma needs the sm_90a target (nvcc -gencode arch=compute_90a,code=sm_90a)"
+#endif
+#include "wgmma.cuh"
+#endif
 
 #ifndef FA_COMPUTE
 #define FA_COMPUTE 0
@@ -127,8 +135,8 @@
 
 namespace fa {
 
-enum { SCALAR = 0, MMA = 1 };
-enum { ROW_MAJOR = 0, SWIZZLE = 1, PAD = 2 };
+enum { SCALAR = 0, MMA = 1, WGMMA = 2 };
+enum { ROW_MAJOR = 0, SWIZZLE = 1, PAD = 2, SW128 = 3 };
 enum { STAGE_SCALAR = 0, STAGE_CP_ASYNC = 1 };
 enum { EXP_EXPF = 0, EXP_EX2 = 1 };
 enum {
@@ -158,7 +166,10 @@ struct Knobs {
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_;
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
-  static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is a tensor-core tiling");
+  static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
+  static_assert(COMPUTE != WGMMA || (LAYOUT == SW128 && Q_IN && STAGING == STAGE_CP_ASYNC && WARPS % 4 == 0 && MT == 1),
+                "wgmma: 128-byte swizzled tiles, Q read by descriptor, cp.async staging, whole warpgroups");
+  static_assert((LAYOUT == SW128) == (COMPUTE == WGMMA), "the wgmma tile layout is for wgmma alone");
   static_assert(SPLITS == 1 || SPLITS == 2 || SPLITS == 4 || SPLITS == 8, "1, 2, 4 or 8 key splits");
   static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
   static_assert(KV_STAGES >= 1 && KV_STAGES <= 3, "1 to 3 K/V stages");
@@ -260,6 +271,16 @@ __device__ __forceinline__ void store_u32(void* p, uint32_t v) {
 // cp.async: one 16-byte LDGSTS per 8 elements, no register, L1 bypassed (seed v3: 1.51x for
 // the width alone on the 5090; H200 N=2048 fp16: 5.12x paired, long_scoreboard had been 71% of
 // stalls). Out-of-range rows use src-size 0, which zero-fills.
+// Where a staged element goes: the layout's map, or (wgmma) the 128-byte swizzle in 64-column tiles
+// of ROWS rows, which depends on the tile's height.
+template <class K, int D, int ROWS>
+__device__ __forceinline__ int soff(int r, int c) {
+#if FA_COMPUTE == 2
+  if constexpr (K::LAYOUT == SW128) return sw128_el(r, c, ROWS);
+#endif
+  return Tile<D, K::LAYOUT>::off(r, c);
+}
+
 template <class K, int D, int ROWS, typename T>
 __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool commit = true) {
   using TL = Tile<D, K::LAYOUT>;
@@ -269,7 +290,7 @@ __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool co
       int r = i / CHUNKS, c = (i % CHUNKS) * 8;
       bool ok = row0 + r < N;
       const T* src = g + (size_t)(ok ? row0 + r : 0) * D + c;
-      cp_async16(s + TL::off(r, c), src, ok ? 16 : 0);
+      cp_async16(s + soff<K, D, ROWS>(r, c), src, ok ? 16 : 0);
     }
     if (commit) cp_async_commit();
   } else {
@@ -495,6 +516,15 @@ __device__ __forceinline__ void copy_out(const T* Qs, T* O, int q0, int r0, int 
   }
 }
 
+// wgmma reads shared memory through the async proxy: what cp.async landed is fenced for it by each
+// thread before the barrier that publishes the tile. Nothing for the other paths.
+template <class K>
+__device__ __forceinline__ void async_visible() {
+#if FA_COMPUTE == 2
+  if constexpr (K::COMPUTE == WGMMA) proxy_fence();
+#endif
+}
+
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, Dest<T> dst, int N, float scale,
                                          T* Qs, T* Ks, T* Vs, int q0, int split) {
@@ -519,6 +549,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 
   stage<K, D, K::BR>(Qs, Qg, q0, N);
   stage_wait<K>();
+  async_visible<K>();
   __syncthreads();
   // Q in registers: 4 x D/16 registers per m-tile held across the whole key loop. Re-read from
   // shared memory instead (FA_Q_IN=1): D/16 more ldmatrix per m-tile per key block, 32 registers
@@ -594,6 +625,27 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int j = 0; j < NT; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
+#if FA_COMPUTE == 2
+    if constexpr (K::COMPUTE == WGMMA) {
+      // Hopper arm (issue 10), step 1: each warpgroup's 64 query rows x BC keys as D/16 wgmma
+      // m64nBCk16, Q and K both read by descriptor from their swizzled tiles; synchronous (wait
+      // for the group before the softmax). Hypothesis: the same work in 1/4 of mma.sync's issue
+      // slots, with no ldmatrix at all; the softmax between the GEMMs stays serial in this step.
+      const int wg = warp / 4;
+      wg_fence();
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk) {
+        const uint64_t da = wg_desc(Qs + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
+        const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
+        if constexpr (K::BC == 32) wgmma_ss_n32<0, T>(&s[0][0][0], da, db, 1);
+        else if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0][0], da, db, 1);
+        else wgmma_ss_n128<0, T>(&s[0][0][0], da, db, 1);
+      }
+      wg_commit();
+      wg_wait<0>();
+      return;
+    }
+#endif
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       uint32_t qa[K::Q_IN ? MT : 1][4];
@@ -642,6 +694,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     const T* Vb = Vs + buf(kb);
     if constexpr (OVERLAP) {
       cp_async_wait<0>();  // K(kb), the only group in flight
+      async_visible<K>();
       __syncthreads();     // K visible to every warp; every warp is done with V(kb - 1)
       stage<K, D, K::BC>(Vs, Vg, k0, N);
     } else if constexpr (NS == 1) {
@@ -649,12 +702,14 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       stage<K, D, K::BC>(Ks, Kg, k0, N);
       stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
       stage_wait<K>();
+      async_visible<K>();
     } else if constexpr (PIPE) {
       issue(kb + NS - 1);  // the buffer of block kb - 1, freed by the barrier at the end of its iteration
       cp_async_wait<2 * NS - 3>();  // K of the next block has landed, and with it everything of this one
     } else {
       issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
       cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
+      async_visible<K>();
     }
     if (FA_DEFECT != DEF_MISSING_SYNC && !OVERLAP) __syncthreads();
 
@@ -771,14 +826,33 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       }
     if constexpr (NS > 1 && !PIPE) {
       cp_async_wait<2 * NS - 2>();  // this block's V
+      async_visible<K>();
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
     }
     if constexpr (OVERLAP) {
       cp_async_wait<0>();  // V(kb)
+      async_visible<K>();
       __syncthreads();     // V visible; every warp is past QK^T(kb), so K's tile is free
       if (kb + 1 < kb_hi) stage<K, D, K::BC>(Ks, Kg, (kb + 1) * K::BC, N);
     }
+#if FA_COMPUTE == 2
+    if constexpr (K::COMPUTE == WGMMA) {
+      // O += P V: P from registers (the A-fragment the softmax just packed), V by descriptor from
+      // its swizzled tile read transposed (MN-major), one 64-column tile of O per wgmma m64n64k16.
+      wg_fence();
+#pragma unroll
+      for (int kk = 0; kk < K::BC / 16; ++kk) {
+        const uint32_t a[4] = {pf[0][2 * kk][0], pf[0][2 * kk][1], pf[0][2 * kk + 1][0], pf[0][2 * kk + 1][1]};
+#pragma unroll
+        for (int h = 0; h < D / 64; ++h)
+          wgmma_rs_n64<1, T>(&o[0][h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+      }
+      wg_commit();
+      wg_wait<0>();
+    }
+#endif
     // O += P V, each V fragment feeding MT m-tiles
+    if constexpr (K::COMPUTE != WGMMA) {
 #pragma unroll
     for (int kk = 0; kk < K::BC / 16; ++kk) {
 #pragma unroll
@@ -792,6 +866,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
           mma16816<T>(o[mt][i + 1], a, b + 2);
         }
       }
+    }
     }
     if constexpr (NS > 1) __syncthreads();  // every warp is done with this buffer before it is refilled
   };
@@ -933,7 +1008,7 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
   const size_t head = (size_t)it.bh * N, kv_head = ((size_t)b * Hkv + kvh) * N;
   const size_t part = ((size_t)it.split * BH + it.bh) * N;
   const int q0 = it.qt * K::BR;
-  if constexpr (K::COMPUTE == MMA) {
+  if constexpr (K::COMPUTE != SCALAR) {
     Dest<T> dst{O + head * D, L + head, K::SPLITS > 1 ? Opart + part * D : nullptr,
                 K::SPLITS > 1 ? Lpart + part : nullptr};
     body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
@@ -949,7 +1024,7 @@ __global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
               float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
               int BH, float scale) {
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
   T* Ks = Qs + K::BR * TL::STRIDE;

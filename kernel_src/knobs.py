@@ -20,12 +20,14 @@ SOURCE = Path(__file__).with_name("fa_fwd.cu")
 class Compute(str, Enum):
     scalar = "scalar"  # CUDA-core FMAs, the seed's v0
     mma = "mma"  # mma.sync m16n8k16 + ldmatrix, v1
+    wgmma = "wgmma"  # warpgroup MMA from shared-memory descriptors, sm_90a only (issue 10)
 
 
 class Layout(str, Enum):
     row_major = "row_major"
     swizzle = "swizzle"
     pad = "pad"
+    sw128 = "sw128"  # the 128-byte swizzle in 64-column tiles that wgmma's descriptors read
 
 
 class Staging(str, Enum):
@@ -174,6 +176,20 @@ class Knobs(BaseModel):
         if self.pipeline == Switch.on and self.kv_stages < 2:
             raise ValueError("knob 'pipeline'=on computes the next block's QK^T before this block's softmax, "
                              "so the next K must already be in the ring: it needs kv_stages=2 or 3")
+        if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
+            raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
+                             "layout=sw128 is that layout alone: set both or neither")
+        if self.compute == Compute.wgmma:
+            bad = {"staging": (self.staging, Staging.cp_async), "q_in": (self.q_in, QIn.smem),
+                   "v_load": (self.v_load, VLoad.ldmatrix_trans), "epilogue": (self.epilogue, Epilogue.direct),
+                   "pipeline": (self.pipeline, Switch.off)}
+            for name, (got, want) in bad.items():
+                if got != want:
+                    raise ValueError(f"knob 'compute'=wgmma (this step of the Hopper arm) needs {name}={want.value}, "
+                                     f"not {got.value}")
+            if self.warps not in (4, 8) or self.br != 16 * self.warps or self.bc not in (32, 64, 128):
+                raise ValueError(f"knob 'compute'=wgmma runs whole warpgroups of 64 query rows: warps 4 or 8 with "
+                                 f"br = 16 x warps, and bc 32, 64 or 128 (got br={self.br}, bc={self.bc}, warps={self.warps})")
         if self.compute == Compute.scalar:
             for name, default in _MMA_ONLY.items():
                 if getattr(self, name) != default:
@@ -233,6 +249,10 @@ class Knobs(BaseModel):
         return d
 
     # ---- pre-flight arithmetic -----------------------------------------------------------
+    def needs_arch(self) -> str | None:
+        """The one architecture these knobs' instructions exist on, or None (any sm_80+)."""
+        return "sm_90" if self.compute == Compute.wgmma else None
+
     def threads(self) -> int:
         return 32 * self.warps
 
@@ -256,7 +276,7 @@ _FIRST_KNOBS = ("compute", "layout", "staging", "exp", "br", "bc", "warps")
 _DEFAULTS = SEED.model_dump(mode="json")
 
 
-HEADERS = (SOURCE.with_name("mma.cuh"),)
+HEADERS = (SOURCE.with_name("mma.cuh"), SOURCE.with_name("wgmma.cuh"))
 
 
 def source_hash(source: Path = SOURCE) -> str:

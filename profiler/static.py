@@ -56,7 +56,7 @@ def figures(log: str, knobs: Knobs, limits: ArchLimits, head_dim: int, causal: b
     regs = rec.registers or 0
     smem = knobs.smem_bytes(head_dim)
     ctas, limiter = ctas_per_sm(limits, threads=knobs.threads(), smem=smem, regs=regs)
-    refusal = launch_refusal(limits, smem=smem, threads=knobs.threads(), regs=regs)
+    refusal = launch_refusal(limits, smem=smem, threads=knobs.threads(), regs=regs, needs_arch=knobs.needs_arch())
     return StaticFigures(registers=regs, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
                          ctas_per_sm=0 if refusal else ctas, warps_per_sm=0 if refusal else ctas * knobs.warps,
                          rows_per_sm=0 if refusal else ctas * knobs.br, limiter=limiter, refusal=refusal)
@@ -94,7 +94,7 @@ def static_report(knobs_list: Sequence[Knobs], builds: Sequence[Built], arch: st
         ctas, limiter = ctas_per_sm(lim, threads=knobs.threads(), smem=smem, regs=rec.registers)
         row.update(registers=rec.registers, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
                    ctas_per_sm=ctas, warps_per_sm=ctas * knobs.warps, limiter=limiter,
-                   refusal=launch_refusal(lim, smem=smem, threads=knobs.threads()))
+                   refusal=launch_refusal(lim, smem=smem, threads=knobs.threads(), needs_arch=knobs.needs_arch()))
         try:
             counts = {f: c for f, c in census(dump_sass(r.library)).items() if "fa_fwd_kernel" in f}
             row["census"] = dict(next(iter(counts.values())).most_common()) if counts else {}

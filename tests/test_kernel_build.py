@@ -128,3 +128,41 @@ def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
     bad = subprocess.run(["nvcc", "-O3", "-std=c++17", "-cubin", "-gencode", "arch=compute_90,code=sm_90", str(src), "-o",
                           str(tmp_path / "p.cubin")], capture_output=True, text=True)
     assert bad.returncode != 0 and "not supported on .target 'sm_90'" in bad.stderr
+
+
+# Issue 10, step 1: the Hopper arm as a knob family. Built here (no GPU), not yet run on one.
+WGMMA = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")
+
+
+def test_the_wgmma_arm_builds_for_sm90a_without_spills(tmp_path):
+    """compute=wgmma builds with the sm_90a target (the build adds the `a`), every dtype, head dim and
+    mask mode, with fewer registers than the mma.sync kernel and no spill; one and two warpgroups."""
+    specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128))
+             for k in (WGMMA, WGMMA.replace(br=128, warps=8, kv_stages=2, rescale_skip="on"))]
+    assert all("-gencode=arch=compute_90a,code=sm_90a" in s.flags() for s in specs)
+    res = build(specs, tmp_path)
+    for spec in specs:
+        r = res[spec.key()]
+        assert r.ok, r.log[-2000:]
+        recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
+        assert len(recs) == 8 and all(x.arch == "sm_90a" for x in recs)
+        assert all(x.spill_stores == 0 and x.spill_loads == 0 and x.registers <= 200 for x in recs), recs
+
+
+def test_the_wgmma_arm_is_refused_off_hopper_before_any_build():
+    from kernel_src.arch import TABLE, launch_refusal
+    from kernel_src.knobs import KnobError
+
+    why = launch_refusal(TABLE["sm_80"], smem=WGMMA.smem_bytes(128), threads=WGMMA.threads(), needs_arch=WGMMA.needs_arch())
+    assert why and "sm_90 only" in why and "sm_80" in why
+    assert launch_refusal(TABLE["sm_90"], smem=WGMMA.smem_bytes(128), threads=WGMMA.threads(), needs_arch="sm_90") is None
+    with pytest.raises(KnobError, match="layout=sw128"):
+        WGMMA.replace(layout="swizzle")
+    with pytest.raises(KnobError, match="q_in=smem"):
+        WGMMA.replace(q_in="regs")
+    with pytest.raises(KnobError, match="warpgroups"):
+        WGMMA.replace(bc=16)
+    with pytest.raises(KnobError, match="only compute=mma tiles"):
+        WGMMA.replace(br=128, warps=4)
+    with pytest.raises(KnobError, match="layout=sw128"):
+        Knobs(compute="mma", layout="swizzle").replace(layout="sw128")

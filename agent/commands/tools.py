@@ -343,7 +343,7 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
     kernels = dsp.kernels(rows)
     for kn, dt, d, c in kernels:
         for lim in lims:
-            why = launch_refusal(lim, smem=kn.smem_bytes(d), threads=kn.threads())
+            why = launch_refusal(lim, smem=kn.smem_bytes(d), threads=kn.threads(), needs_arch=kn.needs_arch())
             if why:
                 _fail(f"{kn.label()} (measured on {measured_arch}) cannot launch on {lim.arch}: {why}")
     so = out.with_suffix(".so")

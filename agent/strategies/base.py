@@ -160,7 +160,8 @@ def knobs_of(choice: dict) -> Knobs:
 
 
 def launchable(k: Knobs, limits: ArchLimits | None, head_dim: int) -> bool:
-    return limits is None or launch_refusal(limits, smem=k.smem_bytes(head_dim), threads=k.threads()) is None
+    return limits is None or launch_refusal(limits, smem=k.smem_bytes(head_dim), threads=k.threads(),
+                                              needs_arch=k.needs_arch()) is None
 
 
 def sample_valid(rng: random.Random, dims: dict[str, list], limits: ArchLimits | None, head_dim: int,
