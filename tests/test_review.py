@@ -146,7 +146,8 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     from kernel_src.knobs import Knobs
 
     assert list(by) == list(Knobs.model_fields)
-    assert by["layout"]["values"] == ["row_major", "swizzle", "pad"] and by["layout"]["levers"] == ["swizzle", "padding"]
+    assert by["layout"]["values"] == ["row_major", "swizzle", "pad", "sw128"]
+    assert by["layout"]["levers"] == ["swizzle", "padding", "wgmma"] and "wgmma" in by["compute"]["values"]
     assert by["bc"]["values"] == [32, 64, 128] and by["compute"]["default"] == "scalar"
 
 
