@@ -86,3 +86,20 @@ def _completable(partial: dict) -> bool:
         if _knobs({**fill, **partial}) is not None:
             return True
     return False
+
+
+def hopper_set() -> list[Knobs]:
+    """The Hopper arm's configurations for its first GPU battery (issue 10): every tile the arm
+    allows (BC 32/64/128 on one or two warpgroups) and, on the 64x64 tile, each knob it shares with
+    the mma.sync kernel moved off its default once (stages, rescale forms, softmax, masks, order,
+    persistence, split-KV, overlap). Not a pairwise set: a first check that each part works."""
+    from .knobs import Knobs as _K
+
+    base = _K(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")
+    tiles = [base.replace(bc=bc, br=16 * w, warps=w) for bc in (32, 64, 128) for w in (4, 8)]
+    moves = [dict(kv_stages=2), dict(kv_stages=3), dict(rescale_skip="on"), dict(rescale_skip="on", rescale_lazy="on"),
+             dict(softmax="fused"), dict(causal_mask="predicate"), dict(causal_mask="split"),
+             dict(cta_order="heaviest_first"), dict(persistent="on"), dict(split_kv=2), dict(kv_overlap="on"),
+             dict(exp="expf"), dict(min_ctas=2), dict(store="cs")]
+    out = tiles + [base.replace(**m) for m in moves]
+    return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]

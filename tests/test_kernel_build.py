@@ -166,3 +166,11 @@ def test_the_wgmma_arm_is_refused_off_hopper_before_any_build():
         WGMMA.replace(br=128, warps=4)
     with pytest.raises(KnobError, match="layout=sw128"):
         Knobs(compute="mma", layout="swizzle").replace(layout="sw128")
+
+
+def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
+    from kernel_src.covering import covering_set, hopper_set
+
+    hs = hopper_set()
+    assert len(hs) == 20 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
