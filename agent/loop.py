@@ -59,12 +59,15 @@ class SearchOptions(BaseModel):
     renoise: bool = True
     # the agent's revision (agent.strategies.limiter.VERSIONS): a replay runs the one it recorded
     agent_version: int = 2
+    # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
+    # absolute anchor (screens recorded before this setting had none)
+    screen_comparator: bool = True
 
 
 # what a recording made before a setting existed ran with (a replay answers with these)
-LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1}
+LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1, "screen_comparator": False}
 # settings added after recordings that do record a setup: what those recordings ran with
-LATER_SETTINGS = {"agent_version": 1}
+LATER_SETTINGS = {"agent_version": 1, "screen_comparator": False}
 
 
 class SearchError(RuntimeError):
@@ -369,6 +372,9 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     if not o.screen:
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"final_reanchor", "comparator"} - (progress.final_done if resumed else set()))
+    elif o.screen_comparator:  # the screened kernel itself against SDPA flash: the table's anchor
+        _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
+               owed={"comparator"} - (progress.final_done if resumed else set()))
     return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
 
 

@@ -43,6 +43,7 @@ def test_the_n8192_screen_replays_with_the_recorded_options(artifacts, tmp_path)
     assert m["softmax_ffma"][0] == "NULL" and m["smem_epilogue"] == ("NULL", 1.0008)
     assert m["kv_overlap"] == ("SLOWER", 0.9374) and m["qk_pipeline"] == ("SLOWER", 0.8481)
     assert sum(r["seq"] is not None for r in rows) == 30 and all(r["outcome"] != "WRONG" for r in rows)
+    assert not any(r["kind"] == "comparator" for r in rows)  # recorded before screens had one
     assert _margins(json.loads((RES / "screen_n8192_history.json").read_text())) == m  # as the H200 printed it
 
 
