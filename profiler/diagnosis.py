@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from profiler.metrics import metric_names
+from profiler.metrics import has_wgmma, metric_names
 
 # Thresholds, each tied to the rung of the seed (000_79013c70771ace34) that motivates it.
 TENSOR_IDLE_PCT = 1.0  # v0 read 0.0% while FMAs did the matmuls; v1 (mma.sync) read 27.58%
@@ -59,6 +59,9 @@ class Metrics(BaseModel):
     waves_per_sm: float | None = None
     grid_size: float | None = None
     block_size: float | None = None
+    gmma_inst: float | None = None  # gh100 only: warpgroup MMA instructions
+    shared_gmma_wavefronts: float | None = None
+    shared_gmma_bank_conflicts: float | None = None
     stalls: dict[str, float] = {}  # reason -> warp-cycles per issued instruction
 
 
@@ -178,6 +181,10 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1) -> Diagnosis:
         label = "unknown"
         text = f"no rule matched at tensor pipe {'n/a' if tp is None else f'{tp:.1f}%'}; {tops}."
 
+    if label in ("issue_latency_chain", "tensor_bound") and m.arch and has_wgmma(m.arch) and not m.gmma_inst:
+        # issue 10: on Hopper the fastest attention kernels issue warpgroup MMAs, a quarter of the
+        # tensor instructions for the same work, which mma.sync cannot reach
+        text = text[:-1] + "; this part has warpgroup MMA (wgmma), which this mma.sync kernel does not use: lever wgmma."
     smem = None
     if m.smem_static_per_block is not None or m.smem_dynamic_per_block is not None:
         smem = (m.smem_static_per_block or 0) + (m.smem_dynamic_per_block or 0)

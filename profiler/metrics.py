@@ -103,6 +103,24 @@ def chip_family(arch: str | int) -> str:
     return _CHIP[cc]
 
 
+# Counters one chip alone has, collected there only (an unknown name would fail the whole ncu call
+# elsewhere): on gh100 the warpgroup MMA path, from `ncu --query-metrics --chip gh100`
+# (../shared/device/h200/ncu_metrics_gh100.txt). The tensor-pipe cycles above already count HGMMA.
+_ONLY: dict[str, dict[str, str]] = {
+    "gh100": {
+        "gmma_inst": "sm__inst_executed_pipe_tensor_op_gmma.sum",
+        "shared_gmma_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+        "shared_gmma_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
+    },
+}
+
+
 def metric_names(arch: str | int) -> dict[str, str]:
     """Logical name -> the ncu metric name on `arch`."""
-    return {**METRICS, **_OVERRIDES.get(chip_family(arch), {})}
+    chip = chip_family(arch)
+    return {**METRICS, **_OVERRIDES.get(chip, {}), **_ONLY.get(chip, {})}
+
+
+def has_wgmma(arch: str | int) -> bool:
+    """Whether the part has warpgroup MMA (Hopper: sm_90, built as sm_90a)."""
+    return compute_capability(arch) == 90

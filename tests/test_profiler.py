@@ -41,15 +41,18 @@ def test_every_gh100_counter_exists_in_the_chips_own_list():
 
 
 def test_metrics_model_has_a_field_per_logical_metric():
-    scalars = {k for k in METRICS if not k.startswith("stall_")}
+    from profiler.metrics import _ONLY
+
+    scalars = {k for k in METRICS if not k.startswith("stall_")} | {k for only in _ONLY.values() for k in only}
     fields = set(Metrics.model_fields) - {"arch", "kernel", "stalls"}
     assert scalars == fields
     assert {k[len("stall_"):] for k in METRICS if k.startswith("stall_")} == set(STALL_REASONS)
 
 
 def test_metric_names_per_arch():
-    for arch in ARCHS:
-        assert metric_names(arch).keys() == METRICS.keys()
+    for arch in ARCHS:  # every chip its table, gh100 (Hopper) also its warpgroup-MMA counters
+        extra = {"gmma_inst", "shared_gmma_wavefronts", "shared_gmma_bank_conflicts"} if compute_capability(arch) == 90 else set()
+        assert metric_names(arch).keys() == METRICS.keys() | extra
     assert metric_names("sm_90")["tensor_pipe_pct"].startswith("sm__pipe_tensor_op_hmma_cycles_active.")
     assert "_v2." in metric_names("sm_89")["tensor_pipe_pct"]
     assert metric_names("sm_120")["tensor_pipe_pct"].startswith("sm__pipe_tensor_cycles_active.")
@@ -339,3 +342,14 @@ def test_unknown_and_stall_shares():
     assert d.label == "unknown"
     assert len(d.top_stalls) == 3 and all(s == pytest.approx(0.25) for _, s in d.top_stalls)
     assert "selected" not in dict(d.top_stalls)
+
+
+def test_an_issue_bound_mma_sync_kernel_on_hopper_is_told_about_wgmma():
+    """Issue 10: on a part with warpgroup MMA an issue- or tensor-bound mma.sync kernel's diagnosis
+    names the lever that moves there; on other parts, and for a kernel already issuing wgmma, not."""
+    stalls = {"wait": 0.5, "short_scoreboard": 0.4, "long_scoreboard": 0.05}
+    base = dict(stalls=stalls, tensor_pipe_pct=40.0, achieved_warps_per_sm=8.0, theoretical_warps_per_sm=8.0)
+    hopper = diagnose(Metrics(arch="sm_90", **base))
+    assert hopper.label == "issue_latency_chain" and "lever wgmma" in hopper.summary
+    assert "wgmma" not in diagnose(Metrics(arch="sm_80", **base)).summary
+    assert "lever wgmma" not in diagnose(Metrics(arch="sm_90", gmma_inst=1e6, **base)).summary
