@@ -311,3 +311,16 @@ def test_sweep_ranks_n_draws_against_sdpa_on_the_synthetic_bench():
     timed = [r for r in rows if r["status"] == "timed"]
     assert timed and [r["vs_sdpa"] for r in timed] == sorted((r["vs_sdpa"] for r in timed), reverse=True)
     assert all(r["static"] is not None for r in rows)
+
+
+def test_the_wgmma_lever_is_a_candidate_on_hopper_only():
+    """Off Hopper the arm's instructions do not exist: the agent never builds the candidate (it
+    would cost a compile error and an experiment); on sm_90 it is one, and it targets the
+    issue-bound diagnosis the profiler gives an mma.sync kernel there."""
+    best = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2")
+    static = {best.key(): _fig(174, 0, 52224, 2)}
+    diag = Diagnosis(label="issue_latency_chain", summary="", top_stalls=[])
+    mk = lambda arch: State(best=best, seed=SEED, best_static=static[best.key()], diagnosis=diag, static=static,
+                            t_noise=0.002, t_keep=1.002, budget_left=10, levers=levers.CATALOG, limits=TABLE[arch])
+    names = lambda arch: {m.name for m in LimiterAgent().moves(mk(arch))}
+    assert "wgmma" in names("sm_90") and "wgmma" not in names("sm_80") and "wgmma" not in names("sm_120")

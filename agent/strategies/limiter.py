@@ -63,9 +63,13 @@ class LimiterAgent:
         for lv in state.levers:
             if lv.applies_to(state.best, state.causal):
                 try:
-                    out.append((lv, lv.apply(state.best)))
+                    k = lv.apply(state.best)
                 except KnobError:
                     continue  # an invalid combination at this best: not a candidate
+                need = k.needs_arch()
+                if need and state.limits is not None and state.limits.arch != need:
+                    continue  # instructions this part does not have (wgmma off Hopper): never built
+                out.append((lv, k))
         return out
 
     def _compound_seeds(self, state: State) -> set[str]:
