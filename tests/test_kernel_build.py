@@ -174,3 +174,20 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     hs = hopper_set()
     assert len(hs) == 20 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
+
+
+def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it():
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+
+    knobs = ["--knob", "compute=wgmma", "--knob", "layout=sw128", "--knob", "staging=cp_async", "--knob", "exp=ex2",
+             "--knob", "q_in=smem"]
+    res = CliRunner().invoke(app, ["static", "--arch", "sm_80", *knobs])
+    assert res.exit_code == 2 and "--arch sm_90" in res.output
+    res = CliRunner().invoke(app, ["static", "--arch", "sm_90", "--json", *knobs])
+    assert res.exit_code == 0, res.output
+    (row,) = __import__("json").loads(res.output)
+    assert row["built"] and row["spill_bytes"] == 0 and row["refusal"] is None
+    if row["census"]:  # cuobjdump present: both GEMMs on warpgroup MMA, D=128 at BC 64 (8 + 4 x 2)
+        assert row["census"].get("HGMMA") == 16 and not row["census"].get("HMMA") and not row["census"].get("LDSM")

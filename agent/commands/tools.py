@@ -161,7 +161,7 @@ _LADDER = [{}, {"compute": "mma"}, {"compute": "mma", "layout": "swizzle"},
            {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "q_in": "smem"},
            {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2, "persistent": "on",
             "bc": 32}]
-CENSUS = ("HMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
+CENSUS = ("HMMA", "HGMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
 
 
 @app.command()
@@ -189,6 +189,10 @@ def static(
         cands = [Knobs.parse_assignments(knob)] if knob else covering_set() if covering else [Knobs.parse(d) for d in _LADDER]
     except KnobError as e:
         _fail(str(e))
+    for k in cands:  # refused before any build, as a search refuses it
+        if k.needs_arch() not in (None, arch):
+            _fail(f"{k.label()} uses instructions that exist on {k.needs_arch()} only (built as {k.needs_arch()}a): "
+                  f"compile it with --arch {k.needs_arch()}", 2)
     lim = TABLE[arch]
     specs = [BuildSpec(knobs=k, arch=arch, dtypes=(dtype,), dims=(head_dim,), causals=(False,)) for k in cands]
     try:
