@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Session 5's device work on nvidia-h200-x2 (longer than one call, so as scripts/device_long.sh):
+#   bash scripts/device_session5.sh start   (device tool, kind nvidia-h200-x2, carrying .whl)
+#   bash scripts/device_session5.sh wait    (at once after it, on the same warm machine; again if needed)
+# Phase 1, one queue per GPU, each step killed at the phase deadline:
+#   GPU 0: `run --budget 20` from the naive seed at B2 H16 N8192 D128 fp16 (agent v2, the whole
+#          catalog, wgmma included: issues 8, 9, 10); then the stacked mma.sync winners (the N8192
+#          agent's final kernel + lazy_rescale + softmax_ffma, issue 9) as a seed, budget 6, no wgmma.
+#   GPU 1: the wgmma probe (variants 8 and 9), the Hopper arm's tier (scripts/device_ladder.py
+#          --hopper); a run seeded on the wgmma arm at N8192, budget 10 (issue 10); the stacked
+#          mma.sync seed at causal N8192, budget 6, no wgmma (issue 9).
+# Phase 2, both GPUs (issue 13): a screen of the mma seed at N8192 on one GPU, then the same with
+#   --gpus 2 (as scripts/device_dask.sh, budget 12), after a --budget 1 run that fills the build cache.
+# Everything lands in $OUT/s5/s5.tgz with a summary; copy to results/<date>_h200_session5/.
+set -uo pipefail
+W=/tmp/w/s5; R=$OUT/s5; mkdir -p $W $R
+COMMON="--time-budget 1.5"
+FINAL="compute=mma layout=pad staging=cp_async exp=ex2 br=128 warps=4 bc=32 kv_stages=2 q_in=smem rescale_skip=on persistent=on"
+STACKED="$FINAL rescale_lazy=on softmax=fused"
+WG="compute=wgmma layout=sw128 staging=cp_async exp=ex2 q_in=smem br=64 warps=4 bc=64 kv_stages=2"
+seed() { for k in $*; do printf -- '--seed-knob %s ' $k; done; }
+if [ "$1" = start ]; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
+  cat > $W/env.sh <<EOF
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
+cd $PWD
+T0=$(date +%s)
+one() {  # one DEADLINE GPUS NAME CMD...: one step on those GPUs, its own database, killed at the deadline
+  local dl=\$1 gpus=\$2 name=\$3; shift 3; local left=\$(( dl - \$(date +%s) ))
+  [ \$left -gt 45 ] || { echo "# not started: \${left}s left" > $W/\$name.txt; return; }
+  { echo "# \$(date -u +%FT%TZ) on GPU(s) \$gpus: \$(nvidia-smi -i \$gpus --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tr '\n' ';')"
+    echo "\\\$ \$*   (CUDA_VISIBLE_DEVICES=\$gpus, timeout \${left}s)"
+    local t0=\$(date +%s.%N)
+    CUDA_VISIBLE_DEVICES=\$gpus FA5090_CACHE=\${CACHE:-/tmp/facache\${gpus//,/}} timeout \$left "\$@"
+    local rc=\$?; echo "\$t0 \$(date +%s.%N)" > $W/\$name.time
+    echo "# exit \$rc at \$(date -u +%FT%TZ)"; } > $W/\$name.txt 2>&1
+}
+EOF
+  . $W/env.sh
+  P1=$(( T0 + ${PHASE1:-1000} )); P2=$(( T0 + ${PHASE1:-1000} + ${PHASE2:-420} ))
+  cat > $W/q0.sh <<EOF
+. $W/env.sh
+one $P1 0 naive_n8192 python3 -m agent run --seqlen 8192 --budget 20 $COMMON --db $W/naive_n8192.db
+one $P1 0 stacked_n8192 python3 -m agent run $(seed $STACKED) --seqlen 8192 --budget 6 --exclude-lever wgmma --no-profile $COMMON --db $W/stacked_n8192.db
+touch $W/q0.done
+EOF
+  cat > $W/q1.sh <<EOF
+. $W/env.sh
+mkdir -p $W/probe
+one $P1 1 wgmma_probe bash scripts/device_wgmma_probe.sh $W/probe
+one $P1 1 hopper_tier python3 scripts/device_ladder.py $W/tier --hopper
+one $P1 1 wgmma_n8192 python3 -m agent run $(seed $WG) --seqlen 8192 --budget 10 $COMMON --db $W/wgmma_n8192.db
+one $P1 1 stacked_c8192 python3 -m agent run $(seed $STACKED) --seqlen 8192 --causal --budget 6 --exclude-lever wgmma --no-profile $COMMON --db $W/stacked_c8192.db
+touch $W/q1.done
+EOF
+  SCREEN="$(seed compute=mma layout=pad staging=cp_async exp=ex2) --seqlen 8192 --screen --no-profile $COMMON"
+  cat > $W/q.sh <<EOF
+. $W/env.sh
+bash $W/q0.sh > $W/q0.log 2>&1 &
+bash $W/q1.sh > $W/q1.log 2>&1 &
+wait
+CACHE=/tmp/facache_dask one $P2 0 dask_warm python3 -m agent run $SCREEN --budget 1 --db $W/dask_warm.db
+CACHE=/tmp/facache_dask one $P2 0 dask_one_gpu python3 -m agent run $SCREEN --budget 12 --db $W/dask_one_gpu.db
+CACHE=/tmp/facache_dask one $P2 0,1 dask_two_gpus python3 -m agent run $SCREEN --budget 12 --gpus 2 --db $W/dask_two_gpus.db
+touch $W/q.done
+EOF
+  setsid nohup bash $W/q.sh > $W/q.log 2>&1 < /dev/null &
+  sleep ${FIRST:-560}
+  for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations" $f | cut -c1-180 | tail -10; done
+  exit 0
+fi
+# wait: until the queue is done (or this call's limit nears), then pack what there is
+export PYTHONPATH=/tmp/site:$PWD
+for i in $(seq 1 ${WAITS:-108}); do [ -f $W/q.done ] && break; sleep 5; done
+for f in $W/*.db; do
+  n=$(basename $f .db)
+  python3 -m agent history --json --db $f > $W/${n}_history.json 2>/dev/null
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" $f 2>/dev/null
+done
+rm -f $W/*.db-wal $W/*.db-shm
+if [ -f $W/dask_one_gpu.db ] && [ -f $W/dask_two_gpus.db ]; then
+  python3 scripts/dask_side_by_side.py $W/dask_one_gpu.db $W/dask_two_gpus.db $W
+  for n in dask_one_gpu dask_two_gpus; do
+    [ -f $W/$n.time ] && awk -v n=$n '{printf "\nprocess wall time of %s: %.1f s\n", n, $2 - $1}' $W/$n.time >> $W/side_by_side.md
+  done
+fi
+[ -f $W/q.done ] && echo "# queue done" || echo "# queue still running"
+tar -C /tmp/w --exclude='*.so' --exclude='*.o' -czf $R/s5.tgz s5
+for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations x|worst" $f | cut -c1-200 | tail -16; done > $R/summary.txt
+[ -f $W/side_by_side.md ] && cat $W/side_by_side.md >> $R/summary.txt
+cat $R/summary.txt
