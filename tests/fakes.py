@@ -168,6 +168,17 @@ class DyingSimBench(SimBench):
         return super().evaluate(base, cand, **gate)
 
 
+class SlowSimBench(SimBench):
+    """SimBench whose seed check takes 3 s, as a real one does on a GPU: the client's wait for a
+    worker outlasts its 2 s poll (the first --gpus 2 run on the H200 ended there, 2026-11-30)."""
+
+    def check(self, knobs, shapes):
+        import time
+
+        time.sleep(3.0)
+        return super().check(knobs, shapes)
+
+
 class NoisyWorkerSimBench(SimBench):
     """SimBench whose A/A null is 3% wide on the Dask worker named "1" (a noisier GPU), so a pair
     measured there is judged with another t_keep than one measured on worker "0"."""

@@ -24,7 +24,7 @@ from kernel_src.knobs import Knobs  # noqa: E402
 from store import queries as q  # noqa: E402
 from store.db import open_db  # noqa: E402
 
-from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench  # noqa: E402
+from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench, SlowSimBench  # noqa: E402
 from test_margins import BEST, N8192, ROOT, _recording  # noqa: E402
 
 SHAPE = Shape(B=2, H=16, N=8192, D=128)
@@ -93,6 +93,18 @@ def test_a_screen_on_two_workers_equals_the_one_process_screen(tmp_path, client)
     assert all(d["null_repeats"] == 5 and len(d["aa_margins"]) == 5 and d["t_keep"] == 1 + d["t_noise"] for d in devices)
     assert not bench.requeued and not bench._ahead  # every evaluation started ahead was the one the loop asked for
     assert client.get_metadata(["fa5090-search", "gpu"]) == {w: "NVIDIA H200 (simulated)" for w in bench.workers}
+
+
+def test_a_task_longer_than_the_client_s_poll_is_waited_for(tmp_path, client):
+    """A worker's answer that takes longer than one 2 s poll (every real seed check does) is
+    waited for, not raised as a TimeoutError: on the H200 `--gpus 2` died there, after experiment 0
+    (results/2026-11-30_h200_session5)."""
+    bench = DaskBench(client, SlowSimBench, SimBench(), null_repeats=2)
+    db = open_db(tmp_path / "slow.db")
+    rid = run_search(bench, db, shape=SHAPE, seed=FINAL, artifacts=tmp_path / "slow_art",
+                     options=SearchOptions(screen=True, budget=2))
+    assert q.get_run(db, rid)["status"] != "error"
+    assert len([e for e in q.history(db, rid) if e["kind"] == "lever"]) == 2
 
 
 def test_a_killed_worker_requeues_its_candidate_once_and_a_second_death_is_its_outcome(tmp_path, client):
