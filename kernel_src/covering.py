@@ -101,5 +101,14 @@ def hopper_set() -> list[Knobs]:
              dict(softmax="fused"), dict(causal_mask="predicate"), dict(causal_mask="split"),
              dict(cta_order="heaviest_first"), dict(persistent="on"), dict(split_kv=2), dict(kv_overlap="on"),
              dict(exp="expf"), dict(min_ctas=2), dict(store="cs")]
-    out = tiles + [base.replace(**m) for m in moves]
+    # TMA staging (issue 10 step 2, built in session 5, not yet run): each tile, the ring at 2 and 3
+    # stages (persistent, where the barrier phases cross items), split-KV with the split causal loop,
+    # and the stack of shared knobs the mma.sync searches kept
+    tma = base.replace(staging="tma")
+    tma_set = [tma.replace(bc=bc, br=16 * w, warps=w) for bc in (32, 64, 128) for w in (4, 8)] + [
+        tma.replace(kv_stages=2), tma.replace(bc=32, kv_stages=3, persistent="on"),
+        tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2),
+        tma.replace(kv_stages=2, rescale_skip="on", rescale_lazy="on", softmax="fused", min_ctas=3,
+                    cta_order="heaviest_first")]
+    out = tiles + [base.replace(**m) for m in moves] + tma_set
     return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]

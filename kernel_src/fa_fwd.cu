@@ -9,7 +9,8 @@
 //               2 warpgroup MMA (wgmma.mma_async, sm_90a only; one warpgroup per 64 query rows)
 //   FA_LAYOUT   0 row-major | 1 XOR swizzle | 2 padding | 3 the 128-byte swizzle in 64-column
 //               tiles that wgmma's descriptors read (compute=wgmma only), for the Q/K/V tiles
-//   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async
+//   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async | 2 TMA (compute=wgmma only):
+//               K/V tiles by cp.async.bulk.tensor from one thread, completion on mbarriers
 //   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
 //   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA; each warp owns
 //                   16 query rows (BR == 16*WARPS) or, tensor cores only, 32 (BR == 32*WARPS).
@@ -45,6 +46,9 @@
 #include <type_traits>
 
 #include "mma.cuh"
+#if FA_STAGING == 2
+#include <cuda.h>  // CUtensorMap (the kernel's TMA parameters) and the driver's encoder type
+#endif
 #if FA_COMPUTE == 2
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "compute=wgmma needs the sm_90a target (nvcc -gencode arch=compute_90a,code=sm_90a)"
@@ -137,7 +141,7 @@ namespace fa {
 
 enum { SCALAR = 0, MMA = 1, WGMMA = 2 };
 enum { ROW_MAJOR = 0, SWIZZLE = 1, PAD = 2, SW128 = 3 };
-enum { STAGE_SCALAR = 0, STAGE_CP_ASYNC = 1 };
+enum { STAGE_SCALAR = 0, STAGE_CP_ASYNC = 1, STAGE_TMA = 2 };
 enum { EXP_EXPF = 0, EXP_EX2 = 1 };
 enum {
   DEF_NONE = 0, DEF_ONE_SIDED_SWIZZLE, DEF_MISSING_COMMIT, DEF_CAUSAL_OFF_BY_ONE, DEF_WRONG_SCALE,
@@ -167,13 +171,15 @@ struct Knobs {
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
-  static_assert(COMPUTE != WGMMA || (LAYOUT == SW128 && Q_IN && STAGING == STAGE_CP_ASYNC && WARPS % 4 == 0 && MT == 1),
-                "wgmma: 128-byte swizzled tiles, Q read by descriptor, cp.async staging, whole warpgroups");
+  static_assert(COMPUTE != WGMMA || (LAYOUT == SW128 && Q_IN && STAGING != STAGE_SCALAR && WARPS % 4 == 0 && MT == 1),
+                "wgmma: 128-byte swizzled tiles, Q read by descriptor, cp.async or TMA staging, whole warpgroups");
+  static_assert(STAGING != STAGE_TMA || (COMPUTE == WGMMA && !KV_OVERLAP && !PIPELINE),
+                "TMA staging is the wgmma arm's, on the K/V ring or one buffer (no overlap schedule)");
   static_assert((LAYOUT == SW128) == (COMPUTE == WGMMA), "the wgmma tile layout is for wgmma alone");
   static_assert(SPLITS == 1 || SPLITS == 2 || SPLITS == 4 || SPLITS == 8, "1, 2, 4 or 8 key splits");
   static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
   static_assert(KV_STAGES >= 1 && KV_STAGES <= 3, "1 to 3 K/V stages");
-  static_assert(KV_STAGES == 1 || STAGING == STAGE_CP_ASYNC, "a K/V pipeline needs asynchronous copies");
+  static_assert(KV_STAGES == 1 || STAGING != STAGE_SCALAR, "a K/V pipeline needs asynchronous copies");
   static_assert(!KV_OVERLAP || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async");
   static_assert(EPILOGUE == EPI_DIRECT || (SPLITS == 1 && STORE == STORE_DEFAULT), "the smem epilogue: no split, default stores");
   static_assert(!RESCALE_LAZY || (EXP == EXP_EX2 && RESCALE_SKIP), "the lazy max counts in log2 units, pays through the vote");
@@ -284,7 +290,7 @@ __device__ __forceinline__ int soff(int r, int c) {
 template <class K, int D, int ROWS, typename T>
 __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool commit = true) {
   using TL = Tile<D, K::LAYOUT>;
-  if (K::STAGING == STAGE_CP_ASYNC) {
+  if (K::STAGING != STAGE_SCALAR) {  // cp.async (with TMA staging, Q's tile: once per item)
     constexpr int CHUNKS = D / 8;
     for (int i = threadIdx.x; i < ROWS * CHUNKS; i += K::THREADS) {
       int r = i / CHUNKS, c = (i % CHUNKS) * 8;
@@ -303,7 +309,7 @@ __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool co
 
 template <class K>
 __device__ __forceinline__ void stage_wait() {
-  if (K::STAGING == STAGE_CP_ASYNC) cp_async_wait_all();
+  if (K::STAGING != STAGE_SCALAR) cp_async_wait_all();
 }
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t* r, const void* p) {
@@ -328,6 +334,7 @@ template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
   return (K::BR + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
+         (K::STAGING == STAGE_TMA ? 16 * K::KV_STAGES : 0) +  // TMA: a K and a V mbarrier per stage
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 
@@ -470,6 +477,16 @@ struct Dest {
   float* part_lse;  // [N]
 };
 
+// TMA staging: the tensor maps of K and V (addresses of the kernel's __grid_constant__ parameters),
+// this item's K/V head as the maps' third coordinate, and the stages' barrier phases, one bit per
+// stage, carried across the items of a persistent CTA (the barriers are initialised once per CTA).
+struct TmaSrc {
+  const void* k;
+  const void* v;
+  int z;
+  uint32_t* phase;
+};
+
 // The running max update. Lazy (FA_RESCALE_LAZY=1, the FlashAttention-4 idea): a row keeps its max
 // until a block raises it by more than 8 in log2 units, so P = 2^(s - m) may reach 2^8 (fp16 and
 // bf16 hold it; l and O accumulate in fp32) and alpha stays exactly 1, which the rescale vote then
@@ -527,7 +544,7 @@ __device__ __forceinline__ void async_visible() {
 
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, Dest<T> dst, int N, float scale,
-                                         T* Qs, T* Ks, T* Vs, int q0, int split) {
+                                         T* Qs, T* Ks, T* Vs, int q0, int split, TmaSrc tma = {}) {
   using TL = Tile<D, K::LAYOUT>;
   constexpr int NT = K::BC / 8;  // score n-tiles
   constexpr int DT = D / 8;      // output n-tiles
@@ -595,7 +612,41 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   // B/CTA, one CTA/SM), results/2026-11-30_h200_ladder; screened again 1.035x / 0.783x, and at
   // causal N=32768 bf16 0.956x / 0.625x (results/2026-11-30_h200_margins).
   auto buf = [&](int kb) { return NS > 1 ? ((kb - kb_lo) % NS) * KV_TILE : 0; };
+#if FA_STAGING == 2
+  // TMA staging (issue 10 step 2): thread 0 arms the stage's K and V barriers with a tile's bytes and
+  // issues its D/64 boxes each; everyone else issues nothing (no LDGSTS, no address arithmetic), and
+  // each thread waits on the barrier itself, so no block barrier publishes a landed tile. The ring's
+  // order and buffers are the cp.async ring's; the barrier that frees a buffer is the same.
+  // Hypothesis: the wgmma kernel is issue-bound (H200 seed t64x64, two stages: issue active 59%,
+  // tensor pipe 31%, results/2026-11-30_h200_session5): the copies' issue slots go to the softmax.
+  constexpr bool TMA = K::STAGING == STAGE_TMA;
+  uint64_t* kbar = reinterpret_cast<uint64_t*>(Vs + K::BC * NS * TL::STRIDE);
+  uint64_t* vbar = kbar + NS;
+  auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
+  auto tma_tile = [&](T* dst, const void* map, uint64_t* bar, int kb) {
+    mbar_expect_tx(bar, K::BC * D * (int)sizeof(T));
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h) tma_load_3d(dst + h * K::BC * 64, map, bar, h * 64, kb * K::BC, tma.z);
+  };
+  // every thread waits for block kb's K (or V) at the stage's current parity; V's wait ends the use
+  auto wait_k = [&](int kb) { mbar_wait(kbar + stage_of(kb), (*tma.phase >> stage_of(kb)) & 1u); };
+  auto wait_v = [&](int kb) {
+    mbar_wait(vbar + stage_of(kb), (*tma.phase >> stage_of(kb)) & 1u);
+    *tma.phase ^= 1u << stage_of(kb);
+  };
+#else
+  constexpr bool TMA = false;
+#endif
   auto issue = [&](int kb) {
+#if FA_STAGING == 2
+    if constexpr (TMA) {
+      if (kb < kb_hi && threadIdx.x == 0) {
+        tma_tile(Ks + buf(kb), tma.k, kbar + stage_of(kb), kb);
+        tma_tile(Vs + buf(kb), tma.v, vbar + stage_of(kb), kb);
+      }
+      return;
+    }
+#endif
     if (kb < kb_hi) {
       stage<K, D, K::BC>(Ks + buf(kb), Kg, kb * K::BC, N);
       stage<K, D, K::BC>(Vs + buf(kb), Vg, kb * K::BC, N, FA_DEFECT != DEF_MISSING_COMMIT);
@@ -697,12 +748,24 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       async_visible<K>();
       __syncthreads();     // K visible to every warp; every warp is done with V(kb - 1)
       stage<K, D, K::BC>(Vs, Vg, k0, N);
+    } else if constexpr (NS == 1 && TMA) {
+#if FA_STAGING == 2
+      __syncthreads();  // every warp is done with the one K/V buffer
+      issue(kb);
+      wait_k(kb);
+      wait_v(kb);
+#endif
     } else if constexpr (NS == 1) {
       __syncthreads();
       stage<K, D, K::BC>(Ks, Kg, k0, N);
       stage<K, D, K::BC>(Vs, Vg, k0, N, FA_DEFECT != DEF_MISSING_COMMIT);
       stage_wait<K>();
       async_visible<K>();
+    } else if constexpr (TMA) {
+#if FA_STAGING == 2
+      issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
+      wait_k(kb);          // this block's K; its V may still be in flight
+#endif
     } else if constexpr (PIPE) {
       issue(kb + NS - 1);  // the buffer of block kb - 1, freed by the barrier at the end of its iteration
       cp_async_wait<2 * NS - 3>();  // K of the next block has landed, and with it everything of this one
@@ -711,7 +774,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
       async_visible<K>();
     }
-    if (FA_DEFECT != DEF_MISSING_SYNC && !OVERLAP) __syncthreads();
+    if (FA_DEFECT != DEF_MISSING_SYNC && !OVERLAP && !TMA) __syncthreads();
 
     float s[MT][NT][4];
     if constexpr (PIPE) {
@@ -824,7 +887,11 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
         pf[mt][j][0] = Pack<T>::two(p0, p1);
         pf[mt][j][1] = Pack<T>::two(p2, p3);
       }
-    if constexpr (NS > 1 && !PIPE) {
+    if constexpr (NS > 1 && TMA) {
+#if FA_STAGING == 2
+      wait_v(kb);  // this block's V
+#endif
+    } else if constexpr (NS > 1 && !PIPE) {
       cp_async_wait<2 * NS - 2>();  // this block's V
       async_visible<K>();
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
@@ -1001,7 +1068,7 @@ __device__ unsigned int g_work[2];
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
-                                         T* Vs) {
+                                         T* Vs, const void* tmk, const void* tmv, uint32_t* phase) {
   using TL = Tile<D, K::LAYOUT>;
   // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
   const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
@@ -1012,23 +1079,44 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
     Dest<T> dst{O + head * D, L + head, K::SPLITS > 1 ? Opart + part * D : nullptr,
                 K::SPLITS > 1 ? Lpart + part : nullptr};
     body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
-                              it.split);
+                              it.split, TmaSrc{tmk, tmv, b * Hkv + kvh, phase});
   } else {
     body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
                                  Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
   }
 }
 
+// TMA staging passes the K and V tensor maps by value as __grid_constant__ parameters (the form TMA
+// reads them in); no other build changes its signature.
+#if FA_STAGING == 2
+#define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV
+#else
+#define FA_TMA_PARAMS
+#endif
+
 template <class K, typename T, int D, bool CAUSAL>
 __global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
               float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
-              int BH, float scale) {
+              int BH, float scale FA_TMA_PARAMS) {
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
   T* Ks = Qs + K::BR * TL::STRIDE;
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
+  uint32_t phase = 0;  // TMA: the stages' barrier parities, one bit per stage
+#if FA_STAGING == 2
+  const void* tmk = &tmK;
+  const void* tmv = &tmV;
+  if (threadIdx.x == 0) {  // once per CTA; every thread's first wait comes after a block barrier
+    uint64_t* bars = reinterpret_cast<uint64_t*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
+    for (int i = 0; i < 2 * K::KV_STAGES; ++i) mbar_init(bars + i, 1);
+    mbar_init_fence();
+  }
+#else
+  const void* tmk = nullptr;
+  const void* tmv = nullptr;
+#endif
   const int tiles = (N + K::BR - 1) / K::BR;
   if constexpr (K::PERSISTENT) {
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
@@ -1046,7 +1134,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       const unsigned int i = *next;
       if (i >= total) break;
       run_item<K, T, D, CAUSAL>(decode<K>((int)i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                Qs, Ks, Vs);
+                                Qs, Ks, Vs, tmk, tmv, &phase);
     }
     if (threadIdx.x == 0 && atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
       g_work[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
@@ -1055,7 +1143,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   } else {
     const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH)
                                                           : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
-    run_item<K, T, D, CAUSAL>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs);
+    run_item<K, T, D, CAUSAL>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv, &phase);
   }
 }
 
@@ -1133,6 +1221,32 @@ struct Instance {
     }();
     return n;
   }
+#if FA_STAGING == 2
+  // One head-aware 3-D map per operand: (D, N, B x Hkv), box (64 columns, BC rows, 1 head), the
+  // 128-byte swizzle; a box reaching past N is zero-filled there, never read from the next head.
+  // The encoder is the driver's, found through the runtime (no -lcuda at build time).
+  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads) {
+    using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+    static Encode encode = [] {
+      void* fn = nullptr;
+      cudaDriverEntryPointQueryResult q;
+      if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+          q != cudaDriverEntryPointSuccess)
+        fn = nullptr;
+      return reinterpret_cast<Encode>(fn);
+    }();
+    if (!encode) return cudaErrorNotSupported;
+    const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)heads};
+    const cuuint64_t strides[2] = {(cuuint64_t)D * sizeof(T), (cuuint64_t)N * D * sizeof(T)};
+    const cuuint32_t box[3] = {64, (cuuint32_t)Cfg::BC, 1}, step[3] = {1, 1, 1};
+    const CUresult r = encode(m, std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                              3, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+  }
+#endif
   static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
                     float scale, cudaStream_t st) {
     cudaError_t e = prepare();
@@ -1154,8 +1268,18 @@ struct Instance {
       if (!side) cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
       st = side;
     }
+#if FA_STAGING == 2
+    CUtensorMap tk, tv;
+    e = tensor_map(&tk, k, N, B * Hkv);
+    if (e == cudaSuccess) e = tensor_map(&tv, v, N, B * Hkv);
+    if (e != cudaSuccess) return (int)e;
+#define FA_TMA_ARGS , tk, tv
+#else
+#define FA_TMA_ARGS
+#endif
     fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::THREADS, SMEM, st>>>(
-        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale);
+        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS);
+#undef FA_TMA_ARGS
     if constexpr (Cfg::SPLITS > 1) {
       const long threads = (long)BH * N * (D / 4);
       fa_combine_kernel<Cfg, T, D><<<(unsigned)((threads + 127) / 128), 128, 0, st>>>(opart, lpart, (T*)o, lse,

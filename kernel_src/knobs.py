@@ -33,6 +33,7 @@ class Layout(str, Enum):
 class Staging(str, Enum):
     scalar = "scalar"  # 2-byte loads through registers
     cp_async = "cp_async"  # 16-byte LDGSTS
+    tma = "tma"  # K/V tiles by cp.async.bulk.tensor, mbarrier completion; compute=wgmma only (issue 10 step 2)
 
 
 class Exp(str, Enum):
@@ -160,9 +161,12 @@ class Knobs(BaseModel):
             raise ValueError(f"knob 'split_kv' must be 1 (no split), 2, 4 or 8, not {self.split_kv}")
         if self.min_ctas not in (0, 1, 2, 3, 4):
             raise ValueError(f"knob 'min_ctas' must be 0 (no bound) to 4, not {self.min_ctas}")
-        if self.kv_stages > 1 and self.staging != Staging.cp_async:
-            raise ValueError(f"knob 'kv_stages'={self.kv_stages} needs staging=cp_async: scalar loads land "
+        if self.kv_stages > 1 and self.staging == Staging.scalar:
+            raise ValueError(f"knob 'kv_stages'={self.kv_stages} needs staging=cp_async (or tma): scalar loads land "
                              "synchronously, so there is nothing to overlap")
+        if self.staging == Staging.tma and self.compute != Compute.wgmma:
+            raise ValueError("knob 'staging'=tma loads the 128-byte-swizzled tiles that wgmma reads: it needs "
+                             f"compute=wgmma (and layout=sw128), not compute={self.compute.value}")
         if self.kv_overlap == Switch.on and (self.kv_stages != 1 or self.staging != Staging.cp_async):
             raise ValueError("knob 'kv_overlap'=on is the one-buffer schedule (V under QK^T, the next K under PV): "
                              f"it needs kv_stages=1 and staging=cp_async, not kv_stages={self.kv_stages}, "
@@ -180,13 +184,15 @@ class Knobs(BaseModel):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")
         if self.compute == Compute.wgmma:
-            bad = {"staging": (self.staging, Staging.cp_async), "q_in": (self.q_in, QIn.smem),
+            bad = {"q_in": (self.q_in, QIn.smem),
                    "v_load": (self.v_load, VLoad.ldmatrix_trans), "epilogue": (self.epilogue, Epilogue.direct),
                    "pipeline": (self.pipeline, Switch.off)}
             for name, (got, want) in bad.items():
                 if got != want:
                     raise ValueError(f"knob 'compute'=wgmma (this step of the Hopper arm) needs {name}={want.value}, "
                                      f"not {got.value}")
+            if self.staging == Staging.scalar:
+                raise ValueError("knob 'compute'=wgmma needs staging=cp_async or tma, not scalar")
             if self.warps not in (4, 8) or self.br != 16 * self.warps or self.bc not in (32, 64, 128):
                 raise ValueError(f"knob 'compute'=wgmma runs whole warpgroups of 64 query rows: warps 4 or 8 with "
                                  f"br = 16 x warps, and bc 32, 64 or 128 (got br={self.br}, bc={self.bc}, warps={self.warps})")
@@ -262,7 +268,8 @@ class Knobs(BaseModel):
         tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
-        return tiles + p_tile + slot
+        bars = 16 * self.kv_stages if self.staging == Staging.tma else 0  # a K and a V mbarrier per stage
+        return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:
         """Split-KV's fp32 partial outputs and LSEs in device memory (0 without a split)."""

@@ -36,6 +36,41 @@ __device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.
 // that wgmma reads through; each writing thread, before the barrier that publishes the tile
 __device__ __forceinline__ void proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// ---- TMA (staging=tma, issue 10 step 2): K/V tiles by cp.async.bulk.tensor, completion on mbarriers.
+// One thread issues a tile's boxes after arming the stage's barrier with the tile's byte count; every
+// thread waits on the barrier's phase parity. The box is 64 columns (128 B) x BC rows of one head with
+// the 128-byte swizzle, which is exactly sw128_el's tile (1024-byte aligned), so the wgmma descriptors
+// read TMA's tiles unchanged; rows past N arrive as zeros (the tensor map's N bound).
+__device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+// the barriers' initialisation made visible to the async proxy (TMA's complete_tx) before any copy
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred p;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra WAIT;\n}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+// box (c0: column, c1: row, c2: head) of the 3-D tensor map `map` (the address of a __grid_constant__
+// kernel parameter) into shared memory at dst, its bytes counted on bar
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, uint64_t* bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+          smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
 // m64nNk16, fp32 accumulators d[N/2] per thread; T: __half or __nv_bfloat16; TB: B transposed
 // (MN-major). ss: A and B from shared-memory descriptors; rs: A from four registers.
 template <int TB, typename T>

@@ -30,9 +30,11 @@ cs = hopper_set() if HOPPER else covering_set()
 # rescale_lazy (not bitwise) needs the rescale vote: a lazy configuration keeps its rescale_skip;
 # the wgmma arm reads Q by descriptor and has one V path and one epilogue: those stay
 KEEP_WGMMA = ("q_in", "v_load", "epilogue", "pipeline")
+# TMA staging moves the same bytes to the same places as cp.async: its partner is the cp.async build
 partners = {k.key(): k.replace(**{n: v for n, v in BITWISE.items()
                                   if not (n == "rescale_skip" and k.rescale_lazy.value == "on")
-                                  and not (k.compute.value == "wgmma" and n in KEEP_WGMMA)}) for k in cs}
+                                  and not (k.compute.value == "wgmma" and n in KEEP_WGMMA)},
+                               **({"staging": "cp_async"} if k.staging.value == "tma" else {})) for k in cs}
 knobs = {k.key(): k for k in cs} | {p.key(): p for p in partners.values()}
 specs = {key: BuildSpec(knobs=k, arch=dev.arch, **every) for key, k in knobs.items()}
 t0 = time.time()

@@ -172,7 +172,8 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     from kernel_src.covering import covering_set, hopper_set
 
     hs = hopper_set()
-    assert len(hs) == 20 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert len(hs) == 30 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert sum(k.staging.value == "tma" for k in hs) == 10
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
 
 
@@ -191,3 +192,51 @@ def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it():
     assert row["built"] and row["spill_bytes"] == 0 and row["refusal"] is None
     if row["census"]:  # cuobjdump present: both GEMMs on warpgroup MMA, D=128 at BC 64 (8 + 4 x 2)
         assert row["census"].get("HGMMA") == 16 and not row["census"].get("HMMA") and not row["census"].get("LDSM")
+
+
+# Issue 10, step 2: TMA staging on the wgmma arm. Built here (no GPU), not yet run on one.
+def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
+    """staging=tma: every dtype, head dim and mask mode at one and two stages, persistent (barrier
+    phases carried across items) and split-KV; no spill, and fewer registers than the cp.async build
+    of the same tile (no per-thread address arithmetic for K and V)."""
+    tma = WGMMA.replace(staging="tma")
+    knobs = [tma, tma.replace(kv_stages=2), tma.replace(bc=32, kv_stages=3, persistent="on"),
+             tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2), WGMMA.replace(kv_stages=2)]
+    specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
+    res = build(specs, tmp_path)
+    regs = {}
+    for spec in specs:
+        r = res[spec.key()]
+        assert r.ok, r.log[-2000:]
+        recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
+        assert len(recs) == 8 and all(x.spill_stores == 0 and x.spill_loads == 0 for x in recs), recs
+        regs[spec.knobs.label()] = max(x.registers for x in recs)
+    assert regs[tma.replace(kv_stages=2).label()] < regs[WGMMA.replace(kv_stages=2).label()], regs
+
+
+def test_tma_staging_is_the_wgmma_arm_s_and_counts_its_barriers():
+    from kernel_src.knobs import KnobError
+
+    with pytest.raises(KnobError, match="compute=wgmma"):
+        Knobs.parse({"compute": "mma", "layout": "swizzle", "staging": "tma"})
+    with pytest.raises(KnobError, match="kv_overlap"):
+        WGMMA.replace(staging="tma", kv_overlap="on")
+    tma = WGMMA.replace(staging="tma", kv_stages=3)
+    assert tma.smem_bytes(128) == WGMMA.replace(kv_stages=3).smem_bytes(128) + 3 * 16  # a K and a V mbarrier a stage
+    assert tma.defines()["FA_STAGING"] == 2
+
+
+def test_static_counts_tensor_copies_for_tma_staging():
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+
+    knobs = ["--knob", "compute=wgmma", "--knob", "layout=sw128", "--knob", "staging=tma", "--knob", "exp=ex2",
+             "--knob", "q_in=smem", "--knob", "kv_stages=2"]
+    res = CliRunner().invoke(app, ["static", "--arch", "sm_90", "--json", *knobs])
+    assert res.exit_code == 0, res.output
+    (row,) = __import__("json").loads(res.output)
+    assert row["built"] and row["spill_bytes"] == 0 and row["refusal"] is None
+    if row["census"]:  # cuobjdump present: K and V by tensor copies (2 boxes each at D=128, prologue and loop)
+        c = row["census"]
+        assert c.get("UTMALDG") == 8 and c.get("HGMMA") == 16 and c.get("LDGSTS", 0) <= 8  # only Q by cp.async

@@ -161,7 +161,7 @@ _LADDER = [{}, {"compute": "mma"}, {"compute": "mma", "layout": "swizzle"},
            {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "q_in": "smem"},
            {"compute": "mma", "layout": "pad", "staging": "cp_async", "exp": "ex2", "kv_stages": 2, "persistent": "on",
             "bc": 32}]
-CENSUS = ("HMMA", "HGMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
+CENSUS = ("HMMA", "HGMMA", "MUFU.EX2", "FFMA", "FMUL", "LDSM", "LDGSTS", "UTMALDG", "LDS", "LDG", "STS", "STG", "BAR", "SHFL", "LDL", "STL")
 
 
 @app.command()
