@@ -135,3 +135,18 @@ def test_version_2_stops_where_the_h200_run_stopped(tmp_path):
     assert run["stop_reason"] == "no candidate left (10 of 10 experiments unspent)"
     with pytest.raises(ValueError, match="agent version 4"):
         LimiterAgent(4)
+
+
+def test_the_levers_listing_says_which_compute_each_lever_applies_to():
+    import json
+
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+
+    runner = CliRunner()
+    out = {lv["name"]: lv for lv in json.loads(runner.invoke(app, ["levers", "--json"]).output)}
+    assert out["kv_triple_buffer"]["requires"]["compute"] == ["mma", "wgmma"] and out["min_ctas_3"]["on_wgmma"]
+    assert out["swizzle"]["requires"]["compute"] == ["mma"]
+    table = runner.invoke(app, ["levers"], env={"COLUMNS": "400"}).output
+    assert "from agent version 3" in table and levers.get("min_ctas_3").on_wgmma[:40] in table
