@@ -17,6 +17,14 @@ class UnknownLever(KeyError):
     pass
 
 
+# The agent version from which levers whose knobs the Hopper arm shares apply to compute=wgmma too
+# (issue 10: a kernel on the arm had nothing to tune, so a wgmma-seeded run stopped "exhausted").
+# Agents 1 and 2 read every `requires` without "wgmma", as they ran (agent.strategies.limiter).
+WGMMA_SINCE = 3
+# the compute values of a lever whose knobs both tensor-core arms share
+TENSOR = ("mma", "wgmma")
+
+
 class Lever(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -28,12 +36,23 @@ class Lever(BaseModel):
     hypothesis: str
     simpler: bool = False  # strictly less code/instructions: kept at a NULL margin >= 1 (logged as a simplification)
     causal_only: bool = False  # inert without a causal mask: not worth an experiment on a non-causal problem
+    # the hypothesis on the Hopper arm (compute=wgmma), where `hypothesis` is written for mma.sync
+    on_wgmma: str = ""
 
-    def applies_to(self, knobs: Knobs, causal: bool = False) -> bool:
+    def requires_at(self, version: int | None = None) -> dict[str, tuple[str | int, ...]]:
+        """The precondition as agent `version` reads it (None: the current one). Versions before
+        WGMMA_SINCE never let a lever's precondition admit compute=wgmma: their replays see the
+        catalog they ran with."""
+        if version is None or version >= WGMMA_SINCE:
+            return self.requires
+        return {k: tuple(v for v in allowed if not (k == "compute" and v == "wgmma"))
+                for k, allowed in self.requires.items()}
+
+    def applies_to(self, knobs: Knobs, causal: bool = False, version: int | None = None) -> bool:
         if self.causal_only and not causal:
             return False
         cur = knobs.model_dump(mode="json")
-        if any(cur[k] not in allowed for k, allowed in self.requires.items()):
+        if any(cur[k] not in allowed for k, allowed in self.requires_at(version).items()):
             return False
         return any(cur[k] != v for k, v in self.sets.items())  # a no-op is not an experiment
 
@@ -80,39 +99,49 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="narrow_kv_tile", sets={"bc": 32}, targets=("occupancy_limited", "barrier_bound"),
-        requires={"compute": ("mma",)}, predicted=(0.95, 1.05),
+        requires={"compute": TENSOR}, predicted=(0.95, 1.05),
         hypothesis="BC 64->32 halves K/V shared memory and the score registers, so more CTAs fit: more "
         "independent __syncthreads domains per SM, against twice the per-block fixed cost (seed v7 "
         "exp1: +0.38% at 12 warps/SM, v5: 0.91-1.01x elsewhere).",
+        on_wgmma="On wgmma: QK^T becomes m64n32k16 and each block's two synchronous GEMM waits are paid per 32 keys "
+        "instead of 64, for half the K/V shared memory and 16 score registers a thread.",
     ),
     Lever(
         name="wide_kv_tile", sets={"bc": 128}, targets=("barrier_bound", "issue_latency_chain", "tensor_bound"),
-        requires={"compute": ("mma",)}, predicted=(0.92, 1.08),
+        requires={"compute": TENSOR}, predicted=(0.92, 1.08),
         hypothesis="BC 64->128 halves the key-block iterations and their barriers and softmax bookkeeping, "
         "paid in registers (scores) and shared memory per CTA, which may cost occupancy.",
+        on_wgmma="On wgmma: QK^T as m64n128k16, half the blocks and so half the synchronous GEMM waits per key, for 64 "
+        "fp32 score registers a thread (32 at BC 64) and twice the K/V shared memory per stage.",
     ),
     Lever(
         name="tall_q_tile", sets={"br": 128, "warps": 8}, targets=("occupancy_limited", "global_latency"),
-        requires={"compute": ("mma",)}, predicted=(0.9, 1.1),
+        requires={"compute": TENSOR}, predicted=(0.9, 1.1),
         hypothesis="BR 64->128 with 8 warps shares each staged K/V tile among twice the query rows (half "
         "the L2->SMEM traffic per FLOP), but one CTA's barrier now stalls 8 warps.",
+        on_wgmma="On wgmma: two warpgroups of 64 rows each issue their own GEMMs on one staged K/V tile, so the tile's "
+        "copy is shared by 128 rows; the CTA's barrier now waits for both warpgroups.",
     ),
     Lever(
         name="kv_double_buffer", sets={"kv_stages": 2}, targets=("global_latency", "occupancy_limited", "issue_latency_chain"),
-        requires={"compute": ("mma",), "staging": ("cp_async",)}, predicted=(0.9, 1.2),
+        requires={"compute": TENSOR, "staging": ("cp_async",)}, predicted=(0.9, 1.2),
         hypothesis="Prefetch the next K/V block while this one is computed, K and V in separate cp.async groups "
         "so QK^T starts before V lands. On the 5090 depth 2 lost 12.9% because 81,920 B/CTA cost a CTA/SM "
         "under 99 KB (seed 2.5); at 227 KB the second stage may cost no occupancy at all.",
+        on_wgmma="On wgmma: the same cp.async ring feeds the descriptors; with both GEMMs waited for in this step, the "
+        "next block's copy is the only work that runs under them.",
     ),
     Lever(
         name="kv_triple_buffer", sets={"kv_stages": 3}, targets=("global_latency", "occupancy_limited"),
-        requires={"compute": ("mma",), "staging": ("cp_async",)}, predicted=(0.88, 1.15),
+        requires={"compute": TENSOR, "staging": ("cp_async",)}, predicted=(0.88, 1.15),
         hypothesis="A third K/V stage hides one more block of latency; 114,688 B/CTA at D=128 cannot launch on "
         "a 99 KB part (pre-flight refuses it there) and may halve CTAs/SM elsewhere.",
+        on_wgmma="On wgmma: a third stage of the ring the descriptors read (D=128, BC 64: 114,688 B/CTA, within the 227 KB "
+        "opt-in), for one more block of copy latency hidden.",
     ),
     Lever(
         name="rescale_skip", sets={"rescale_skip": "on"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
-        requires={"compute": ("mma",)}, predicted=(0.98, 1.03),
+        requires={"compute": TENSOR}, predicted=(0.98, 1.03),
         hypothesis="Skip O *= alpha when no row of the warp raised its max (one warp vote, bitwise identical): "
         "D/2 FMULs per block saved against a vote and a branch; seed S5 -0.17% at 8 warps/SM, +0.97% at 12.",
     ),
@@ -123,20 +152,23 @@ CATALOG: tuple[Lever, ...] = (
         "buy a CTA/SM when registers limit, for D/16 more ldmatrix per block.",
     ),
     Lever(
-        name="min_ctas_3", sets={"min_ctas": 3}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        name="min_ctas_3", sets={"min_ctas": 3}, targets=("occupancy_limited",), requires={"compute": TENSOR},
         predicted=(0.95, 1.05),
         hypothesis="__launch_bounds__(128, 3) caps registers at 170 so three CTAs fit: three barrier domains "
         "per SM (seed v7 exp1: +0.38%), unless the cap spills.",
+        on_wgmma="On wgmma: __launch_bounds__(THREADS, 3) caps one warpgroup at 168 registers, as on mma.sync's four "
+        "warps, and two at 80, where BC 32 and 64 build with spills and BC 128 does not build (Knobs refuses it); the "
+        "arm holds no Q or K fragments in registers, so the cap may cost less than on mma.sync.",
     ),
     Lever(
         name="mask_predicate", sets={"causal_mask": "predicate"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
-        requires={"compute": ("mma",)}, causal_only=True, predicted=(1.0, 1.04),
+        requires={"compute": TENSOR}, causal_only=True, predicted=(1.0, 1.04),
         hypothesis="Specialise the mask per block kind (a function template): interior blocks carry no "
         "predicate at all; seed v7 exp10: +2.18% on causal, bitwise identical.",
     ),
     Lever(
         name="mask_split", sets={"causal_mask": "split"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
-        requires={"compute": ("mma",)}, causal_only=True, predicted=(1.0, 1.05),
+        requires={"compute": TENSOR}, causal_only=True, predicted=(1.0, 1.05),
         hypothesis="Split the key loop at the diagonal with type tags: the two bodies' live ranges no longer "
         "coexist (seed exp15: 168 -> 161 registers, spill 16 B -> 0), bitwise identical.",
     ),
@@ -156,26 +188,26 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="persistent_grid", sets={"persistent": "on"}, targets=("occupancy_limited", "barrier_bound", "tensor_bound"),
-        requires={"compute": ("mma",)}, predicted=(0.97, 1.05),
+        requires={"compute": TENSOR}, predicted=(0.97, 1.05),
         hypothesis="Launch only the CTAs that fit at once and let each pull the next work item from a list: no "
         "per-CTA launch and drain, and with heaviest-first the list is longest-processing-time scheduling "
         "proper; costs an atomic and two barriers per item. Bitwise identical.",
     ),
     Lever(
-        name="split_kv_2", sets={"split_kv": 2}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        name="split_kv_2", sets={"split_kv": 2}, targets=("occupancy_limited",), requires={"compute": TENSOR},
         predicted=(0.8, 1.02),
         hypothesis="Split each tile's keys in two and merge the fp32 partials in a combine kernel: more CTAs "
         "when B x H x tiles underfills the SMs (decode, small batch); at a full grid it only adds the partials' "
         "round trip (2 x (D+1) x 4 B per row written and read back).",
     ),
     Lever(
-        name="split_kv_4", sets={"split_kv": 4}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        name="split_kv_4", sets={"split_kv": 4}, targets=("occupancy_limited",), requires={"compute": TENSOR},
         predicted=(0.7, 1.02),
         hypothesis="Four key splits: twice split_kv_2's extra traffic for parallelism that only an underfilled "
         "grid can use.",
     ),
     Lever(
-        name="split_kv_8", sets={"split_kv": 8}, targets=("occupancy_limited",), requires={"compute": ("mma",)},
+        name="split_kv_8", sets={"split_kv": 8}, targets=("occupancy_limited",), requires={"compute": TENSOR},
         predicted=(0.5, 1.02),
         hypothesis="Eight key splits: the fp32 partials (8 x (D+1) x 4 B per row) outweigh the output itself "
         "16-fold at fp16; worth it only when a few heads of long sequences leave most SMs idle.",
@@ -188,24 +220,26 @@ CATALOG: tuple[Lever, ...] = (
         "what shows ldmatrix.trans earns its place on this card.",
     ),
     Lever(
-        name="store_streaming", sets={"store": "cs"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
+        name="store_streaming", sets={"store": "cs"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores evict-first (.cs): O is never re-read here; seed v7 measured it null (split sign).",
     ),
     Lever(
         name="softmax_ffma", sets={"softmax": "fused"}, targets=("issue_latency_chain", "tensor_bound"),
-        requires={"compute": ("mma",), "exp": ("ex2",)}, predicted=(0.99, 1.05),
+        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.99, 1.05),
         hypothesis="Keep the row max in raw-score units and form each probability as ex2(s*c - m*c): one FFMA "
         "and one MUFU per score where the separate form pays FMUL + FADD + MUFU (FlashAttention-2's "
         "softmax). Fewer issue slots on the FMA pipe beside the tensor pipe; not bitwise (one rounding less).",
     ),
     Lever(
         name="kv_overlap", sets={"kv_overlap": "on", "kv_stages": 1}, targets=("global_latency", "occupancy_limited", "barrier_bound"),
-        requires={"compute": ("mma",), "staging": ("cp_async",)}, predicted=(0.97, 1.15),
+        requires={"compute": TENSOR, "staging": ("cp_async",)}, predicted=(0.97, 1.15),
         hypothesis="FlashAttention-2's one-buffer schedule: V(j) is issued once K(j) lands and arrives under "
         "QK^T(j), K(j+1) is issued after QK^T(j) and arrives under P(j)V(j). The loads leave the critical "
         "path as with a second stage, for kv_stages=1's shared memory (replaces a K/V ring if there is one, "
         "giving its buffers back).",
+        on_wgmma="On wgmma: the same one-buffer schedule around the two synchronous wgmma groups: V(j) lands under "
+        "QK^T(j), K(j+1) under P(j)V(j).",
     ),
     Lever(
         name="smem_epilogue", sets={"epilogue": "smem"}, targets=("tensor_bound", "global_latency"),
@@ -216,7 +250,7 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="lazy_rescale", sets={"rescale_lazy": "on", "rescale_skip": "on"}, targets=("issue_latency_chain", "tensor_bound"),
-        requires={"compute": ("mma",), "exp": ("ex2",)}, predicted=(0.99, 1.04),
+        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.99, 1.04),
         hypothesis="Raise a row's running max only when a block grows it by more than 2^8 (FlashAttention-4): "
         "probabilities may reach 256, exact after the final 1/l, and alpha stays 1, so the warp vote skips "
         "O *= alpha in nearly every block instead of only where no row's max moved.",
@@ -239,7 +273,7 @@ CATALOG: tuple[Lever, ...] = (
         "is synchronous (each GEMM waited for before the softmax), so a wide band.",
     ),
     Lever(
-        name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": ("mma",)},
+        name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",
     ),

@@ -26,7 +26,7 @@ from store import queries as q
 
 from . import levers as catalog
 from . import strategies
-from .loop import Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
+from .loop import LATER_SETTINGS, Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
 from .shelf import conditions
 from .strategies.base import Move, State, Trial
 
@@ -141,10 +141,11 @@ def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say=
     """Continue an interrupted run (default: the latest) with its own options on `bench`; returns its id."""
     run = pick(db, run_id)
     rid = run["id"]
-    o = SearchOptions(**run["options"]["search"])
+    # a setting the run's options lack is one it ran without (what a replay of it answers with)
+    o = SearchOptions(**{**LATER_SETTINGS, **run["options"]["search"]})
     if o.strategy == "ladder":
         raise SearchError("the ladder strategy is kept to replay recorded runs; its runs cannot be resumed")
-    strategy = strategies.make(o.strategy, o.rng_seed)
+    strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # the agent it ran with
     dev = bench.device()
     if dev.name != run["gpu_name"]:
         raise SearchError(f"run {rid} was measured on {run['gpu_name']}; resume it on that GPU, not {dev.name}")

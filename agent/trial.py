@@ -48,7 +48,10 @@ def _hypothesis(p: Proposal, prior: dict | None) -> str:
     if not p.move.levers:
         text = f"A configuration drawn by the {p.move.kind} strategy; no prediction. {p.rationale}"
     elif len(p.move.levers) == 1:
-        text = catalog.get(p.move.levers[0]).hypothesis
+        lever = catalog.get(p.move.levers[0])
+        text = lever.hypothesis
+        if lever.on_wgmma and p.move.knobs.compute.value == "wgmma":  # the text is mma.sync's: the arm's own line
+            text += " " + lever.on_wgmma
     else:
         text = (f"Compound move {p.move.name}: the first lever's cost is a resource the others give back "
                 f"({p.rationale}).")

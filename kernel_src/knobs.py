@@ -111,6 +111,12 @@ _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "caus
              "rescale_lazy": Switch.off, "pipeline": Switch.off}
 
 
+# ptxas refuses a wgmma m64n128 (64 fp32 accumulators a thread) under this register target: "Insufficient
+# registers (80) to compile instruction ... Try to compile with register target of 90 or higher" for
+# t128x128w8 with min_ctas=3 (results/2026-11-30_cpu_build_checks/wgmma_min_ctas_register_cap.txt)
+WGMMA_N128_REGS = 90
+
+
 class KnobError(ValueError):
     """An unknown knob, a bad value or an invalid combination; the message names the knob."""
 
@@ -196,6 +202,10 @@ class Knobs(BaseModel):
             if self.warps not in (4, 8) or self.br != 16 * self.warps or self.bc not in (32, 64, 128):
                 raise ValueError(f"knob 'compute'=wgmma runs whole warpgroups of 64 query rows: warps 4 or 8 with "
                                  f"br = 16 x warps, and bc 32, 64 or 128 (got br={self.br}, bc={self.bc}, warps={self.warps})")
+            if self.bc == 128 and self.min_ctas and 65536 // (self.min_ctas * self.threads()) < WGMMA_N128_REGS:
+                raise ValueError(f"knob 'min_ctas'={self.min_ctas} on {self.warps} warps leaves at most "
+                                 f"{65536 // (self.min_ctas * self.threads())} registers a thread, and compute=wgmma with bc=128 "
+                                 f"issues m64n128 wgmma that ptxas cannot compile under {WGMMA_N128_REGS} (error C7602)")
         if self.compute == Compute.scalar:
             for name, default in _MMA_ONLY.items():
                 if getattr(self, name) != default:

@@ -167,3 +167,17 @@ def test_pipeline_needs_the_ring():
     with pytest.raises(KnobError, match="pipeline"):
         mma.replace(pipeline="on")
     assert mma.replace(kv_stages=3, pipeline="on").defines()["FA_PIPELINE"] == 1
+
+
+def test_a_wgmma_n128_tile_under_a_register_cap_ptxas_cannot_meet_is_refused():
+    """ptxas aborts t128x128w8 with min_ctas=3 on the wgmma arm (80 registers, a wgmma m64n128 needs
+    90; results/2026-11-30_cpu_build_checks/wgmma_min_ctas_register_cap.txt): refused before a build,
+    while the tiles and bounds that built stay valid."""
+    wg = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")
+    for bad in (dict(br=128, warps=8, bc=128, min_ctas=3), dict(br=128, warps=8, bc=128, min_ctas=4)):
+        with pytest.raises(KnobError, match="knob 'min_ctas'.*m64n128"):
+            wg.replace(**bad)
+    for ok in (dict(br=128, warps=8, bc=128, min_ctas=2), dict(br=128, warps=8, bc=64, min_ctas=3),
+               dict(br=128, warps=8, bc=32, min_ctas=3), dict(bc=128, min_ctas=3), dict(min_ctas=3)):
+        wg.replace(**ok)
+    Knobs(compute="mma", br=128, warps=8, bc=128, min_ctas=3)  # mma.sync spills instead: unchanged

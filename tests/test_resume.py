@@ -94,7 +94,7 @@ import random  # noqa: E402
 from agent.loop import SearchOptions, run_search  # noqa: E402
 from agent.resume import resume_search  # noqa: E402
 from experiments.problem import Shape  # noqa: E402
-from kernel_src.knobs import SEED  # noqa: E402
+from kernel_src.knobs import SEED, Knobs  # noqa: E402
 
 from fakes import SimBench  # noqa: E402
 
@@ -234,6 +234,25 @@ def test_twenty_kills_at_random_moments_then_resume(tmp_path):
     cut, c = _interrupted(tmp_path, "agent", [(rng.randint(1, 3), None, Killed) for _ in range(20)])
     assert _trace(cut, c) == _trace(whole, w)
     assert len(q.get_run(cut, c)["resumes"]) == 20
+
+
+def test_a_run_resumes_with_the_agent_version_it_recorded(tmp_path):
+    """Version 2 from the wgmma seed has no lever to try (the H200 run that stopped "exhausted") where
+    the current version has the arm's: a version-2 run killed before its first experiment resumes as
+    version 2 and stops where it would have."""
+    wg = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem", kv_stages=2)
+    path = tmp_path / "v2.db"
+    db = open_db(path)
+    with pytest.raises(Killed):
+        run_search(Dies(1, "profile"), db, shape=SHAPE, seed=wg, artifacts=tmp_path / "art",
+                   options=SearchOptions(budget=10, agent_version=2))
+    rid = q.latest_run(db)["id"]
+    db.close()
+    _bury(path, rid)
+    db = open_db(path)
+    assert resume_search(SimBench(), db, artifacts=tmp_path / "art") == rid
+    run = q.get_run(db, rid)
+    assert run["status"] == "exhausted" and run["options"]["search"]["agent_version"] == 2
 
 
 def test_resume_refuses_what_it_cannot_continue(tmp_path):

@@ -139,12 +139,14 @@ def levers(as_json: bool = JSON_OPT):
     if as_json:
         print(json.dumps([lv.model_dump(mode="json") for lv in CATALOG], indent=1))
         return
-    t = Table(title="levers")
+    t = Table(title="levers (requires: the current knobs a lever applies to; compute=wgmma, the Hopper arm, from "
+                    "agent version 3)")
     for c in ("lever", "sets", "targets", "requires", "predicted", "hypothesis"):
         t.add_column(c, overflow="fold")
     for lv in CATALOG:
         t.add_row(lv.name, json.dumps(lv.sets), ", ".join(lv.targets), json.dumps(lv.requires) if lv.requires else "",
-                  f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}", lv.hypothesis)
+                  f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}",
+                  lv.hypothesis + (f" {lv.on_wgmma}" if lv.on_wgmma else ""))
     _print_table(t)
 
 

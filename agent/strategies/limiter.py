@@ -42,9 +42,11 @@ PARTLY_LATENCY_BOUND = ("global_latency",)
 # registers, and the keep was the registers); past this a spill is a cost in itself.
 SPILL_SMALL = 128
 # Revisions whose decisions differ, so a recorded run replays with the one it ran: 1 (session 3's
-# H200 runs) multiplied a compound move's catalog bands; 2 takes its first lever's band.
-VERSIONS = (1, 2)
-VERSION = 2
+# H200 runs) multiplied a compound move's catalog bands; 2 takes its first lever's band; 3 lets the
+# levers whose knobs the Hopper arm shares apply to a compute=wgmma kernel (agent.levers.WGMMA_SINCE;
+# before it a wgmma-seeded run had nothing to tune and stopped "exhausted").
+VERSIONS = (1, 2, 3)
+VERSION = 3
 MAX_COMPOUND = 3
 
 
@@ -61,7 +63,7 @@ class LimiterAgent:
     def _singles(self, state: State) -> list[tuple[Lever, Knobs]]:
         out = []
         for lv in state.levers:
-            if lv.applies_to(state.best, state.causal):
+            if lv.applies_to(state.best, state.causal, version=self.version):
                 try:
                     k = lv.apply(state.best)
                 except KnobError:
