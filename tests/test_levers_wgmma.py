@@ -28,6 +28,8 @@ WG = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in=
 ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_triple_buffer", "kv_overlap",
        "rescale_skip", "lazy_rescale", "softmax_ffma", "mask_predicate", "mask_split", "persistent_grid",
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through"}
+# the arm's own (session 5): TMA staging, wgmma only
+ARM_ONLY = {"tma"}
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -42,10 +44,11 @@ def _state(best: Knobs, arch: str = "sm_90", causal: bool = False) -> State:
 def test_the_catalog_says_which_levers_the_arm_shares():
     for lv in levers.CATALOG:
         compute = lv.requires.get("compute")
-        assert (compute is not None and "wgmma" in compute) == (lv.name in ARM), lv.name
+        assert (compute is not None and "wgmma" in compute) == (lv.name in ARM | ARM_ONLY), lv.name
         assert "wgmma" not in (lv.requires_at(2).get("compute") or ())  # agents 1 and 2: mma.sync only
         assert lv.requires_at(2).keys() == lv.requires.keys()
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
+    assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
     assert levers.WGMMA_SINCE == 3 == make("agent").version == SearchOptions().agent_version
 
 
@@ -54,7 +57,7 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     moves = LimiterAgent(3).moves(_state(WG, causal=causal))
     names = {m.name for m in moves}
     # kv_double_buffer is the seed's own depth; the masks and the order only under a causal mask
-    want = ARM - {"kv_double_buffer"} - ({"mask_predicate", "mask_split"} if not causal else set())
+    want = (ARM | ARM_ONLY) - {"kv_double_buffer"} - ({"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:
         assert m.knobs.compute.value == "wgmma" and m.knobs.needs_arch() == "sm_90"
@@ -123,7 +126,7 @@ def test_a_wgmma_seeded_run_spends_its_budget(tmp_path):
         k = Knobs.parse(e["knobs"])
         assert k.compute.value == "wgmma" and Knobs.parse(e["base_knobs"]).compute.value == "wgmma"
         lv = levers.get(e["lever"].split("+")[0])
-        assert lv.name in ARM | {"heaviest_first"}
+        assert lv.name in ARM | ARM_ONLY | {"heaviest_first"}
         if "+" not in e["lever"] and lv.on_wgmma:  # the hypothesis written before measuring is the arm's too
             assert e["hypothesis"].startswith(lv.hypothesis) and lv.on_wgmma in e["hypothesis"]
 
