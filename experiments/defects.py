@@ -21,3 +21,11 @@ DEFECTS: dict[str, tuple[int, str]] = {
     "side_stream": (10, "launched on a private stream the caller never waits for"),
     "no_tail_mask": (11, "keys past N are not masked: zero-filled rows score 0 instead of -inf"),
 }
+
+# Faults that end the worker rather than spoil its output (issue 11's GPU battery,
+# scripts/device_faults.py): evaluated one at a time, never in DEFECTS, whose envelope job
+# (derive-tolerance) runs every defect in one process that a hang or a sticky fault would end.
+FAULTS: dict[str, tuple[int, str]] = {
+    "hang": (12, "every thread spins on the cycle counter: the kernel never returns (TIMEOUT expected)"),
+    "illegal_address": (13, "thread 0 stores to address 64, which nothing maps: an illegal-address fault (CRASH expected)"),
+}

@@ -146,7 +146,10 @@ enum { EXP_EXPF = 0, EXP_EX2 = 1 };
 enum {
   DEF_NONE = 0, DEF_ONE_SIDED_SWIZZLE, DEF_MISSING_COMMIT, DEF_CAUSAL_OFF_BY_ONE, DEF_WRONG_SCALE,
   DEF_DROPPED_RESCALE, DEF_MISSING_SYNC, DEF_PARTIAL_WRITE, DEF_NO_WRITE, DEF_WRITES_INPUT,
-  DEF_SIDE_STREAM, DEF_NO_TAIL_MASK
+  DEF_SIDE_STREAM, DEF_NO_TAIL_MASK,
+  // faults that end the worker rather than its output (issue 11's GPU battery, experiments.defects.FAULTS):
+  // a kernel that never returns and one that stores to an unmapped address
+  DEF_HANG, DEF_ILLEGAL_ADDRESS
 };
 
 enum { MASK_RUNTIME = 0, MASK_PREDICATE = 1, MASK_SPLIT = 2 };
@@ -1117,6 +1120,13 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   const void* tmk = nullptr;
   const void* tmv = nullptr;
 #endif
+  // never returns (the cycle counter turns negative after about 146 years at 2 GHz): only the worker's
+  // deadline ends it. clock64() is a volatile read, so the loop cannot be optimised away.
+  if (FA_DEFECT == DEF_HANG)
+    while (clock64() >= 0) {
+    }
+  // a store to address 64, which no allocation maps: a sticky illegal-address fault in the context
+  if (FA_DEFECT == DEF_ILLEGAL_ADDRESS && threadIdx.x == 0) *reinterpret_cast<volatile int*>(uintptr_t{64}) = 1;
   const int tiles = (N + K::BR - 1) / K::BR;
   if constexpr (K::PERSISTENT) {
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of

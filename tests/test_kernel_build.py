@@ -84,6 +84,26 @@ def test_defect_switch_compiles_and_changes_the_binary(tmp_path):
     assert all(res[s.key()].ok for s in specs)
 
 
+def test_fault_switches_compile_match_the_kernels_enum_and_stay_out_of_the_defect_battery(tmp_path):
+    """The hang and the illegal-address fault (scripts/device_faults.py) are FA_DEFECT values of
+    their own, numbered as fa_fwd.cu's enum numbers them, and never in DEFECTS: derive-tolerance
+    runs every defect in one process, which a hang or a sticky fault would end."""
+    import re
+
+    from experiments.defects import BASE, DEFECTS, FAULTS
+    from kernel_src.knobs import SOURCE
+
+    body = re.search(r"enum \{\s*DEF_NONE = 0,(.*?)\};", SOURCE.read_text(), re.S).group(1)
+    names = re.findall(r"\bDEF_([A-Z_]+)", body)
+    enum = {n.lower(): i + 1 for i, n in enumerate(names)}
+    for name, (code, _) in {**DEFECTS, **FAULTS}.items():
+        assert enum[name] == code, (name, code, enum.get(name))
+    assert not set(FAULTS) & set(DEFECTS) and len(enum) == len(DEFECTS) + len(FAULTS)
+    specs = [BuildSpec(knobs=BASE, arch="sm_90", defect=code) for code, _ in FAULTS.values()]
+    res = build(specs, tmp_path)
+    assert all(res[s.key()].ok for s in specs), [res[s.key()].log[-800:] for s in specs]
+
+
 def test_cache_key_covers_knobs_arch_and_instantiations():
     a = BuildSpec(knobs=SEED, arch="sm_90")
     assert a.key() != BuildSpec(knobs=SEED.replace(exp="ex2"), arch="sm_90").key()
