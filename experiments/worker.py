@@ -165,4 +165,7 @@ def main(job_path: str, result_path: str) -> int:
 
 
 if __name__ == "__main__":
+    from .child import die_with_parent
+
+    die_with_parent()  # a SIGKILLed tool takes its worker with it: nothing keeps the GPU busy after it
     sys.exit(main(sys.argv[1], sys.argv[2]))

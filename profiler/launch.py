@@ -28,4 +28,7 @@ def main(lib_path: str, shape_json: str, launches: int = 2) -> int:
 
 
 if __name__ == "__main__":
+    from experiments.child import die_with_parent
+
+    die_with_parent(check_parent=False)  # its parent is ncu: a killed profile leaves no kernel running
     sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 2))

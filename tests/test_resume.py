@@ -454,3 +454,41 @@ run_search(Killed(), open_db({str(path)!r}), shape=Shape(B=2, H=16, N=8192, D=12
     assert resume_search(SimBench(), db, artifacts=tmp_path / "art") == 1
     whole, w = _uninterrupted(tmp_path, "agent")
     assert _trace(db, 1) == _trace(whole, w)
+
+
+def test_a_worker_dies_with_its_sigkilled_parent(tmp_path):
+    """A worker runs in its own session (a hang is killed with its whole group), so a SIGKILL of the
+    tool reached neither the tool's handlers nor the worker, which kept the GPU busy under the resumed
+    run (scripts/device_faults.py's dry run, session 5). Now the kernel kills it with its parent."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    pidfile = tmp_path / "child.pid"
+    parent = subprocess.Popen([sys.executable, "-c", f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+from experiments.child import run_group
+run_group([sys.executable, "-c", "import sys, os, time; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+           "from experiments.child import die_with_parent; die_with_parent(); "
+           "open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(120)"], timeout=300)
+"""])
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the worker outlived its SIGKILLed parent")
