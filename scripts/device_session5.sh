@@ -13,6 +13,7 @@
 #   --gpus 2 (as scripts/device_dask.sh, budget 12), after a --budget 1 run that fills the build cache.
 # Everything lands in $OUT/s5/s5.tgz with a summary; copy to results/<date>_h200_session5/.
 set -uo pipefail
+. scripts/device_queue.sh
 W=/tmp/w/s5; R=$OUT/s5; mkdir -p $W $R
 COMMON="--time-budget 1.5"
 FINAL="compute=mma layout=pad staging=cp_async exp=ex2 br=128 warps=4 bc=32 kv_stages=2 q_in=smem rescale_skip=on persistent=on"
@@ -21,21 +22,7 @@ WG="compute=wgmma layout=sw128 staging=cp_async exp=ex2 q_in=smem br=64 warps=4 
 seed() { for k in $*; do printf -- '--seed-knob %s ' $k; done; }
 if [ "$1" = start ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
-  cat > $W/env.sh <<EOF
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
-cd $PWD
-T0=$(date +%s)
-one() {  # one DEADLINE GPUS NAME CMD...: one step on those GPUs, its own database, killed at the deadline
-  local dl=\$1 gpus=\$2 name=\$3; shift 3; local left=\$(( dl - \$(date +%s) ))
-  [ \$left -gt 45 ] || { echo "# not started: \${left}s left" > $W/\$name.txt; return; }
-  { echo "# \$(date -u +%FT%TZ) on GPU(s) \$gpus: \$(nvidia-smi -i \$gpus --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tr '\n' ';')"
-    echo "\\\$ \$*   (CUDA_VISIBLE_DEVICES=\$gpus, timeout \${left}s)"
-    local t0=\$(date +%s.%N)
-    CUDA_VISIBLE_DEVICES=\$gpus FA5090_CACHE=\${CACHE:-/tmp/facache\${gpus//,/}} timeout \$left "\$@"
-    local rc=\$?; echo "\$t0 \$(date +%s.%N)" > $W/\$name.time
-    echo "# exit \$rc at \$(date -u +%FT%TZ)"; } > $W/\$name.txt 2>&1
-}
-EOF
+  queue_env $W
   . $W/env.sh
   P1=$(( T0 + ${PHASE1:-1000} )); P2=$(( T0 + ${PHASE1:-1000} + ${PHASE2:-420} ))
   cat > $W/q0.sh <<EOF
@@ -64,28 +51,8 @@ CACHE=/tmp/facache_dask one $P2 0 dask_one_gpu python3 -m agent run $SCREEN --bu
 CACHE=/tmp/facache_dask one $P2 0,1 dask_two_gpus python3 -m agent run $SCREEN --budget 12 --gpus 2 --db $W/dask_two_gpus.db
 touch $W/q.done
 EOF
-  setsid nohup bash $W/q.sh > $W/q.log 2>&1 < /dev/null &
-  sleep ${FIRST:-560}
-  for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations" $f | cut -c1-180 | tail -10; done
+  queue_start $W ${FIRST:-560}
   exit 0
 fi
 # wait: until the queue is done (or this call's limit nears), then pack what there is
-export PYTHONPATH=/tmp/site:$PWD
-for i in $(seq 1 ${WAITS:-108}); do [ -f $W/q.done ] && break; sleep 5; done
-for f in $W/*.db; do
-  n=$(basename $f .db)
-  python3 -m agent history --json --db $f > $W/${n}_history.json 2>/dev/null
-  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" $f 2>/dev/null
-done
-rm -f $W/*.db-wal $W/*.db-shm
-if [ -f $W/dask_one_gpu.db ] && [ -f $W/dask_two_gpus.db ]; then
-  python3 scripts/dask_side_by_side.py $W/dask_one_gpu.db $W/dask_two_gpus.db $W
-  for n in dask_one_gpu dask_two_gpus; do
-    [ -f $W/$n.time ] && awk -v n=$n '{printf "\nprocess wall time of %s: %.1f s\n", n, $2 - $1}' $W/$n.time >> $W/side_by_side.md
-  done
-fi
-[ -f $W/q.done ] && echo "# queue done" || echo "# queue still running"
-tar -C /tmp/w --exclude='*.so' --exclude='*.o' -czf $R/s5.tgz s5
-for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations x|worst" $f | cut -c1-200 | tail -16; done > $R/summary.txt
-[ -f $W/side_by_side.md ] && cat $W/side_by_side.md >> $R/summary.txt
-cat $R/summary.txt
+queue_wait $W $R s5

@@ -7,33 +7,20 @@
 #   GPU 1 (issue 10): the Hopper tier with TMA staging (30 configurations of hopper_set, TMA paired
 #          bitwise with cp.async); the agent (v3: the arm's tuning levers, lever tma) from the wgmma seed
 #          at N8192, budget 16, profiled; the same from the TMA seed at causal N8192, budget 8.
-#   GPU 0 (issues 11, 8-10): the fault battery (scripts/device_faults.sh, if the session merged it);
+#   GPU 0 (issues 11, 8-10): the fault battery (scripts/device_faults.sh, ~540 s; its own $OUT/faults);
 #          then `run --budget 20` from the naive seed at N8192 with agent v3 (does it reach the arm?).
 # Phase 2 (issue 13), both GPUs: the whole catalog screened from the mma seed at N8192 on one GPU,
 #   then with --gpus 2 (budget 40 each), after a --budget 1 run that fills their shared build cache.
 # Everything lands in $OUT/s6/s6.tgz with a summary; copy to results/<date>_h200_session6/.
 set -uo pipefail
+. scripts/device_queue.sh
 W=/tmp/w/s6; R=$OUT/s6; mkdir -p $W $R
 COMMON="--time-budget 1.5"
 WG="compute=wgmma layout=sw128 staging=cp_async exp=ex2 q_in=smem br=64 warps=4 bc=64 kv_stages=2"
 seed() { for k in $*; do printf -- '--seed-knob %s ' $k; done; }
 if [ "$1" = start ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
-  cat > $W/env.sh <<EOF
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
-cd $PWD
-T0=$(date +%s)
-one() {  # one DEADLINE GPUS NAME CMD...: one step on those GPUs, its own database, killed at the deadline
-  local dl=\$1 gpus=\$2 name=\$3; shift 3; local left=\$(( dl - \$(date +%s) ))
-  [ \$left -gt 45 ] || { echo "# not started: \${left}s left" > $W/\$name.txt; return; }
-  { echo "# \$(date -u +%FT%TZ) on GPU(s) \$gpus: \$(nvidia-smi -i \$gpus --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tr '\n' ';')"
-    echo "\\\$ \$*   (CUDA_VISIBLE_DEVICES=\$gpus, timeout \${left}s)"
-    local t0=\$(date +%s.%N)
-    CUDA_VISIBLE_DEVICES=\$gpus FA5090_CACHE=\${CACHE:-/tmp/facache\${gpus//,/}} timeout \$left "\$@"
-    local rc=\$?; echo "\$t0 \$(date +%s.%N)" > $W/\$name.time
-    echo "# exit \$rc at \$(date -u +%FT%TZ)"; } > $W/\$name.txt 2>&1
-}
-EOF
+  queue_env $W
   . $W/env.sh
   P1=$(( T0 + ${PHASE1:-960} )); P2=$(( T0 + ${PHASE1:-960} + ${PHASE2:-600} ))
   cat > $W/q0.sh <<EOF
@@ -60,28 +47,8 @@ CACHE=/tmp/facache_dask one $P2 0 dask_one_gpu python3 -m agent run $SCREEN --bu
 CACHE=/tmp/facache_dask one $P2 0,1 dask_two_gpus python3 -m agent run $SCREEN --budget 40 --gpus 2 --db $W/dask_two_gpus.db
 touch $W/q.done
 EOF
-  setsid nohup bash $W/q.sh > $W/q.log 2>&1 < /dev/null &
-  sleep ${FIRST:-560}
-  for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations" $f | cut -c1-180 | tail -10; done
+  queue_start $W ${FIRST:-560}
   exit 0
 fi
 # wait: until the queue is done (or this call's limit nears), then pack what there is
-export PYTHONPATH=/tmp/site:$PWD
-for i in $(seq 1 ${WAITS:-108}); do [ -f $W/q.done ] && break; sleep 5; done
-for f in $W/*.db; do
-  n=$(basename $f .db)
-  python3 -m agent history --json --db $f > $W/${n}_history.json 2>/dev/null
-  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" $f 2>/dev/null
-done
-rm -f $W/*.db-wal $W/*.db-shm
-if [ -f $W/dask_one_gpu.db ] && [ -f $W/dask_two_gpus.db ]; then
-  python3 scripts/dask_side_by_side.py $W/dask_one_gpu.db $W/dask_two_gpus.db $W
-  for n in dask_one_gpu dask_two_gpus; do
-    [ -f $W/$n.time ] && awk -v n=$n '{printf "\nprocess wall time of %s: %.1f s\n", n, $2 - $1}' $W/$n.time >> $W/side_by_side.md
-  done
-fi
-[ -f $W/q.done ] && echo "# queue done" || echo "# queue still running"
-tar -C /tmp/w --exclude='*.so' --exclude='*.o' -czf $R/s6.tgz s6
-for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations x|worst" $f | cut -c1-200 | tail -16; done > $R/summary.txt
-[ -f $W/side_by_side.md ] && cat $W/side_by_side.md >> $R/summary.txt
-cat $R/summary.txt
+queue_wait $W $R s6

@@ -1,0 +1,56 @@
+# Sourced by the session queue scripts (scripts/device_session5.sh, device_session6.sh): queues of runs
+# on the GPUs of one device machine that outlive a 10-minute call. `queue_env` writes $W/env.sh with
+# `one DEADLINE GPUS NAME CMD...` (a step on those GPUs, its own build cache unless CACHE is set, its
+# printed output in NAME.txt with its command, GPU and start time, killed at DEADLINE); `queue_start`
+# launches $W/q.sh detached (setsid) and returns after FIRST seconds with what it printed so far;
+# `queue_wait` waits for $W/q.done (or the call's limit), then packs databases, histories, the
+# one-vs-two-GPU table when both screens exist, and everything under $R/NAME.tgz with a summary.
+queue_env() {  # W
+  local W=$1
+  cat > $W/env.sh <<EOF
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
+cd $PWD
+T0=$(date +%s)
+one() {  # one DEADLINE GPUS NAME CMD...: one step on those GPUs, its own database, killed at the deadline
+  local dl=\$1 gpus=\$2 name=\$3; shift 3; local left=\$(( dl - \$(date +%s) ))
+  [ \$left -gt 45 ] || { echo "# not started: \${left}s left" > $W/\$name.txt; return; }
+  { echo "# \$(date -u +%FT%TZ) on GPU(s) \$gpus: \$(nvidia-smi -i \$gpus --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tr '\n' ';')"
+    echo "\\\$ \$*   (CUDA_VISIBLE_DEVICES=\$gpus, timeout \${left}s)"
+    local t0=\$(date +%s.%N)
+    CUDA_VISIBLE_DEVICES=\$gpus FA5090_CACHE=\${CACHE:-/tmp/facache\${gpus//,/}} timeout \$left "\$@"
+    local rc=\$?; echo "\$t0 \$(date +%s.%N)" > $W/\$name.time
+    echo "# exit \$rc at \$(date -u +%FT%TZ)"; } > $W/\$name.txt 2>&1
+}
+EOF
+}
+
+queue_start() {  # W FIRST: run $W/q.sh detached, report after FIRST seconds
+  local W=$1
+  setsid nohup bash $W/q.sh > $W/q.log 2>&1 < /dev/null &
+  sleep $2
+  for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations" $f | cut -c1-180 | tail -10; done
+}
+
+queue_wait() {  # W R NAME
+  local W=$1 R=$2 NAME=$3
+  export PYTHONPATH=/tmp/site:$PWD
+  for i in $(seq 1 ${WAITS:-108}); do [ -f $W/q.done ] && break; sleep 5; done
+  for f in $W/*.db; do
+    [ -f "$f" ] || continue
+    local n=$(basename $f .db)
+    python3 -m agent history --json --db $f > $W/${n}_history.json 2>/dev/null
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" $f 2>/dev/null
+  done
+  rm -f $W/*.db-wal $W/*.db-shm
+  if [ -f $W/dask_one_gpu.db ] && [ -f $W/dask_two_gpus.db ]; then
+    python3 scripts/dask_side_by_side.py $W/dask_one_gpu.db $W/dask_two_gpus.db $W
+    for n in dask_one_gpu dask_two_gpus; do
+      [ -f $W/$n.time ] && awk -v n=$n '{printf "\nprocess wall time of %s: %.1f s\n", n, $2 - $1}' $W/$n.time >> $W/side_by_side.md
+    done
+  fi
+  [ -f $W/q.done ] && echo "# queue done" || echo "# queue still running"
+  tar -C /tmp/w --exclude='*.so' --exclude='*.o' -czf $R/$NAME.tgz $NAME
+  for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations x|worst" $f | cut -c1-200 | tail -16; done > $R/summary.txt
+  [ -f $W/side_by_side.md ] && cat $W/side_by_side.md >> $R/summary.txt
+  cat $R/summary.txt
+}
