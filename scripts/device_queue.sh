@@ -54,3 +54,18 @@ queue_wait() {  # W R NAME
   [ -f $W/side_by_side.md ] && cat $W/side_by_side.md >> $R/summary.txt
   cat $R/summary.txt
 }
+
+queue_main() {  # W P2 SCREEN BUDGET: $W/q.sh runs q0.sh and q1.sh side by side, then (issue 13) the same
+  # screen on one GPU and on two, after a --budget 1 run that fills their shared build cache
+  local W=$1 P2=$2 SCREEN=$3 BUDGET=$4
+  cat > $W/q.sh <<EOF
+. $W/env.sh
+bash $W/q0.sh > $W/q0.log 2>&1 &
+bash $W/q1.sh > $W/q1.log 2>&1 &
+wait
+CACHE=/tmp/facache_dask one $P2 0 dask_warm python3 -m agent run $SCREEN --budget 1 --db $W/dask_warm.db
+CACHE=/tmp/facache_dask one $P2 0 dask_one_gpu python3 -m agent run $SCREEN --budget $BUDGET --db $W/dask_one_gpu.db
+CACHE=/tmp/facache_dask one $P2 0,1 dask_two_gpus python3 -m agent run $SCREEN --budget $BUDGET --gpus 2 --db $W/dask_two_gpus.db
+touch $W/q.done
+EOF
+}

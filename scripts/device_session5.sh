@@ -41,7 +41,7 @@ one $P1 1 stacked_c8192 python3 -m agent run $(seed $STACKED) --seqlen 8192 --ca
 touch $W/q1.done
 EOF
   SCREEN="$(seed compute=mma layout=pad staging=cp_async exp=ex2) --seqlen 8192 --screen --no-profile $COMMON"
-  cat > $W/q.sh <<EOF
+  queue_main $W $P2 "$SCREEN" 12
 . $W/env.sh
 bash $W/q0.sh > $W/q0.log 2>&1 &
 bash $W/q1.sh > $W/q1.log 2>&1 &

@@ -3,32 +3,20 @@ without a GPU: the agent (v2) from the naive seed with the whole catalog, the st
 winners at N8192 and causal N8192 (issue 9), the wgmma arm's probe, tier and seeded run (issue 10),
 and the one- and two-GPU screens (issue 13). The replays reuse each recording's own options."""
 import json
-import tarfile
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from test_margins import _recording
+from test_strategies import _replay
 
-from agent.cli import app
 from kernel_src.covering import hopper_set
 
 RES = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_session5"
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("session5")
-    with tarfile.open(RES / "artifacts.tgz") as t:
-        t.extractall(out, filter="data")
-    return out
-
-
-def _replay(rec: Path, db: Path, *extra: str):
-    res = runner.invoke(app, ["run", "--replay", str(rec), "--db", str(db), *extra])
-    assert res.exit_code == 0, res.output
-    rows = json.loads(runner.invoke(app, ["history", "--json", "--db", str(db)]).output)
-    return res.output, rows
+    return _recording(tmp_path_factory, RES / "artifacts.tgz", "")
 
 
 def _recorded(name: str) -> list[dict]:
