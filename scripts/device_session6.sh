@@ -38,15 +38,6 @@ touch $W/q1.done
 EOF
   SCREEN="$(seed compute=mma layout=pad staging=cp_async exp=ex2) --seqlen 8192 --screen --no-profile $COMMON"
   queue_main $W $P2 "$SCREEN" 40
-. $W/env.sh
-bash $W/q0.sh > $W/q0.log 2>&1 &
-bash $W/q1.sh > $W/q1.log 2>&1 &
-wait
-CACHE=/tmp/facache_dask one $P2 0 dask_warm python3 -m agent run $SCREEN --budget 1 --db $W/dask_warm.db
-CACHE=/tmp/facache_dask one $P2 0 dask_one_gpu python3 -m agent run $SCREEN --budget 40 --db $W/dask_one_gpu.db
-CACHE=/tmp/facache_dask one $P2 0,1 dask_two_gpus python3 -m agent run $SCREEN --budget 40 --gpus 2 --db $W/dask_two_gpus.db
-touch $W/q.done
-EOF
   queue_start $W ${FIRST:-560}
   exit 0
 fi
