@@ -24,6 +24,15 @@ one() {  # one DEADLINE GPUS NAME CMD...: one step on those GPUs, its own databa
 EOF
 }
 
+queue_begin() {  # W PHASE1 PHASE2: the wheels, env.sh sourced here too, and the phase deadlines P1 and P2
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
+  queue_env $1
+  . $1/env.sh
+  P1=$(( T0 + $2 )); P2=$(( T0 + $2 + $3 ))
+}
+
+seed() { for k in $*; do printf -- '--seed-knob %s ' $k; done; }  # --seed-knob for each NAME=VALUE
+
 queue_start() {  # W FIRST: run $W/q.sh detached, report after FIRST seconds
   local W=$1
   setsid nohup bash $W/q.sh > $W/q.log 2>&1 < /dev/null &

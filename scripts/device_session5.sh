@@ -19,12 +19,8 @@ COMMON="--time-budget 1.5"
 FINAL="compute=mma layout=pad staging=cp_async exp=ex2 br=128 warps=4 bc=32 kv_stages=2 q_in=smem rescale_skip=on persistent=on"
 STACKED="$FINAL rescale_lazy=on softmax=fused"
 WG="compute=wgmma layout=sw128 staging=cp_async exp=ex2 q_in=smem br=64 warps=4 bc=64 kv_stages=2"
-seed() { for k in $*; do printf -- '--seed-knob %s ' $k; done; }
 if [ "$1" = start ]; then
-  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
-  queue_env $W
-  . $W/env.sh
-  P1=$(( T0 + ${PHASE1:-1000} )); P2=$(( T0 + ${PHASE1:-1000} + ${PHASE2:-420} ))
+  queue_begin $W ${PHASE1:-1000} ${PHASE2:-420}
   cat > $W/q0.sh <<EOF
 . $W/env.sh
 one $P1 0 naive_n8192 python3 -m agent run --seqlen 8192 --budget 20 $COMMON --db $W/naive_n8192.db

@@ -17,12 +17,8 @@ set -uo pipefail
 W=/tmp/w/s6; R=$OUT/s6; mkdir -p $W $R
 COMMON="--time-budget 1.5"
 WG="compute=wgmma layout=sw128 staging=cp_async exp=ex2 q_in=smem br=64 warps=4 bc=64 kv_stages=2"
-seed() { for k in $*; do printf -- '--seed-knob %s ' $k; done; }
 if [ "$1" = start ]; then
-  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
-  queue_env $W
-  . $W/env.sh
-  P1=$(( T0 + ${PHASE1:-960} )); P2=$(( T0 + ${PHASE1:-960} + ${PHASE2:-600} ))
+  queue_begin $W ${PHASE1:-960} ${PHASE2:-600}
   cat > $W/q0.sh <<EOF
 . $W/env.sh
 [ -f scripts/device_faults.sh ] && one $P1 0 faults bash scripts/device_faults.sh
