@@ -159,8 +159,8 @@ class Recorder:
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
 
-    def __getattr__(self, name):  # a cluster bench's `submit` and `map`: each answer is recorded when asked for
-        if name in ("submit", "map"):
+    def __getattr__(self, name):  # a cluster bench's `submit`, `map`, `discard_ahead`, `workers`: each answer
+        if name in ("submit", "map", "discard_ahead", "workers"):  # is recorded when asked for
             return getattr(self.bench, name)
         raise AttributeError(name)
 
