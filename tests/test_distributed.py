@@ -225,6 +225,25 @@ def test_a_recorded_two_worker_random_run_replays_in_one_process(tmp_path, clien
     assert run_summary(rdb, rrid)["kept"] == run_summary(db, rid)["kept"]
 
 
+def test_the_h200_random_run_replayed_on_two_workers_through_the_cli(tmp_path_factory, tmp_path, client):
+    """The H200's random run (N=8192, twenty draws, two keeps) replayed with --scheduler: each worker
+    answers from its own copy of the recording, the draws measured ahead of a keep are not in it
+    (one GPU never measured them) and are discarded unasked; the decisions are the one-process replay's."""
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_agent_vs_random" / "session1_artifacts.tgz",
+                     "random_artifacts/run-1/recording.jsonl")
+
+    def replay(db, *more):
+        res = CliRunner().invoke(app, ["run", "--seqlen", "8192", "--replay", str(rec), "--db", str(db), *more])
+        assert res.exit_code == 0, res.output
+        rows = json.loads(CliRunner().invoke(app, ["history", "--json", "--db", str(db)]).output)
+        return res.output, [(r["seq"], r["base_key"], r["knob_key"], r["outcome"], r["margin"]) for r in rows]
+
+    _, alone = replay(tmp_path / "alone.db")
+    out, spread = replay(tmp_path / "spread.db", "--scheduler", client.scheduler.address)
+    assert spread == alone and sum(r[3] == "KEPT" for r in spread) == 2
+    assert "measured against a superseded best were discarded" in out
+
+
 def test_refusals_in_one_sentence(client):
     sim = SimBench().device()
     other = sim.model_copy(update={"name": "NVIDIA H100 80GB HBM3"})
