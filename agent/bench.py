@@ -159,8 +159,8 @@ class Recorder:
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
 
-    def __getattr__(self, name):  # a cluster bench's `submit` and `map`: each answer is recorded when asked for
-        if name in ("submit", "map"):
+    def __getattr__(self, name):  # a cluster bench's `submit`, `map`, `discard_ahead`, `workers`: each answer
+        if name in ("submit", "map", "discard_ahead", "workers"):  # is recorded when asked for
             return getattr(self.bench, name)
         raise AttributeError(name)
 
@@ -275,11 +275,18 @@ class Replay:
     def setup(self, options):
         """The recorded run's settings, except those the replaying command line gave explicitly;
         recordings older than the strategies ran the ladder with one A/A null for the whole run."""
+        got = self.settings(options)
+        self._answers.get(_key("setup")) and self._get(_key("setup"), "the settings")
+        return got
+
+    def settings(self, options):
+        """What `setup` will answer, without taking the answer (the CLI reads the strategy a replay
+        will run before it starts one)."""
         from .loop import LATER_SETTINGS, LEGACY
 
         key = _key("setup")
         if self._answers.get(key):
-            recorded = {**LATER_SETTINGS, **self._get(key, "the settings")}
+            recorded = {**LATER_SETTINGS, **self._answers[key][0]}
         else:
             recorded = dict(LEGACY) if self._calibrated else {**LEGACY, "reanchor_every": 0}
         return {**recorded, **{k: options[k] for k in self.explicit if k in options}}

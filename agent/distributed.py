@@ -243,6 +243,7 @@ class _Task:
     deaths: list = field(default_factory=list)
     answer: tuple | None = None  # (result, where) or (None, {"died": [...]})
     error: BaseException | None = None
+    discarded: bool = False  # started ahead against a best that moved: never asked for (discard_ahead)
 
 
 class DaskBench:
@@ -269,6 +270,7 @@ class DaskBench:
         self._busy: dict[str, _Task] = {}
         self._ahead: dict[tuple, _Task] = {}
         self.requeued: list[dict] = []  # every re-queue: what, which worker died
+        self.discarded: list[dict] = []  # every evaluation started ahead and dropped unasked (discard_ahead)
         self.devices = self._probe()
         check_one_model(self.devices)
         for name, dev in self.devices.items():  # each worker tagged with its GPU, where any client can read it
@@ -357,6 +359,9 @@ class DaskBench:
         from distributed import KilledWorker
 
         del self._busy[t.worker]
+        if t.discarded:  # nobody will ask for it: neither re-queued after a death nor sent again
+            t.answer = (None, {"died": ["discarded"]})
+            return
         try:
             got, where = t.future.result()
         except KilledWorker as e:
@@ -402,7 +407,8 @@ class DaskBench:
                 for b in [b for b in self._busy.values() if b.address not in alive and b.future.status == "pending"]:
                     b.future.cancel()
                     del self._busy[b.worker]
-                    self._queue_task(b, front=True)
+                    if not b.discarded:
+                        self._queue_task(b, front=True)
         if t.error is not None:
             raise t.error
         return t.answer
@@ -471,6 +477,26 @@ class DaskBench:
             if key not in self._ahead:
                 self._ahead[key] = self._queue_task(self._evaluation(base, cand, t_keep, t_noise, ceiling, simpler))
         self._pump()
+
+    def discard_ahead(self, base: Knobs) -> dict:
+        """Drop every evaluation started ahead against another base than `base` (a keep moved the
+        best under them): the loop never asks for them, as one GPU would never have measured them.
+        Those still queued never start; one running on a worker finishes there (a pair is never
+        interrupted mid-measurement on its GPU) and its answer is ignored. Returns how many were
+        dropped, and how many of those a worker had taken (measured, or being measured)."""
+        dropped = started = 0
+        for key, t in list(self._ahead.items()):
+            if key[0] == base.key():
+                continue
+            del self._ahead[key]
+            t.discarded = True
+            queued = any(q is t for q in self._queue)
+            if queued:
+                self._queue = [q for q in self._queue if q is not t]
+            dropped, started = dropped + 1, started + (not queued)
+            self.discarded.append({"what": t.what, "base": key[0], "cand": key[1], "worker": None if queued else t.worker,
+                                   "measured": not queued})
+        return {"discarded": dropped, "measured": started}
 
     def _evaluation(self, base, cand, t_keep, t_noise, ceiling, simpler) -> _Task:
         return _Task(f"evaluate {cand.label()}", "evaluate", (base, cand),

@@ -324,6 +324,12 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         if o.screen:  # against a fixed seed and null the screen's measurements are independent
             evaluate_ahead(bench, proposals[:budget - done], best,
                            {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
+        elif getattr(strategy, "ahead", None) and getattr(bench, "submit", None):
+            # several GPUs: this draw and the next ones (as long as none is kept) measured at once
+            # against the current best; a keep discards the rest (_discard_ahead)
+            width = min(len(getattr(bench, "workers", None) or ()), budget - done)
+            evaluate_ahead(bench, proposals[:1] + strategy.ahead(state, width - 1), best,
+                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
         p = proposals[0]
         say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
         done += 1
@@ -345,6 +351,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
                 detail=t.fields["detail"], margin=pr and pr["margin"], tflops=pr and pr["tflops_cand"],
                 diagnosis=None, why="", rescreens=[])
         elif t.outcome is Outcome.KEPT:
+            _discard_ahead(bench, db, run_id, t.cand, say)
             new_attrs = t.ev.attributes or bench.attributes(t.cand)
             diag, drow, why = _diagnose(bench, t.cand, arch, artifacts, f"exp{t.exp_id}")
             close_trial(db, t, diagnosis=drow, rescreen_of=entry and entry["id"])
@@ -376,6 +383,21 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"comparator"} - (progress.final_done if resumed else set()))
     return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
+
+
+def _discard_ahead(bench, db, run_id, best: Knobs, say) -> None:
+    """After a keep, the evaluations a cluster bench started ahead against the old best were measured
+    against a superseded best: one GPU would never have measured them. They are dropped unasked (no
+    experiment, no budget), and counted in the run's options["speculation"] (run_summary)."""
+    discard = getattr(bench, "discard_ahead", None)
+    got = discard(best) if discard else None
+    if not got or not got["discarded"]:
+        return
+    opts = q.get_run(db, run_id).get("options") or {}
+    sp = opts.get("speculation") or {}
+    q.update_run(db, run_id, options={**opts, "speculation": {k: sp.get(k, 0) + got[k] for k in ("discarded", "measured")}})
+    say("phase", text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
+                      f"({got['measured']} of them taken by a worker); the next draws are measured against the new best")
 
 
 def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say):
@@ -469,7 +491,8 @@ def run_summary(db, run_id: int) -> dict:
             "wall_seconds_per_experiment": wall, "final_knobs": best.label(),
             "seed_tflops": anchor and anchor["tflops_base"], "final_tflops": anchor and anchor["tflops_cand"],
             "vs_seed": anchor and anchor["margin"], "sdpa_flash_tflops": comp and comp["tflops_cand"], "final_tflops_vs_sdpa": comp and comp["tflops_base"],
-            "vs_sdpa_flash": comp and 1 / comp["margin"], "nulls": len(run.get("noise") or []) or None}
+            "vs_sdpa_flash": comp and 1 / comp["margin"], "nulls": len(run.get("noise") or []) or None,
+            "speculation": (run.get("options") or {}).get("speculation")}
 
 
 def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say,

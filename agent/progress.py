@@ -101,6 +101,10 @@ class Reporter:
                 bands = (f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band"
                          if sm["banded"] else "predictions: none (this strategy predicts no band)")
                 self._line(f"{bands}; median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
+            sp = sm.get("speculation")
+            if sp and sp.get("discarded"):
+                self._line(f"{sp['measured']} evaluation(s) measured against a superseded best were discarded "
+                           f"({sp['discarded'] - sp['measured']} more dropped before they started); none counted")
             if sm.get("final_tflops"):
                 sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
                         f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")

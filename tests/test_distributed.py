@@ -17,7 +17,7 @@ distributed = pytest.importorskip("distributed")
 
 from agent.cli import app  # noqa: E402
 from agent.distributed import CONFIG, DaskBench, DistributedError, check_one_model  # noqa: E402
-from agent.loop import SearchOptions, run_search  # noqa: E402
+from agent.loop import SearchOptions, run_search, run_summary  # noqa: E402
 from agent.levers import candidate, get  # noqa: E402
 from experiments.problem import Shape  # noqa: E402
 from kernel_src.knobs import Knobs  # noqa: E402
@@ -170,13 +170,89 @@ def test_a_sweep_on_two_workers_equals_the_one_process_sweep(client):
     assert all(r["device"]["worker"] for r in spread if r["status"] == "timed")
 
 
+def _random(tmp_path, name, bench, budget=12, rng_seed=3):
+    db = open_db(tmp_path / f"{name}.db")
+    rid = run_search(bench, db, shape=SHAPE, seed=Knobs(), artifacts=tmp_path / f"{name}_art",
+                     options=SearchOptions(strategy="random", rng_seed=rng_seed, budget=budget))
+    return db, rid, [e for e in q.history(db, rid) if e["kind"] == "sample"]
+
+
+def _decisions(rows):
+    return [(e["seq"], e["base_key"], e["knob_key"], e["outcome"], e["margin"]) for e in rows]
+
+
+def test_random_on_two_workers_decides_as_one_process_and_discards_what_a_keep_superseded(tmp_path, client):
+    """Random search's next draws measured at once on two workers, taken in the draws' order: the
+    same experiments, keeps, margins and budget as one process with the same seed; after a keep the
+    draw measured ahead against the old best is discarded (no experiment, no budget) and measured
+    again against the new best, as one process measures it next."""
+    db1, rid1, alone = _random(tmp_path, "alone", SimBench())
+    bench = DaskBench(client, SimBench, SimBench(), null_repeats=0)
+    db2, rid2, spread = _random(tmp_path, "spread", bench)
+    assert _decisions(spread) == _decisions(alone) and len(spread) == 12  # the budget, spent alike
+    kept = [e for e in alone if e["outcome"] == "KEPT"]
+    assert 1 <= len(kept) < len(alone)  # a keep before the end of the run: something to supersede
+    assert {d["worker"] for e in spread for d in _device(db2, e["id"]) if d} == set(bench.workers)
+    measured = [d for d in bench.discarded if d["measured"]]
+    assert measured and not bench._ahead  # every evaluation started ahead was asked for, or discarded
+    by_seq = {e["knob_key"]: e for e in spread}
+    keeps = {e["knob_key"] for e in kept}
+    for d in bench.discarded:  # never recorded against the base it was measured on ...
+        assert not any(e["base_key"] == d["base"] and e["knob_key"] == d["cand"] for e in spread)
+    again = [d for d in measured if d["cand"] in by_seq]  # ... but against the new best, where one process measured it
+    assert again and all(by_seq[d["cand"]]["base_key"] != d["base"] and by_seq[d["cand"]]["base_key"] in
+                         keeps for d in again)
+    s1, s2 = run_summary(db1, rid1), run_summary(db2, rid2)
+    assert s1["experiments"] == s2["experiments"] == 12 and s1["kept"] == s2["kept"]
+    assert s1["speculation"] is None and s2["speculation"]["measured"] == len(measured)
+    assert s2["speculation"]["discarded"] == len(bench.discarded)
+    assert [e["kind"] for e in q.history(db1, rid1)] == [e["kind"] for e in q.history(db2, rid2)]
+
+
+def test_a_recorded_two_worker_random_run_replays_in_one_process(tmp_path, client):
+    """Recorded on two workers, worker "1" noisier (its own null judges its pairs): a replay of the
+    recording in one process makes the same decisions, discarded evaluations never in it."""
+    from agent.bench import Recorder, Replay
+
+    rec = tmp_path / "recording.jsonl"
+    bench = DaskBench(client, NoisyWorkerSimBench, SimBench(), null_repeats=5)
+    db, rid, spread = _random(tmp_path, "recorded", Recorder(bench, rec), budget=10, rng_seed=5)
+    assert len(spread) == 10 and bench.discarded
+    keys = [json.loads(line)["key"] for line in rec.read_text().splitlines()]
+    assert sum("evaluate" in k for k in keys) == 10  # only what the loop asked for
+    rdb, rrid, replayed = _random(tmp_path, "replayed", Replay(rec), budget=10, rng_seed=5)
+    assert _decisions(replayed) == _decisions(spread)
+    assert run_summary(rdb, rrid)["kept"] == run_summary(db, rid)["kept"]
+
+
+def test_the_h200_random_run_replayed_on_two_workers_through_the_cli(tmp_path_factory, tmp_path, client):
+    """The H200's random run (N=8192, twenty draws, two keeps) replayed with --scheduler: each worker
+    answers from its own copy of the recording, the draws measured ahead of a keep are not in it
+    (one GPU never measured them) and are discarded unasked; the decisions are the one-process replay's."""
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_agent_vs_random" / "session1_artifacts.tgz",
+                     "random_artifacts/run-1/recording.jsonl")
+
+    def replay(db, *more):
+        res = CliRunner().invoke(app, ["run", "--seqlen", "8192", "--replay", str(rec), "--db", str(db), *more])
+        assert res.exit_code == 0, res.output
+        rows = json.loads(CliRunner().invoke(app, ["history", "--json", "--db", str(db)]).output)
+        return res.output, [(r["seq"], r["base_key"], r["knob_key"], r["outcome"], r["margin"]) for r in rows]
+
+    _, alone = replay(tmp_path / "alone.db")
+    out, spread = replay(tmp_path / "spread.db", "--scheduler", client.scheduler.address)
+    assert spread == alone and sum(r[3] == "KEPT" for r in spread) == 2
+    assert "measured against a superseded best were discarded" in out
+
+
 def test_refusals_in_one_sentence(client):
     sim = SimBench().device()
     other = sim.model_copy(update={"name": "NVIDIA H100 80GB HBM3"})
     with pytest.raises(DistributedError, match="different models .*NVIDIA H100.*NVIDIA H200"):
         check_one_model({"gpu0": sim, "gpu1": other})
     res = CliRunner().invoke(app, ["run", "--gpus", "2", "--budget", "3"])
-    assert res.exit_code == 2 and "--screen" in res.output
+    assert res.exit_code == 2 and "--screen" in res.output and "--strategy random" in res.output
+    res = CliRunner().invoke(app, ["run", "--gpus", "2", "--budget", "3", "--strategy", "tpe"])
+    assert res.exit_code == 2 and "TPE's next draw depends on the outcome" in res.output
     res = CliRunner().invoke(app, ["run", "--screen", "--gpus", "2", "--scheduler", "tcp://127.0.0.1:1"])
     assert res.exit_code == 2 and "one of them" in res.output
 

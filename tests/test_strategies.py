@@ -325,3 +325,29 @@ def test_the_wgmma_lever_is_a_candidate_on_hopper_only():
                             t_noise=0.002, t_keep=1.002, budget_left=10, levers=levers.CATALOG, limits=TABLE[arch])
     names = lambda arch: {m.name for m in LimiterAgent().moves(mk(arch))}
     assert "wgmma" in names("sm_90") and "wgmma" not in names("sm_80") and "wgmma" not in names("sm_120")
+
+
+def test_random_draws_ahead_are_the_draws_it_makes_next_and_leave_its_rng_alone():
+    """What --gpus N measures ahead (RandomSearch.ahead) is what the strategy draws next, one at a
+    time, while nothing is kept; asking ahead changes none of its draws, so a run's draws do not
+    depend on the number of workers."""
+    from agent.strategies.base import Trial
+
+    def state(strategy_trials, best=SEED):
+        return State(best=best, seed=SEED, trials=tuple(strategy_trials), levers=levers.CATALOG, limits=TABLE["sm_90"])
+
+    def draws(peek: int, n: int = 12):
+        s, trials, out, ahead = make("random", 7), [], [], []
+        for _ in range(n):
+            p = s.ask(state(trials))[0]
+            ahead.append([a.move.knobs.key() for a in s.ahead(state(trials), peek)])
+            out.append(p.move.knobs.key())
+            trials.append(Trial(move=p.move, base_key=SEED.key(), outcome="SLOWER", margin=0.9))
+            s.tell(trials[-1])
+        return out, ahead
+
+    alone, _ = draws(0)
+    spread, ahead = draws(3)
+    assert spread == alone and len(set(alone)) == len(alone)
+    for i, peeked in enumerate(ahead[:-3]):
+        assert peeked == alone[i + 1:i + 4]  # the next three draws, known before they are made

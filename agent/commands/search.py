@@ -121,9 +121,18 @@ def run(
             _fail(str(e).strip("'\""), 2)
     # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
     # run that cannot start leaves nothing behind
-    if (gpus or scheduler) and not screen:
-        _fail("--gpus and --scheduler spread a --screen's measurements (and sweep's); a search decides one "
-              "experiment at a time: run it without them", 2)
+    ran, screened = strategy, screen
+    if replay is not None and (gpus or scheduler):  # the recorded run's strategy, unless this command line gives one
+        recorded = replayed.settings({"strategy": strategy, "screen": screen})
+        ran, screened = recorded.get("strategy", strategy), recorded.get("screen", screen)
+    if (gpus or scheduler) and not screened and ran != "random":
+        if ran == "tpe":
+            _fail("--strategy tpe cannot fan out over --gpus/--scheduler: TPE's next draw depends on the outcome of "
+                  "the one before it (Optuna fits its densities to every finished trial), so a draw measured ahead "
+                  "would not be the one a one-GPU run makes; run it on one GPU, or use --strategy random", 2)
+        _fail(f"--gpus and --scheduler spread a --screen's measurements, sweep's, and --strategy random's draws "
+              f"(measured ahead, decided in order); --strategy {ran} decides one experiment at a time from "
+              "the last one's outcome: run it without them", 2)
     if replay is not None:
         try:
             # on a cluster every worker answers from its own copy of the recording (CPU processes will do)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from .base import Move, Sampler, State, Trial, sample_valid, space
+from .base import Move, Proposal, Sampler, State, Trial, sample_valid, space
 
 
 class RandomSearch(Sampler):
@@ -32,4 +32,29 @@ class RandomSearch(Sampler):
 
     def tell(self, trial: Trial) -> None:
         self._next = None
+
+    def ahead(self, state: State, n: int) -> list[Proposal]:
+        """The n draws after the current one, as this strategy will draw them one at a time if none
+        of the draws before them is kept (several GPUs measure them meanwhile: agent.loop). A draw
+        excludes what was drawn, measured and the best, and a keep changes only the best, so
+        until a keep the later draws are known now; a copy of the RNG draws them and the strategy's
+        own RNG and `drawn` are left as they were: the draws themselves still happen in `_draw`,
+        one per experiment, whatever the number of GPUs. After a keep the loop discards what was
+        drawn ahead and the next `_draw` excludes the new best, as one GPU's would."""
+        cur = self._draw(state) if n > 0 else None
+        if cur is None:
+            return []
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        drawn = set(self.drawn)
+        seen = state.measured_keys() | {state.best.key()}
+        dims = space(state.levers, state.seed or state.best, state.causal)
+        out = []
+        for _ in range(n):
+            k = sample_valid(rng, dims, state.limits, state.head_dim, exclude=drawn | seen)
+            if k is None:
+                break
+            drawn.add(k.key())
+            out.append(Proposal(move=Move(knobs=k, kind="sample"), predicted=None, rationale=f"{self.word}: {k.label()}"))
+        return out
 
