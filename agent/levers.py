@@ -124,7 +124,7 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="kv_double_buffer", sets={"kv_stages": 2}, targets=("global_latency", "occupancy_limited", "issue_latency_chain"),
-        requires={"compute": TENSOR, "staging": ("cp_async",)}, predicted=(0.9, 1.2),
+        requires={"compute": TENSOR, "staging": ("cp_async", "tma")}, predicted=(0.9, 1.2),
         hypothesis="Prefetch the next K/V block while this one is computed, K and V in separate cp.async groups "
         "so QK^T starts before V lands. On the 5090 depth 2 lost 12.9% because 81,920 B/CTA cost a CTA/SM "
         "under 99 KB (seed 2.5); at 227 KB the second stage may cost no occupancy at all.",
@@ -133,7 +133,7 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="kv_triple_buffer", sets={"kv_stages": 3}, targets=("global_latency", "occupancy_limited"),
-        requires={"compute": TENSOR, "staging": ("cp_async",)}, predicted=(0.88, 1.15),
+        requires={"compute": TENSOR, "staging": ("cp_async", "tma")}, predicted=(0.88, 1.15),
         hypothesis="A third K/V stage hides one more block of latency; 114,688 B/CTA at D=128 cannot launch on "
         "a 99 KB part (pre-flight refuses it there) and may halve CTAs/SM elsewhere.",
         on_wgmma="On wgmma: a third stage of the ring the descriptors read (D=128, BC 64: 114,688 B/CTA, within the 227 KB "

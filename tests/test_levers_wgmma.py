@@ -153,3 +153,11 @@ def test_the_levers_listing_says_which_compute_each_lever_applies_to():
     assert out["swizzle"]["requires"]["compute"] == ["mma"]
     table = runner.invoke(app, ["levers"], env={"COLUMNS": "400"}).output
     assert "from agent version 3" in table and levers.get("min_ctas_3").on_wgmma[:40] in table
+
+
+def test_from_a_tma_kernel_the_ring_levers_keep_tma_and_tma_is_not_offered_again():
+    tma = WG.replace(staging="tma", kv_stages=1)
+    moves = {m.name: m.knobs for m in LimiterAgent(3).moves(_state(tma))}
+    assert "tma" not in moves
+    assert moves["kv_double_buffer"].staging.value == "tma" and moves["kv_double_buffer"].kv_stages == 2
+    assert all(k.compute.value == "wgmma" for k in moves.values())
