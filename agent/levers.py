@@ -257,11 +257,15 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="qk_pipeline", sets={"pipeline": "on"}, targets=("issue_latency_chain", "tensor_bound"),
-        requires={"compute": ("mma",), "kv_stages": (2, 3)}, predicted=(0.9, 1.12),
+        requires={"compute": TENSOR, "kv_stages": (2, 3)}, predicted=(0.9, 1.12),
         hypothesis="Issue block j+1's QK^T before block j's softmax (FlashAttention-3's overlap inside a warp): "
         "the tensor pipe computes S(j+1) while the FMA and MUFU pipes compute P(j), filling the dependency "
         "waits of a kernel at two warps per scheduler. Costs BC/2 x m-tiles more registers and needs the "
         "next K one block early (three stages hide it, two expose it). Bitwise identical.",
+        on_wgmma="On wgmma (FlashAttention-3's intra-warpgroup overlap): block j+1's QK^T is issued as an asynchronous "
+        "wgmma group before block j's softmax and waited for with block j's PV, so the tensor cores work under the "
+        "softmax. Costs the second score set (t64x64, two stages: 156 -> 174 registers with cp.async, 127 -> 157 with "
+        "TMA; ptxas serialises nothing, results/2026-11-30_cpu_build_checks/wgmma_pipeline_build.txt). Not yet run.",
     ),
     Lever(
         name="wgmma", sets={"compute": "wgmma", "layout": "sw128", "q_in": "smem", "br": 64, "warps": 4},

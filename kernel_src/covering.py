@@ -110,5 +110,9 @@ def hopper_set() -> list[Knobs]:
         tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2),
         tma.replace(kv_stages=2, rescale_skip="on", rescale_lazy="on", softmax="fused", min_ctas=3,
                     cta_order="heaviest_first")]
-    out = tiles + [base.replace(**m) for m in moves] + tma_set
+    # the intra-warpgroup overlap (pipeline=on on the arm, session 5, not yet run): cp.async and TMA
+    # rings, and three TMA stages on a persistent grid with causal split loops
+    pipe_set = [base.replace(kv_stages=2, pipeline="on"), tma.replace(kv_stages=2, pipeline="on"),
+                tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split")]
+    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set
     return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]

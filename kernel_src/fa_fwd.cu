@@ -176,7 +176,7 @@ struct Knobs {
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
   static_assert(COMPUTE != WGMMA || (LAYOUT == SW128 && Q_IN && STAGING != STAGE_SCALAR && WARPS % 4 == 0 && MT == 1),
                 "wgmma: 128-byte swizzled tiles, Q read by descriptor, cp.async or TMA staging, whole warpgroups");
-  static_assert(STAGING != STAGE_TMA || (COMPUTE == WGMMA && !KV_OVERLAP && !PIPELINE),
+  static_assert(STAGING != STAGE_TMA || (COMPUTE == WGMMA && !KV_OVERLAP),
                 "TMA staging is the wgmma arm's, on the K/V ring or one buffer (no overlap schedule)");
   static_assert((LAYOUT == SW128) == (COMPUTE == WGMMA), "the wgmma tile layout is for wgmma alone");
   static_assert(SPLITS == 1 || SPLITS == 2 || SPLITS == 4 || SPLITS == 8, "1, 2, 4 or 8 key splits");
@@ -674,32 +674,40 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 
   // S = Q K^T. With two m-tiles per warp each K fragment feeds two mma: half the LDSM per mma.
   // H200 (BR 128 on 4 warps, 255 registers): 0.988x at N=8192 fp16, 0.923x at causal N=32768.
+#if FA_COMPUTE == 2
+  // Hopper arm (issue 10), step 1: each warpgroup's 64 query rows x BC keys as D/16 wgmma
+  // m64nBCk16, Q and K both read by descriptor from their swizzled tiles, committed as one group.
+  // s_gemm waits for it before the softmax (synchronous); with FA_PIPELINE the next block's group is
+  // issued here and waited for with this block's PV. Hypothesis: the same work in 1/4 of mma.sync's
+  // issue slots, with no ldmatrix at all.
+  auto s_issue = [&](const T* Kb, float (&s)[MT][NT][4]) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) s[0][j][0] = s[0][j][1] = s[0][j][2] = s[0][j][3] = 0.f;
+    const int wg = warp / 4;
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const uint64_t da = wg_desc(Qs + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
+      const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
+      if constexpr (K::BC == 32) wgmma_ss_n32<0, T>(&s[0][0][0], da, db, 1);
+      else if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0][0], da, db, 1);
+      else wgmma_ss_n128<0, T>(&s[0][0][0], da, db, 1);
+    }
+    wg_commit();
+  };
+#endif
   auto s_gemm = [&](const T* Kb, float (&s)[MT][NT][4]) {
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int j = 0; j < NT; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
 #if FA_COMPUTE == 2
     if constexpr (K::COMPUTE == WGMMA) {
-      // Hopper arm (issue 10), step 1: each warpgroup's 64 query rows x BC keys as D/16 wgmma
-      // m64nBCk16, Q and K both read by descriptor from their swizzled tiles; synchronous (wait
-      // for the group before the softmax). Hypothesis: the same work in 1/4 of mma.sync's issue
-      // slots, with no ldmatrix at all; the softmax between the GEMMs stays serial in this step.
-      const int wg = warp / 4;
-      wg_fence();
-#pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
-        const uint64_t da = wg_desc(Qs + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
-        const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
-        if constexpr (K::BC == 32) wgmma_ss_n32<0, T>(&s[0][0][0], da, db, 1);
-        else if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0][0], da, db, 1);
-        else wgmma_ss_n128<0, T>(&s[0][0][0], da, db, 1);
-      }
-      wg_commit();
+      s_issue(Kb, s);
       wg_wait<0>();
       return;
     }
 #endif
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       uint32_t qa[K::Q_IN ? MT : 1][4];
@@ -728,13 +736,23 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   // accumulators (MT x BC/2 registers), and K(j+1) must have landed one block earlier: with two
   // stages its load is exposed, with three it has a block to arrive. Same arithmetic, bitwise equal.
   // H200 on t128x32w4 (255 registers, 116 B spilled): 0.848 at N=8192 fp16, 0.866 at causal
-  // N=32768 bf16; not measured on the BR 64 tiles where it does not spill.
+  // N=32768 bf16; not measured on the BR 64 tiles where it does not spill. On the wgmma arm (session
+  // 5, built, not yet run) the next block's QK^T is an asynchronous wgmma group issued before the
+  // softmax and waited for with this block's PV: the tensor cores run under the softmax inside one
+  // warpgroup; ptxas serialises nothing (results/2026-11-30_cpu_build_checks/wgmma_pipeline_build.txt).
   constexpr bool PIPE = K::PIPELINE && NS > 1;
   float ahead[PIPE ? MT : 1][PIPE ? NT : 1][4];
   if constexpr (PIPE) {
     if (kb_lo < kb_hi) {
-      cp_async_wait<2 * NS - 3>();  // K of the first block
-      __syncthreads();
+      if constexpr (TMA) {
+#if FA_STAGING == 2
+        wait_k(kb_lo);
+#endif
+      } else {
+        cp_async_wait<2 * NS - 3>();  // K of the first block
+        async_visible<K>();
+        __syncthreads();
+      }
       s_gemm(Ks + buf(kb_lo), ahead);
     }
   }
@@ -767,11 +785,16 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     } else if constexpr (TMA) {
 #if FA_STAGING == 2
       issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
-      wait_k(kb);          // this block's K; its V may still be in flight
+      if constexpr (PIPE) {
+        if (kb + 1 < kb_hi) wait_k(kb + 1);  // the next block's K, for its QK^T under this softmax
+      } else {
+        wait_k(kb);  // this block's K; its V may still be in flight
+      }
 #endif
     } else if constexpr (PIPE) {
       issue(kb + NS - 1);  // the buffer of block kb - 1, freed by the barrier at the end of its iteration
       cp_async_wait<2 * NS - 3>();  // K of the next block has landed, and with it everything of this one
+      async_visible<K>();
     } else {
       issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
       cp_async_wait<2 * NS - 1>();  // K of this block has landed; its V may still be in flight
@@ -788,6 +811,13 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
         for (int j = 0; j < NT; ++j)
 #pragma unroll
           for (int e = 0; e < 4; ++e) s[mt][j][e] = ahead[mt][j][e];
+#if FA_COMPUTE == 2
+      // wgmma (issue 10 step 3, FlashAttention-3's overlap inside a warpgroup): the next block's QK^T
+      // is only issued here; it runs under this softmax and is waited for with this block's PV
+      if constexpr (K::COMPUTE == WGMMA) {
+        if (kb + 1 < kb_hi) s_issue(Ks + buf(kb + 1), ahead);
+      } else
+#endif
       if (kb + 1 < kb_hi) s_gemm(Ks + buf(kb + 1), ahead);
     } else {
       s_gemm(Kb, s);

@@ -191,8 +191,7 @@ class Knobs(BaseModel):
                              "layout=sw128 is that layout alone: set both or neither")
         if self.compute == Compute.wgmma:
             bad = {"q_in": (self.q_in, QIn.smem),
-                   "v_load": (self.v_load, VLoad.ldmatrix_trans), "epilogue": (self.epilogue, Epilogue.direct),
-                   "pipeline": (self.pipeline, Switch.off)}
+                   "v_load": (self.v_load, VLoad.ldmatrix_trans), "epilogue": (self.epilogue, Epilogue.direct)}
             for name, (got, want) in bad.items():
                 if got != want:
                     raise ValueError(f"knob 'compute'=wgmma (this step of the Hopper arm) needs {name}={want.value}, "

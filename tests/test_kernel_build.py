@@ -192,8 +192,8 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     from kernel_src.covering import covering_set, hopper_set
 
     hs = hopper_set()
-    assert len(hs) == 30 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
-    assert sum(k.staging.value == "tma" for k in hs) == 10
+    assert len(hs) == 33 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert sum(k.staging.value == "tma" for k in hs) == 12 and sum(k.pipeline.value == "on" for k in hs) == 3
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
 
 
@@ -221,7 +221,9 @@ def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
     of the same tile (no per-thread address arithmetic for K and V)."""
     tma = WGMMA.replace(staging="tma")
     knobs = [tma, tma.replace(kv_stages=2), tma.replace(bc=32, kv_stages=3, persistent="on"),
-             tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2), WGMMA.replace(kv_stages=2)]
+             tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2), WGMMA.replace(kv_stages=2),
+             # step 3: the next block's QK^T under this softmax, on both stagings
+             tma.replace(kv_stages=2, pipeline="on"), WGMMA.replace(kv_stages=2, pipeline="on")]
     specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
     res = build(specs, tmp_path)
     regs = {}

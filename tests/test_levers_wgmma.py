@@ -27,13 +27,14 @@ WG = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in=
            kv_stages=2)
 ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_triple_buffer", "kv_overlap",
        "rescale_skip", "lazy_rescale", "softmax_ffma", "mask_predicate", "mask_split", "persistent_grid",
-       "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through"}
+       "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
+       "qk_pipeline"}  # the arm's pipeline: session 5
 # the arm's own (session 5): TMA staging, wgmma only
 ARM_ONLY = {"tma"}
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
-            "qk_pipeline", "wgmma"}
+            "wgmma"}
 
 
 def _state(best: Knobs, arch: str = "sm_90", causal: bool = False) -> State:
