@@ -29,7 +29,7 @@ from itertools import combinations
 
 from kernel_src.knobs import KnobError, Knobs
 
-from ..levers import Lever
+from ..levers import WGMMA_SINCE, Lever
 from .base import Move, Proposal, State, Trial
 
 # Diagnoses under which resident work hides latency (seed 2.7: at 2 warps/scheduler the QK ->
@@ -68,6 +68,8 @@ class LimiterAgent:
                     k = lv.apply(state.best)
                 except KnobError:
                     continue  # an invalid combination at this best: not a candidate
+                if not self._in_space(k):
+                    continue
                 need = k.needs_arch()
                 if need and state.limits is not None and state.limits.arch != need:
                     continue  # instructions this part does not have (wgmma off Hopper): never built
@@ -83,6 +85,13 @@ class LimiterAgent:
             if f and b and (f.spill_bytes > b.spill_bytes or f.rows_per_sm < b.rows_per_sm):
                 costly.add(lv.name)
         return costly
+
+    def _in_space(self, k: Knobs) -> bool:
+        """Agents before WGMMA_SINCE searched the wgmma arm as Knobs then allowed it: staging cp.async,
+        no pipeline (TMA and the arm's pipeline came in session 5). Their replays see that space."""
+        if self.version >= WGMMA_SINCE or k.compute.value != "wgmma":
+            return True
+        return k.staging.value == "cp_async" and k.pipeline.value == "off"
 
     def moves(self, state: State) -> list[Move]:
         singles = self._singles(state)
@@ -100,7 +109,7 @@ class LimiterAgent:
             for r in range(1, MAX_COMPOUND):
                 for extra in combinations([n for n in restorers if n != costly], r):
                     k = _apply_all(state.best, [by[costly][0], *(by[e][0] for e in extra)])
-                    if k is None or k.key() in seen:
+                    if k is None or k.key() in seen or not self._in_space(k):
                         continue
                     seen.add(k.key())
                     moves.append(Move(levers=(costly, *extra), knobs=k, kind="compound"))
