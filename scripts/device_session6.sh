@@ -4,8 +4,9 @@
 #   bash scripts/device_session6.sh start   (device tool, kind nvidia-h200-x2, carrying .whl)
 #   bash scripts/device_session6.sh wait    (at once after it, on the same warm machine; again if needed)
 # Phase 1, one queue per GPU, each step killed at the phase deadline:
-#   GPU 1 (issue 10): the Hopper tier with TMA staging (30 configurations of hopper_set, TMA paired
-#          bitwise with cp.async); the agent (v3: the arm's tuning levers, lever tma) from the wgmma seed
+#   GPU 1 (issue 10): the Hopper tier with TMA and the arm's pipeline (33 configurations of hopper_set, each
+#          paired bitwise with its cp.async or pipeline-off build); the agent (v3: the arm's tuning levers, tma,
+#          qk_pipeline) from the wgmma seed
 #          at N8192, budget 16, profiled; the same from the TMA seed at causal N8192, budget 8.
 #   GPU 0 (issues 11, 8-10): the fault battery (scripts/device_faults.sh, ~540 s; its own $OUT/faults);
 #          then `run --budget 20` from the naive seed at N8192 with agent v3 (does it reach the arm?).
