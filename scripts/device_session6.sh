@@ -8,7 +8,8 @@
 #          paired bitwise with its cp.async or pipeline-off build); the agent (v3: the arm's tuning levers, tma,
 #          qk_pipeline) from the wgmma seed
 #          at N8192, budget 16, profiled; the same from the TMA seed at causal N8192, budget 8.
-#   GPU 0 (issues 11, 8-10): the fault battery (scripts/device_faults.sh, ~540 s; its own $OUT/faults);
+#   GPU 0 (issues 11, 8-10): the fault battery (scripts/device_faults.sh, ~540 s; its $OUT is $W/faults_out,
+#          since this call's $OUT is gone when the queue runs; it is packed into s6.tgz);
 #          then `run --budget 20` from the naive seed at N8192 with agent v3 (does it reach the arm?).
 # Phase 2 (issue 13), both GPUs: the whole catalog screened from the mma seed at N8192 on one GPU,
 #   then with --gpus 2 (budget 40 each), after a --budget 1 run that fills their shared build cache.
@@ -22,7 +23,7 @@ if [ "$1" = start ]; then
   queue_begin $W ${PHASE1:-960} ${PHASE2:-600}
   cat > $W/q0.sh <<EOF
 . $W/env.sh
-[ -f scripts/device_faults.sh ] && one $P1 0 faults bash scripts/device_faults.sh
+[ -f scripts/device_faults.sh ] && mkdir -p $W/faults_out && OUT=$W/faults_out one $P1 0 faults bash scripts/device_faults.sh
 one $P1 0 naive_n8192 python3 -m agent run --seqlen 8192 --budget 20 $COMMON --db $W/naive_n8192.db
 touch $W/q0.done
 EOF
