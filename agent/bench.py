@@ -79,8 +79,13 @@ class GpuBench:
         return out
 
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
-                 ceiling: float | None = None, simpler: bool = False) -> Evaluation:
-        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
+                 ceiling: float | None = None, simpler: bool = False, replicate: bool = True) -> Evaluation:
+        return self.lab.evaluate(base, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler,
+                                 replicate=replicate)
+
+    def replicate(self, base: Knobs, cand: Knobs) -> JobResult:
+        """A keep's replicate whose first pair ran on another GPU (agent.distributed)."""
+        return self.lab.replicate(base, cand)
 
     def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
         return self.lab.check(knobs, shapes)
@@ -304,8 +309,9 @@ class Replay:
         own = (ev.paired or {}).get("device") or {}
         if "t_keep" in own:  # measured on a cluster's GPU: judged with that device's own A/A null
             t_keep, t_noise = own["t_keep"], own["t_noise"]
+        # a cluster's replicate on another worker: judged with that worker's null, recorded beside the pair
         ev = decide(ev.job, ev.build, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=ev.confirm_job,
-                    simpler=simpler)
+                    simpler=simpler, replicate=own.get("replicate"))
         if ev.outcome is Outcome.KEPT and ev.confirm_job is None and ev.detail.endswith("replicate pending"):
             # the recorded run kept it without one (it predates the replicate): nothing is pending
             ev.detail = ev.detail.removesuffix("replicate pending") + "not replicated (recorded before the fresh-process replicate)"

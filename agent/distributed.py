@@ -17,6 +17,10 @@ What stays where:
   the *home* GPU; independent evaluations (a screen's levers, a sweep's draws) on any worker;
 - a pair never leaves its GPU: both arms run in one child process on the worker's device, and each
   worker judges its pairs with an A/A null measured on its own device, recorded with each pair;
+- a keep's replicate (the second pair, in a fresh process) runs on another worker than its first
+  pair, the next free one, when the cluster has two or more (the same model, so the same question
+  on another device: a stronger replicate than the same GPU); with no other worker alive, on the
+  same one, said in the detail. It is judged with the replicating worker's own null;
 - GPUs of different models are refused in one run (their margins and nulls do not mix);
 - a worker that dies while measuring: the candidate is re-queued once, and a second death is
   the candidate's outcome (CRASH), never a lost run. The scheduler's own retries are off
@@ -34,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.device import DeviceInfo
-from experiments.lab import Evaluation, JobResult
+from experiments.lab import Evaluation, JobResult, decide
 from experiments.outcome import Outcome
 from experiments.timing import t_noise as noise_of
 from kernel_src.knobs import Knobs
@@ -212,11 +216,19 @@ def _run(token: str, make, libs: list, op: str, args: tuple, kwargs: dict, null_
     _place(bench, libs)
     where = _where(token)
     if op == "evaluate":
+        kwargs = dict(kwargs)
+        if kwargs.pop("split", False) and hasattr(bench, "replicate"):  # the replicate runs elsewhere
+            kwargs["replicate"] = False  # (a replay's worker answers whole recorded evaluations)
+            where["split"] = True
         if null_repeats:  # judged with this device's own null, measured once per base kernel
             null = _null_here(token, bench, args[0], null_repeats)
             kwargs = {**kwargs, "t_noise": null["t_noise"], "t_keep": null["t_keep"]}
             where.update(null, null_repeats=null_repeats)
         return bench.evaluate(*args, **kwargs), where
+    if op == "replicate":  # judged with this device's own null, measured on this base first if not yet
+        if null_repeats:
+            where.update(_null_here(token, bench, args[0], null_repeats), null_repeats=null_repeats)
+        return bench.replicate(*args), where
     if op == "map":
         fn, item = args
         return fn(bench, item), where
@@ -236,6 +248,7 @@ class _Task:
     kwargs: dict
     knobs: list
     pin: str | None = None  # a worker's name (the home GPU), or None: any
+    avoid: str | None = None  # a replicate: any worker but this one (its first pair's), unless no other is alive
     null_repeats: int = 0
     future: object = None
     worker: str | None = None
@@ -342,11 +355,18 @@ class DaskBench:
         for name in self.workers:
             if name in self._busy or name not in alive:
                 continue
-            t = next((t for t in self._queue if t.pin in (None, name)), None)
+            t = next((t for t in self._queue if self._takes(t, name, alive)), None)
             if t is None:
                 continue
             self._queue.remove(t)
             self._send(t, name, alive[name])
+
+    def _takes(self, t: _Task, name: str, alive: dict) -> bool:
+        if t.pin is not None:
+            return t.pin == name
+        if t.avoid == name:  # the replicate's first pair ran here: only when no other worker is alive
+            return not any(w in alive for w in self.workers if w != name)
+        return True
 
     def _send(self, t: _Task, name: str, address: str, with_bytes: bool = False) -> None:
         t.worker, t.address = name, address
@@ -499,8 +519,10 @@ class DaskBench:
         return {"discarded": dropped, "measured": started}
 
     def _evaluation(self, base, cand, t_keep, t_noise, ceiling, simpler) -> _Task:
-        return _Task(f"evaluate {cand.label()}", "evaluate", (base, cand),
-                     {"t_keep": t_keep, "t_noise": t_noise, "ceiling": ceiling, "simpler": simpler}, [base, cand],
+        kwargs = {"t_keep": t_keep, "t_noise": t_noise, "ceiling": ceiling, "simpler": simpler}
+        if len(self.workers) >= 2:  # a keep's replicate on another worker (_replicate)
+            kwargs["split"] = True
+        return _Task(f"evaluate {cand.label()}", "evaluate", (base, cand), kwargs, [base, cand],
                      null_repeats=self.null_repeats)
 
     def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False) -> Evaluation:
@@ -512,11 +534,36 @@ class DaskBench:
             why = "; then ".join(where["died"])
             return Evaluation(outcome=Outcome.CRASH, detail=f"its worker died twice while measuring it (re-queued once): {why}"[:600],
                               job=JobResult(status="crash", steps=[], stderr=why[-3000:]))
+        if (where.pop("split", False) and ev.outcome is Outcome.KEPT and ev.confirm_job is None
+                and ev.detail.endswith("replicate pending")):
+            ev = self._replicate(base, cand, ev, where, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
         if ev.paired is not None:
             ev.paired["device"] = where
         if where.get("requeued"):
             ev.detail += f"; {where['requeued']}"[:300]
         return ev
+
+    def _replicate(self, base, cand, ev: Evaluation, where: dict, *, t_keep, t_noise, ceiling, simpler) -> Evaluation:
+        """A keep's replicate, on the next free worker other than the one that measured its first pair
+        (when none other is alive, on that one, and the detail says so), then the keep decided as one
+        GPU decides it, with one difference: the replicate's margin is judged with the t_keep of the
+        worker that measured it (its own A/A null on this base, measured there first if it had not
+        been: a margin is a ratio on one device and that device's null says what it is worth). The
+        first pair keeps its own worker's t_keep. Which worker replicated, and its null, go into the
+        pair's payload (device.replicate), from which a replay in one process decides the same way."""
+        first = where["worker"]
+        t = self._queue_task(_Task(f"replicate {cand.label()}", "replicate", (base, cand), {}, [base, cand],
+                                   avoid=first, null_repeats=self.null_repeats), front=True)
+        confirm, there = self._wait(t)
+        if confirm is None:  # its worker died twice: the replicate failed, as a crashed child process does
+            why = "; then ".join(there["died"])
+            confirm = JobResult(status="crash", steps=[], stderr=f"the replicate's worker died twice: {why}"[-3000:])
+            there = {"worker": t.worker, **there}
+        if there.get("worker") == first:
+            there["same_worker"] = True
+        where["replicate"] = there
+        return decide(ev.job, ev.build, t_keep=where.get("t_keep", t_keep), t_noise=where.get("t_noise", t_noise),
+                      ceiling=ceiling, confirm_job=confirm, simpler=simpler, replicate=there)
 
     def map(self, fn, items: list, knobs_of, on_death) -> list:
         """fn(the worker's bench, item) for every item, spread over the workers, answers in order; an

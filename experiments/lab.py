@@ -115,7 +115,7 @@ class Lab:
 
     # ---- the experiment ------------------------------------------------------------------
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
-                 ceiling: float | None = None, simpler: bool = False) -> Evaluation:
+                 ceiling: float | None = None, simpler: bool = False, replicate: bool = True) -> Evaluation:
         refusal = self.preflight(cand)
         if refusal:
             return Evaluation(outcome=Outcome.BLOCKED_BY_ARITHMETIC, detail=refusal)
@@ -123,12 +123,14 @@ class Lab:
         if not b[cand.key()].ok:
             return Evaluation(outcome=Outcome.COMPILE_FAIL, detail="nvcc failed; log kept", build=b[cand.key()])
         return self.evaluate_libraries(b[base.key()], b[cand.key()], t_keep=t_keep, t_noise=t_noise, ceiling=ceiling,
-                                       simpler=simpler, knobs=cand)
+                                       simpler=simpler, knobs=cand, replicate=replicate)
 
     def evaluate_libraries(self, base: BuildResult, cand: BuildResult, *, t_keep: float, t_noise: float,
-                           ceiling: float | None = None, simpler: bool = False, knobs: Knobs | None = None) -> Evaluation:
+                           ceiling: float | None = None, simpler: bool = False, knobs: Knobs | None = None,
+                           replicate: bool = True) -> Evaluation:
         """The evaluation proper, on two built libraries (the defect battery enters here too);
-        `knobs`: the candidate's, whose tile sets the tails C1 checks."""
+        `knobs`: the candidate's, whose tile sets the tails C1 checks. `replicate=False` stops at the
+        first decision (a keep is then "replicate pending"): a cluster runs the replicate elsewhere."""
         lib_a, lib_b = base.library, cand.library
         sd = self.shape.model_dump()
         shapes, patterns = c1_patterns(c1_shapes(self.shape, knobs))
@@ -144,12 +146,21 @@ class Lab:
         ]
         job = self.run_job(steps, self._timeout())
         first = decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
-        if first.outcome is not Outcome.KEPT or first.detail.startswith("simplification"):
+        if not replicate or first.outcome is not Outcome.KEPT or first.detail.startswith("simplification"):
             return first
         # the keep protocol's replicate: a second paired run in a fresh process must clear t_keep too
-        confirm = self.run_job([{"do": "paired", "tag": "paired", "base": {"lib": lib_a}, "cand": {"lib": lib_b},
-                                 "shape": sd, "budget_s": self.budget_s, "l2": self.l2}], self._timeout())
+        confirm = self.replicate_libraries(base, cand)
         return decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm, simpler=simpler)
+
+    def replicate_libraries(self, base: BuildResult, cand: BuildResult) -> JobResult:
+        """The keep protocol's replicate: the pair again, in a fresh process."""
+        return self.run_job([{"do": "paired", "tag": "paired", "base": {"lib": base.library}, "cand": {"lib": cand.library},
+                             "shape": self.shape.model_dump(), "budget_s": self.budget_s, "l2": self.l2}], self._timeout())
+
+    def replicate(self, base: Knobs, cand: Knobs) -> JobResult:
+        """The replicate of a keep measured elsewhere (another GPU of a cluster), on this device."""
+        b = self.build([base, cand])
+        return self.replicate_libraries(b[base.key()], b[cand.key()])
 
     def attributes(self, knobs: Knobs) -> dict:
         job = self.run_job([{"do": "attributes", "tag": "attributes", "lib": self.library(knobs),
@@ -194,12 +205,18 @@ class Lab:
 
 
 def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float, ceiling: float | None = None,
-           confirm_job: JobResult | None = None, simpler: bool = False) -> Evaluation:
+           confirm_job: JobResult | None = None, simpler: bool = False, replicate: dict | None = None) -> Evaluation:
     """The outcome of one evaluation; pure, so replayed jobs decide the same way.
 
     KEPT needs, as the seed's v7 protocol: paired median >= t_keep; the AB and BA halves on the
     same side of 1; C2 passed twice bitwise-identically; the timing inputs re-checked; a second
-    paired run in a fresh process also >= t_keep; and a rate under the measured ceiling."""
+    paired run in a fresh process also >= t_keep; and a rate under the measured ceiling.
+
+    `replicate`: where the replicate ran when that was another device than the first pair's (a
+    cluster's worker: {"worker", "t_keep" of its own A/A null when it measured one, "same_worker"
+    when no other was alive}). The replicate is then judged with *that* device's t_keep: its margin
+    is a ratio measured on that GPU, whose own null says what a margin there is worth; without a
+    t_keep of its own, the run's. None (one GPU): judged with `t_keep`, the detail as always."""
     ev = Evaluation(outcome=Outcome.CRASH, detail="", build=built, attributes=job.value("attributes"),
                     c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"), job=job,
                     confirm_job=confirm_job, confirm=confirm_job.value("paired") if confirm_job else None)
@@ -245,6 +262,16 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
             ev.outcome, ev.detail = Outcome.KEPT, f"margin {m:.4f} >= t_keep {t_keep:.4f}; replicate pending"
         elif ev.confirm is None:
             ev.outcome, ev.detail = Outcome.CRASH, f"the replicate run failed ({confirm_job.status}): {confirm_job.stderr[-200:]}"
+        elif replicate is not None:
+            c, rk, w = ev.confirm["margin"], replicate.get("t_keep", t_keep), replicate["worker"]
+            note = f" (no other worker alive: the replicate ran on {w} too)" if replicate.get("same_worker") else ""
+            if c < rk:
+                ev.outcome = Outcome.NULL
+                ev.detail = f"margin {m:.4f} did not replicate in a fresh process on {w} ({c:.4f} < its t_keep {rk:.4f}){note}"
+            else:
+                ev.outcome = Outcome.KEPT
+                ev.detail = (f"margin {m:.4f} >= t_keep {t_keep:.4f}; replicate on {w} {c:.4f} >= its t_keep {rk:.4f}{note}; "
+                             f"AB/BA agree; C2 passed twice, bitwise equal")
         elif ev.confirm["margin"] < t_keep:
             ev.outcome = Outcome.NULL
             ev.detail = f"margin {m:.4f} did not replicate in a fresh process ({ev.confirm['margin']:.4f} < t_keep {t_keep:.4f})"

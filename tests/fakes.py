@@ -124,7 +124,7 @@ class SimBench:
         ms = self.ms(knobs)
         return [self._paired(ms, ms, ("aa", knobs.key(), i)) for i in range(repeats)]
 
-    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False):
+    def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False, replicate=True):
         self.calls.append(f"evaluate {cand.label()}")
         if figures(cand).refusal:
             from experiments.lab import Evaluation
@@ -136,12 +136,16 @@ class SimBench:
                                             {"tag": "c1", "result": ok}, {"tag": "paired", "result": p},
                                             {"tag": "c2", "result": ok}])
         first = decide(job, self.build([cand])[cand.key()], t_keep=t_keep, t_noise=t_noise, simpler=simpler)
-        if first.outcome.value != "KEPT":
+        if first.outcome.value != "KEPT" or not replicate:
             return first
-        confirm = JobResult(status="ok", steps=[{"tag": "paired", "result": self._paired(
-            self.ms(base), self.ms(cand), ("confirm", base.key(), cand.key()))}])
+        confirm = self.replicate(base, cand)
         return decide(job, self.build([cand])[cand.key()], t_keep=t_keep, t_noise=t_noise, confirm_job=confirm,
                       simpler=simpler)
+
+    def replicate(self, base, cand):
+        self.calls.append(f"replicate {cand.label()}")
+        return JobResult(status="ok", steps=[{"tag": "paired", "result": self._paired(
+            self.ms(base), self.ms(cand), ("confirm", base.key(), cand.key()))}])
 
     def paired(self, base, cand):
         a = self.ms(base["knobs"]) if "knobs" in base else self.flops / 340e12 * 1e3

@@ -93,6 +93,47 @@ def test_a_screen_on_two_workers_equals_the_one_process_screen(tmp_path, client)
     assert all(d["null_repeats"] == 5 and len(d["aa_margins"]) == 5 and d["t_keep"] == 1 + d["t_noise"] for d in devices)
     assert not bench.requeued and not bench._ahead  # every evaluation started ahead was the one the loop asked for
     assert client.get_metadata(["fa5090-search", "gpu"]) == {w: "NVIDIA H200 (simulated)" for w in bench.workers}
+    # a keep's replicate ran on the other worker, judged with that worker's own null (recorded in the payload)
+    replicated = [(e, d) for e in spread for d in _device(db, e["id"]) if d and "replicate" in d]
+    kept = [e["lever"] for e in alone if e["outcome"] == "KEPT"]
+    assert kept and {e["lever"] for e, _ in replicated} >= set(kept)
+    for e, d in replicated:
+        r = d["replicate"]
+        assert r["worker"] != d["worker"] and not r.get("same_worker")
+        assert r["null_repeats"] == 5 and r["t_keep"] == 1 + r["t_noise"] and len(r["aa_margins"]) == 5
+        said = f"replicate on {r['worker']} " if e["outcome"] == "KEPT" else f"did not replicate in a fresh process on {r['worker']} "
+        assert said in e["detail"] and f"its t_keep {r['t_keep']:.4f}" in e["detail"]
+
+
+def test_with_one_worker_alive_a_keep_s_replicate_runs_on_the_same_worker_and_says_so(tmp_path, client):
+    _, _, alone = _screen(tmp_path, "alone", SimBench())
+    bench = DaskBench(client, SimBench, SimBench(), null_repeats=5)
+    alive, home = bench._alive(), bench.home
+    bench._alive = lambda: {home: alive[home]}  # the other worker is gone for this run
+    db, rid, spread = _screen(tmp_path, "one", bench)
+    assert _table(spread) == _table(alone)
+    replicated = [(e, d) for e in spread for d in _device(db, e["id"]) if d and "replicate" in d]
+    assert any(e["outcome"] == "KEPT" for e, _ in replicated)
+    for e, d in replicated:
+        assert d["worker"] == d["replicate"]["worker"] == home and d["replicate"]["same_worker"]
+        assert f"no other worker alive: the replicate ran on {home} too" in e["detail"]
+
+
+def test_a_replicate_is_judged_with_the_t_keep_of_the_worker_that_measured_it():
+    from experiments.lab import decide
+    from experiments.outcome import Outcome
+
+    sim = SimBench()
+    base, cand = FINAL, candidate(get("q_from_smem"), FINAL)[0]
+    ev = sim.evaluate(base, cand, t_keep=1.01, t_noise=0.01, replicate=False)
+    assert ev.outcome is Outcome.KEPT and ev.detail.endswith("replicate pending") and ev.confirm_job is None
+    confirm, built = sim.replicate(base, cand), ev.build
+    c = confirm.value("paired")["margin"]
+    assert decide(ev.job, built, t_keep=1.01, t_noise=0.01, confirm_job=confirm).outcome is Outcome.KEPT
+    strict = decide(ev.job, built, t_keep=1.01, t_noise=0.01, confirm_job=confirm, replicate={"worker": "1", "t_keep": c + 0.01})
+    assert strict.outcome is Outcome.NULL and f"on 1 ({c:.4f} < its t_keep {c + 0.01:.4f})" in strict.detail
+    lax = decide(ev.job, built, t_keep=1.01, t_noise=0.01, confirm_job=confirm, replicate={"worker": "1"})
+    assert lax.outcome is Outcome.KEPT and "its t_keep 1.0100" in lax.detail  # no null of its own: the run's
 
 
 def test_a_task_longer_than_the_client_s_poll_is_waited_for(tmp_path, client):
@@ -141,8 +182,11 @@ def test_a_recorded_cluster_screen_replays_in_one_process_with_each_device_s_nul
     db, rid, spread = _screen(tmp_path, "recorded", Recorder(bench, rec))
     nulls = {d["worker"]: round(d["t_noise"], 4) for e in spread for d in _device(db, e["id"]) if d}
     assert nulls["1"] > 0.02 > nulls["0"]
+    crossed = [d for e in spread for d in _device(db, e["id"]) if d and "replicate" in d]
+    assert crossed and all(d["replicate"]["worker"] != d["worker"] for d in crossed)  # replicates on the other GPU
     _, _, replayed = _screen(tmp_path, "replayed", Replay(rec))
     assert _table(replayed) == _table(spread)
+    assert [e["detail"] for e in replayed] == [e["detail"] for e in spread]  # each replicate judged as recorded
 
 
 def test_the_h200_screen_replayed_on_two_workers_through_the_cli(tmp_path_factory, tmp_path, client):
