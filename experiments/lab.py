@@ -262,23 +262,24 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
             ev.outcome, ev.detail = Outcome.KEPT, f"margin {m:.4f} >= t_keep {t_keep:.4f}; replicate pending"
         elif ev.confirm is None:
             ev.outcome, ev.detail = Outcome.CRASH, f"the replicate run failed ({confirm_job.status}): {confirm_job.stderr[-200:]}"
-        elif replicate is not None:
-            c, rk, w = ev.confirm["margin"], replicate.get("t_keep", t_keep), replicate["worker"]
-            note = f" (no other worker alive: the replicate ran on {w} too)" if replicate.get("same_worker") else ""
+        else:
+            # the replicate is judged with the t_keep of the device that measured it: the run's own,
+            # or (another Dask worker, issue 13) that worker's, named in the detail
+            c = ev.confirm["margin"]
+            rk = replicate.get("t_keep", t_keep) if replicate is not None else t_keep
+            w = replicate["worker"] if replicate is not None else None
+            note = f" (no other worker alive: the replicate ran on {w} too)" if replicate and replicate.get("same_worker") else ""
             if c < rk:
                 ev.outcome = Outcome.NULL
-                ev.detail = f"margin {m:.4f} did not replicate in a fresh process on {w} ({c:.4f} < its t_keep {rk:.4f}){note}"
+                ev.detail = (f"margin {m:.4f} did not replicate in a fresh process on {w} ({c:.4f} < its t_keep {rk:.4f}){note}"
+                             if w is not None else
+                             f"margin {m:.4f} did not replicate in a fresh process ({c:.4f} < t_keep {t_keep:.4f})")
             else:
                 ev.outcome = Outcome.KEPT
                 ev.detail = (f"margin {m:.4f} >= t_keep {t_keep:.4f}; replicate on {w} {c:.4f} >= its t_keep {rk:.4f}{note}; "
-                             f"AB/BA agree; C2 passed twice, bitwise equal")
-        elif ev.confirm["margin"] < t_keep:
-            ev.outcome = Outcome.NULL
-            ev.detail = f"margin {m:.4f} did not replicate in a fresh process ({ev.confirm['margin']:.4f} < t_keep {t_keep:.4f})"
-        else:
-            ev.outcome = Outcome.KEPT
-            ev.detail = (f"margin {m:.4f} and replicate {ev.confirm['margin']:.4f} >= t_keep {t_keep:.4f}; "
-                         f"AB/BA agree; C2 passed twice, bitwise equal")
+                             if w is not None else
+                             f"margin {m:.4f} and replicate {c:.4f} >= t_keep {t_keep:.4f}; ") + \
+                    "AB/BA agree; C2 passed twice, bitwise equal"
     elif simpler and m >= 1.0 and ev.c2 is not None and ev.c2["ok"]:
         ev.outcome = Outcome.KEPT  # the seed's one exception to "NULL reverts"
         ev.detail = f"simplification: margin {m:.4f} is within the A/A null but the change is strictly simpler; C2 passed"
