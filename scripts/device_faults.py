@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import random
 import shlex
 import signal
@@ -312,9 +313,13 @@ def our_procs() -> list[dict]:
 
 def gpu_apps() -> list[str] | str:
     """nvidia-smi's compute apps, one `pid, name, memory` string each (or why there is no answer)."""
+    # only the GPUs this battery was given: on a machine of several, another queue's processes on the
+    # other GPUs are not left behind by a killed run
+    vis = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    only = ["-i", vis] if re.fullmatch(r"\d+(,\d+)*", vis) else []
     try:
-        p = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv,noheader"],
-                           capture_output=True, text=True, timeout=30)
+        p = subprocess.run(["nvidia-smi", *only, "--query-compute-apps=pid,process_name,used_memory",
+                            "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"nvidia-smi: {e}"
     if p.returncode:
