@@ -62,12 +62,22 @@ class SearchOptions(BaseModel):
     # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
     # absolute anchor (screens recorded before this setting had none)
     screen_comparator: bool = True
+    # a screen measures every single lever that applies to the seed (in the strategy's rank among
+    # singles) before any compound move; screens recorded before this setting took the strategy's
+    # rank as it came, compounds among the singles (issue 13: 29 of 30 were compounds on the H200)
+    screen_singles_first: bool = True
 
 
 # what a recording made before a setting existed ran with (a replay answers with these)
-LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1, "screen_comparator": False}
+LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1, "screen_comparator": False,
+          "screen_singles_first": False}
 # settings added after recordings that do record a setup: what those recordings ran with
-LATER_SETTINGS = {"agent_version": 1, "screen_comparator": False}
+LATER_SETTINGS = {"agent_version": 1, "screen_comparator": False, "screen_singles_first": False}
+# how many proposals the loop takes from a strategy's rank at each step (a screen's fan-out window)
+ASK = 8
+# a screen that orders singles first reads the strategy's whole rank: its singles may all rank
+# below eight compounds
+ASK_ALL = 10_000
 
 
 class SearchError(RuntimeError):
@@ -313,7 +323,10 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         elif prefetched != best:
             bench.prefetch([m.knobs for m in strategy.moves(state)])
             prefetched = best
-        proposals = strategy.ask(state, 8)
+        if o.screen and o.screen_singles_first:
+            proposals = singles_first(strategy.ask(state, ASK_ALL))[:ASK]
+        else:
+            proposals = strategy.ask(state, ASK)
         if not o.screen and since_keep >= plateau and (
                 getattr(strategy, "strict_plateau", False) or not any(p.promising(noise.t_keep) for p in proposals)):
             reason = "plateau"
@@ -383,6 +396,13 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"comparator"} - (progress.final_done if resumed else set()))
     return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
+
+
+def singles_first(proposals: list[Proposal]) -> list[Proposal]:
+    """A screen's order: every single lever before any compound move, each group in the strategy's
+    own rank (a stable sort). A lever that cannot apply alone (its precondition is another lever's)
+    is screened through its compound, after the singles; sampled configurations keep their place."""
+    return sorted(proposals, key=lambda p: len(p.move.levers) > 1)
 
 
 def _discard_ahead(bench, db, run_id, best: Knobs, say) -> None:

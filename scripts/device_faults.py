@@ -24,9 +24,25 @@ Usage: python3 scripts/device_faults.py PHASE W [--deadline EPOCH_S]
 Environment: FAULTS_RUN_ARGS (the run's options), KILLS (20), KILL_SEED (11), KILL_MIN / KILL_MAX (delay
 range in s, 0.5 / 8), KILL_AFTER_ROW_P (1/3), HANG_TIMEOUT (`tool`, the default, or seconds), FAULTS_AGENT
 (replaces `python3 -m agent`, for a dry run without a GPU), FAULTS_TAG (set by device_faults.sh).
-The pure parts (database checks, the comparison, the summary's format) import nothing of torch and are
-tested on synthetic inputs in tests/test_device_faults.py.
-Written in session 5, not yet run.
+The pure parts (database checks, the comparison, the summary's format, the kill phase's plan) import
+nothing of torch and are tested on synthetic inputs in tests/test_device_faults.py.
+Written in session 5; run on an H200 in session 6 (results/2026-11-30_h200_session6/s6/faults).
+
+Time (issue 11, session 6). The kill phase plans before its first kill (`plan_kills`, recorded in
+kills.json "plan" and printed): the final resume is reserved what the reference run cost less the time
+it spent building candidates (the gaps before its experiments in its `history --json`: the killed run
+finds those builds in the cache), for the part of its rows still to do, padded x1.2; each kill costs a
+delay, the checks after it (~6 s) and, with probability KILL_AFTER_ROW_P, a resume's start-up (~10 s,
+assumed) and one more row. Session 6's phase reserved 1.3 x the whole 241 s reference (333 s, builds
+included; the final resume took 148 s) and, with 218 s left, made no kill.
+Does `PHASES="build ref kills" TOTAL=560` fit 20 kills? With the old run (--budget 6, 5-process nulls:
+a 241 s reference, 84 s of it builds, 12 rows) the plan gives 17.6 s a kill and 456 s for 20 kills and
+the final resume, against ~285 s left: 6 kills. So the default run is now --budget 2 --aa-repeats 3
+(seed, null, two experiments, the null after a keep, the re-anchor and comparator: ~7 rows, a reference
+of ~140 s estimated, not yet measured): ~380 s for 20 kills and the final resume against ~385 s left.
+That is plausible, not certain: the start-up and check times are estimates. When fewer fit, the plan says
+how many and why, and the loop stops killing when the next kill would eat the final resume's reserve
+(kills.json "stopped_early").
 """
 
 from __future__ import annotations
@@ -44,7 +60,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN_ARGS = os.environ.get("FAULTS_RUN_ARGS", "--seqlen 2048 --budget 6 --no-profile --time-budget 0.5 "
+# budget 2 and 3-process nulls since session 6 (was --budget 6 with 5-process nulls: a 241 s reference,
+# and 20 kills with their final resume did not fit after it; the module docstring says why)
+RUN_ARGS = os.environ.get("FAULTS_RUN_ARGS", "--seqlen 2048 --budget 2 --aa-repeats 3 --no-profile --time-budget 0.5 "
                           "--seed-knob compute=mma --seed-knob staging=cp_async")
 SEED_KNOBS = ["compute=mma", "staging=cp_async"]  # the faults' base: the run's seed, so its build is shared
 FAULT_SHAPE = dict(B=2, H=16, N=2048, D=128, dtype="float16")
@@ -237,6 +255,7 @@ def kill_rows(ref: dict | None, kills: dict | None, cmp: dict | None, want_kills
     rows.append({"fault": f"SIGKILL x{want_kills} at random moments",
                  "expected": f"{want_kills} kills of the whole process group at seeded random moments",
                  "observed": f"{n} kills" + (f" after {alive} s; in: {where}" if n else "") +
+                             (f"; planned {kills['plan']['fit']} of {kills['plan']['wanted']}" if kills.get("plan") else "") +
                              (f"; {kills['stopped_early']}" if kills.get("stopped_early") else ""),
                  "result": "PASS" if n == want_kills else "FAIL"})
     bad = [c["n"] for c in ks if c["db"].get("integrity") not in (None, ["ok"]) or c["db"].get("error")]
@@ -276,6 +295,89 @@ def kill_rows(ref: dict | None, kills: dict | None, cmp: dict | None, want_kills
                                  f"the same move and outcome; first difference at #{cmp['first_difference'] or '-'}",
                      "result": "INFO"})
     return rows
+
+
+# ---- the kill phase's plan (pure: times in, seconds out) ---------------------------------------------
+# A `run --resume` from its exec to its first measurement (python, torch, the device probe, the restore):
+# the reference's run row came ~5 s after its start and its seed row ~10 s later (session 6); a resume
+# skips the seed check. Assumed, not yet measured on a resume.
+STARTUP_S = 10.0
+# The script's own work after each kill: the 2 s wait, two `history` calls (~1.5 s each on the H200: the
+# ref phase took 244 s around a 241 s run), the integrity check, nvidia-smi and /proc twice.
+BOOK_S = 6.0
+FINAL_SLACK_S = 15.0  # after the final resume: `history`, the comparison, the record
+RESERVE_FACTOR = 1.2  # the final resume's share of the warm run, padded (session 6: 148 s measured, 157 s warm)
+MIN_LEFT = 0.25  # even a run past its last experiment has its closing pairs (re-anchor, comparator) left
+EXPERIMENT_KINDS = ("lever", "compound", "rescreen", "sample")
+
+
+def _t(stamp: str | None) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp).timestamp() if stamp else None
+    except ValueError:
+        return None
+
+
+def ref_timing(rows: list[dict], wall_s: float) -> dict:
+    """What the uninterrupted run spent building, from its `history --json` timestamps (1 s resolution):
+    the gap between a row's end and the next experiment's start is the loop building the candidates'
+    compiler figures (one ninja call after the null and after each keep). The killed run builds on the
+    same cache, so its cost is the reference's less that: `warm_s`. Session 6: 84 s of 241 s, and the
+    final resume from scratch took 148 s."""
+    rows = sorted((r for r in rows if r.get("finished_at")), key=lambda r: r["id"])
+    build, prev = 0.0, None
+    for r in rows:
+        start = _t(r.get("started_at"))
+        if r["kind"] in EXPERIMENT_KINDS and prev is not None and start is not None:
+            build += max(0.0, start - prev)
+        prev = _t(r.get("finished_at")) or prev
+    build = min(build, max(0.0, wall_s - STARTUP_S))
+    return {"rows": len(rows), "build_s": build, "warm_s": wall_s - build}
+
+
+def reserve_s(warm_s: float, frac_done: float) -> float:
+    """Seconds kept for the final resume when the killed run has `frac_done` of the reference's rows:
+    its start-up, then what is left of the warm run (at least MIN_LEFT of it), padded, and the record."""
+    rest = max(MIN_LEFT, 1.0 - min(1.0, max(0.0, frac_done)))
+    return STARTUP_S + RESERVE_FACTOR * max(0.0, warm_s - STARTUP_S) * rest + FINAL_SLACK_S
+
+
+def cycle_costs(warm_s: float, ref_rows: int, lo: float, hi: float, p_row: float) -> dict:
+    """A kill cycle's expected seconds: a delay alone (killed in the resume's start-up or its first row,
+    then the record), or with probability p_row a resume's start-up and one more row first."""
+    row_s = max(0.0, warm_s - STARTUP_S) / max(1, ref_rows)
+    delay = (lo + hi) / 2
+    plain, row = delay + BOOK_S, STARTUP_S + row_s + delay + BOOK_S
+    return {"row_s": row_s, "plain_cycle_s": plain, "row_cycle_s": row, "per_kill_s": p_row * row + (1 - p_row) * plain}
+
+
+def plan_kills(left_s: float, ref_s: float, build_s: float, n_kills: int, ref_rows: int, *, lo: float = 0.5,
+               hi: float = 8.0, p_row: float = 0.33, rows_done: int = 0) -> dict:
+    """How many of `n_kills` fit in `left_s` with the final resume after them. The k-th kill leaves the run
+    about k x p_row rows further on (a row cycle finishes one row), so the final resume costs less the more
+    kills come first. Returns the counts, the seconds, and a sentence that says why."""
+    warm = max(0.0, ref_s - build_s)
+    c = cycle_costs(warm, ref_rows, lo, hi, p_row)
+    rows = max(1, ref_rows)
+
+    def need(k: int) -> float:
+        return k * c["per_kill_s"] + reserve_s(warm, (rows_done + k * p_row) / rows)
+
+    fit = 0
+    while fit < n_kills and need(fit + 1) <= left_s:
+        fit += 1
+    why = (f"{left_s:.0f} s left; the reference took {ref_s:.0f} s, {build_s:.0f} s of it building candidates that "
+           f"the killed run finds in the cache: {warm:.0f} s warm over {ref_rows} rows ({c['row_s']:.1f} s a row). "
+           f"A kill costs {c['per_kill_s']:.1f} s expected (a delay {lo}-{hi} s and {BOOK_S:.0f} s of checks; with "
+           f"p {p_row:.2f} a {STARTUP_S:.0f} s start-up and a row first), the final resume "
+           f"{reserve_s(warm, (rows_done + fit * p_row) / rows):.0f} s after {fit} kills: "
+           f"{fit} of {n_kills} kills fit ({need(n_kills):.0f} s needed for all {n_kills})")
+    return {"fit": fit, "wanted": n_kills, "left_s": round(left_s, 1), "ref_s": round(ref_s, 1),
+            "build_s": round(build_s, 1), "warm_s": round(warm, 1), "ref_rows": ref_rows,
+            "need_all_s": round(need(n_kills), 1), "reserve_now_s": round(reserve_s(warm, rows_done / rows), 1),
+            **{k: round(v, 2) for k, v in c.items()}, "why": why}
 
 
 # ---- processes, the GPU, the tool's commands ---------------------------------------------------------
@@ -614,17 +716,25 @@ def phase_kills(w: Path, deadline: float) -> None:
     p_row = float(os.environ.get("KILL_AFTER_ROW_P", "0.33"))
     rng = random.Random(seed)
     ref = load(w / "ref.json") or {}
-    ref_wall, ref_counted = ref.get("wall_s") or 120.0, max(1, ref.get("counted") or 1)
-    ref_rows = len([r for r in load(w / "ref_history.json") or [] if r.get("finished_at")]) or 12
+    ref_wall = ref.get("wall_s") or 120.0
+    ref_hist = load(w / "ref_history.json") or []
+    ref_rows = len([r for r in ref_hist if r.get("finished_at")]) or 12
+    timing = ref_timing(ref_hist, ref_wall) if ref_hist else {"build_s": 0.0, "warm_s": ref_wall}
+    warm = timing["warm_s"]
 
-    def reserve(counted_now: int) -> float:  # the final resume: what the reference took for what is left
-        return 20 + 1.3 * ref_wall * max(0.3, 1 - counted_now / ref_counted)
+    def reserve(rows_now: int) -> float:  # the final resume: what the warm reference took for what is left
+        return reserve_s(warm, rows_now / ref_rows)
 
     db, kd = w / "cut.db", w / "kills"
     kd.mkdir(exist_ok=True)
     baseline = gpu_apps()
     out = {"kills_wanted": n_kills, "rng_seed": seed, "delay_range_s": [lo, hi], "after_row_p": p_row,
-           "ref_wall_s": ref_wall, "ref_rows": ref_rows, "gpu_baseline": baseline, "cycles": []}
+           "ref_wall_s": ref_wall, "ref_rows": ref_rows, "gpu_baseline": baseline, "cycles": [],
+           "plan": plan_kills(deadline - time.time(), ref_wall, timing["build_s"], n_kills, ref_rows, lo=lo, hi=hi,
+                              p_row=p_row)}
+    print(f"kills planned: {out['plan']['why']}", flush=True)
+    save(w / "kills.json", out)
+    row_s = out["plan"]["row_s"]
     before = None
     log = open(w / "cut_run.txt", "w")
     t_phase = time.time()
@@ -640,10 +750,11 @@ def phase_kills(w: Path, deadline: float) -> None:
         ahead = rows_now >= target
         after_rows = 0 if ahead else int(u_row < p_row)
         extra = round(lo + u_delay * (hi - lo) / (4 if ahead else 1), 2)
-        keep = reserve(row_checks(st, None)["counted"])
-        if time.time() + extra + 5 + 20 * after_rows + keep > deadline:
+        keep = reserve(rows_now)
+        if time.time() + extra + BOOK_S + (STARTUP_S + row_s) * after_rows + keep > deadline:
             out["stopped_early"] = (f"after {n} kills: {deadline - time.time():.0f} s left, {keep:.0f} s kept for the "
-                                    f"final resume")
+                                    f"final resume ({rows_now} of the reference's {ref_rows} rows done; planned: "
+                                    f"{out['plan']['fit']} of {n_kills} fit)")
             break
         what = f"{'after its next finished row, then ' if after_rows else ''}{extra} s"
         argv = run_argv(db, resume=bool(runs))
@@ -748,6 +859,8 @@ def phase_summary(w: Path, deadline: float) -> None:
         header.append(f"kills: RNG seed {kills['rng_seed']}; each after its run's next finished row with probability "
                       f"{kills.get('after_row_p', 0):.2f}, then a delay uniform in {kills['delay_range_s']} s"
                       + (f"; {kills['stopped_early']}" if kills.get("stopped_early") else ""))
+        if kills.get("plan"):
+            header.append(f"kill plan: {kills['plan']['why']}")
     rows = []
     b = load(w / "build.json")
     built = ", ".join(f"{n} {'ok' if v['ok'] else 'FAILED'}" for n, v in (b or {}).get("libs", {}).items())

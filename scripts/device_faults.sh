@@ -5,11 +5,14 @@
 #   illegal_address  DEF_ILLEGAL_ADDRESS through the search's own evaluation (Lab.evaluate_libraries):
 #                    expected CRASH, then the next candidate measured in a fresh worker
 #   side_stream      DEF_SIDE_STREAM the same way: expected WRONG or SUSPICIOUS, then the next candidate
-#   ref              the run uninterrupted: run --seqlen 2048 --budget 6 --no-profile --time-budget 0.5
-#                    --seed-knob compute=mma --seed-knob staging=cp_async --db ref.db
+#   ref              the run uninterrupted: run --seqlen 2048 --budget 2 --aa-repeats 3 --no-profile
+#                    --time-budget 0.5 --seed-knob compute=mma --seed-knob staging=cp_async --db ref.db
+#                    (--budget 6 with 5-process nulls until session 6: its 241 s reference left room for no kill)
 #   kills            the same run in a fresh database, SIGKILLed (its whole process group, setsid) at seeded
 #                    random moments (each cycle: with probability 1/3 wait for the run's next finished row,
 #                    then a delay uniform in 0.5-8 s), `run --resume`d after each, 20 kills, then resumed to its end;
+#                    planned first (kills.json "plan": how many kills fit before the final resume, and why; the
+#                    final resume is reserved the reference's time less its builds, for the rows left)
 #                    after each kill integrity_check, the rows, `history`, processes and GPU apps left
 #                    behind; then its keeps and outcomes against the uninterrupted run's
 #   hang             DEF_HANG with the worker deadline the tool uses (Lab._timeout, 151.5 s here) when it
@@ -21,11 +24,13 @@
 # commands.txt, the scripts as run), summary.txt (header lines, then a markdown table: fault | expected |
 # observed | PASS/FAIL/NOT RUN/INFO) and phases.txt (each phase's exit and seconds).
 #   bash scripts/device_faults.sh                                (one call, about 540 s)
+#   PHASES="build ref kills" TOTAL=560 bash scripts/device_faults.sh  (the kills alone: ~140 s reference, then
+#                    20 kills and the final resume planned at ~380 s of ~385 s left; estimated, see device_faults.py)
 #   PHASES="build hang" TOTAL=300 bash scripts/device_faults.sh  (a second call for a phase that did not fit)
 # Environment: TOTAL (540), PHASES, FAULTS_RUN_ARGS, KILLS (20), KILL_SEED (11), KILL_MIN / KILL_MAX (0.5 / 8 s),
 # KILL_AFTER_ROW_P (0.33), HANG_TIMEOUT (`tool` or seconds), FAULTS_W (/tmp/w/faults), FAULTS_AGENT (a dry run's
 # stand-in for `python3 -m agent`).
-# Written in session 5, not yet run.
+# Written in session 5; run on an H200 in session 6 (the kill phase made no kill there: its plan is new since).
 set -uo pipefail
 T0=$(date +%s); TOTAL=${TOTAL:-540}; DEADLINE=$((T0 + TOTAL - ${PACK_S:-20}))
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1

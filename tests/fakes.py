@@ -194,3 +194,21 @@ class NoisyWorkerSimBench(SimBench):
         if str(get_worker().name) == "1":
             out = [{**a, "margin": a["margin"] * (1.03 if i % 2 else 0.97)} for i, a in enumerate(out)]
         return out
+
+
+class SpillingSimBench(SimBench):
+    """SimBench whose compiler figures make min_ctas_3 the H200's costly lever (issue 13): forcing a
+    third CTA adds one CTA's rows per SM but spills 512 B while Q sits in registers, so the agent
+    pairs it with what gives registers back (q_from_smem, narrow_kv_tile) and ranks those compounds
+    above every single lever. The timings are SimBench's."""
+
+    def static(self, knobs):
+        self.calls.append(f"static {len(knobs)}")
+        out = {}
+        for k in knobs:
+            f = figures(k)
+            if k.min_ctas and not f.refusal:
+                f = f.model_copy(update={"ctas_per_sm": f.ctas_per_sm + 1, "rows_per_sm": f.rows_per_sm + k.br,
+                                         "spill_bytes": 512 if k.q_in.value == "regs" else 0})
+            out[k.key()] = f
+        return out

@@ -130,3 +130,57 @@ def test_the_hang_gets_the_tools_deadline_when_it_fits_else_what_fits_else_none(
     assert df.hang_deadline(151.5, "tool", 150) == (110, True)  # 40 s kept for the next candidate and the record
     assert df.hang_deadline(151.5, "tool", 60) == (None, True)
     assert df.hang_deadline(151.5, "60", 400) == (60.0, True)
+
+
+def _stamp(s: int) -> str:  # a synthetic ISO timestamp s seconds into a day
+    return f"2026-11-30T16:{s // 60:02d}:{s % 60:02d}+00:00"
+
+
+def test_ref_timing_counts_the_gaps_before_experiments_as_builds(df):
+    """The loop builds the candidates' figures between a row's end and the next experiment's start; a
+    null, re-anchor or comparator row is written when it ends (started = finished). Synthetic rows."""
+    rows = [{"id": 1, "kind": "seed", "started_at": _stamp(10), "finished_at": _stamp(10)},
+            {"id": 2, "kind": "aa_null", "started_at": _stamp(40), "finished_at": _stamp(40)},
+            {"id": 3, "kind": "compound", "started_at": _stamp(86), "finished_at": _stamp(96)},  # 46 s of builds
+            {"id": 4, "kind": "aa_null", "started_at": _stamp(120), "finished_at": _stamp(120)},
+            {"id": 5, "kind": "lever", "started_at": _stamp(133), "finished_at": _stamp(145)},  # 13 s
+            {"id": 6, "kind": "lever", "started_at": _stamp(145), "finished_at": _stamp(150)},  # none
+            {"id": 7, "kind": "comparator", "started_at": _stamp(156), "finished_at": _stamp(156)},
+            {"id": 8, "kind": "lever", "started_at": _stamp(160), "finished_at": None}]  # in flight: not counted
+    t = df.ref_timing(rows, 160.0)
+    assert t == {"rows": 7, "build_s": 59.0, "warm_s": 101.0}
+    assert df.ref_timing([], 100.0) == {"rows": 0, "build_s": 0.0, "warm_s": 100.0}
+
+
+def test_the_final_resume_is_reserved_the_warm_run_for_the_part_left(df):
+    warm = 157.0
+    full, half = df.reserve_s(warm, 0.0), df.reserve_s(warm, 0.5)
+    assert full == pytest.approx(df.STARTUP_S + df.RESERVE_FACTOR * (warm - df.STARTUP_S) + df.FINAL_SLACK_S)
+    assert half < full and df.reserve_s(warm, 1.0) == df.reserve_s(warm, 0.9) > df.STARTUP_S + df.FINAL_SLACK_S
+    # session 6 (synthetic restatement of its recorded times): a 241 s reference, 84 s of it builds; the
+    # final resume from scratch took 148 s, and the old reservation was 1.3 x 241 + 20 = 333 s
+    assert 148 < df.reserve_s(241 - 84, 0.0) < 333
+
+
+def test_plan_kills_says_how_many_fit_and_why(df):
+    # session 6's numbers: 218 s left after a 241 s reference (84 s of builds, 12 rows)
+    p = df.plan_kills(218, 241, 84, 20, 12)
+    assert 0 < p["fit"] < 20 and "of 20 kills fit" in p["why"] and "84 s of it building" in p["why"]
+    # more time: more kills, never more than wanted; each kill costs at least its delay and the checks
+    more = df.plan_kills(2000, 241, 84, 20, 12)
+    assert more["fit"] == 20 and more["need_all_s"] <= 2000
+    assert more["plain_cycle_s"] == pytest.approx((0.5 + 8) / 2 + df.BOOK_S)
+    assert more["row_cycle_s"] == pytest.approx(more["plain_cycle_s"] + df.STARTUP_S + more["row_s"])
+    assert df.plan_kills(10, 241, 84, 20, 12)["fit"] == 0
+    # the plan is monotone in the time left
+    fits = [df.plan_kills(left, 241, 84, 20, 12)["fit"] for left in range(0, 700, 25)]
+    assert fits == sorted(fits)
+
+
+def test_the_default_run_plausibly_fits_twenty_kills_in_a_560_s_call(df):
+    """`PHASES="build ref kills" TOTAL=560`: 540 s before packing, ~15 s for the wheel install and the
+    build phase. The old run (session 6's reference: 241 s, 84 s of builds, 12 rows) leaves room for
+    a handful of kills; the default run now (estimated: ~140 s, ~60 s of builds, ~7 rows) for 20."""
+    assert "--budget 2 " in df.RUN_ARGS and "--aa-repeats 3" in df.RUN_ARGS or os.environ.get("FAULTS_RUN_ARGS")
+    assert df.plan_kills(540 - 15 - 241, 241, 84, 20, 12)["fit"] < 10
+    assert df.plan_kills(540 - 15 - 140, 140, 60, 20, 7)["fit"] == 20

@@ -24,7 +24,7 @@ from kernel_src.knobs import Knobs  # noqa: E402
 from store import queries as q  # noqa: E402
 from store.db import open_db  # noqa: E402
 
-from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench, SlowSimBench  # noqa: E402
+from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench, SlowSimBench, SpillingSimBench  # noqa: E402
 from test_margins import BEST, N8192, ROOT, _recording  # noqa: E402
 
 SHAPE = Shape(B=2, H=16, N=8192, D=128)
@@ -103,6 +103,17 @@ def test_a_screen_on_two_workers_equals_the_one_process_screen(tmp_path, client)
         assert r["null_repeats"] == 5 and r["t_keep"] == 1 + r["t_noise"] and len(r["aa_margins"]) == 5
         said = f"replicate on {r['worker']} " if e["outcome"] == "KEPT" else f"did not replicate in a fresh process on {r['worker']} "
         assert said in e["detail"] and f"its t_keep {r['t_keep']:.4f}" in e["detail"]
+
+
+def test_a_screen_on_two_workers_measures_the_singles_first_in_the_one_process_order(tmp_path, client):
+    """Issue 13: the screen fans out the loop's own order, every single lever before any compound."""
+    _, _, alone = _screen(tmp_path, "alone", SpillingSimBench())
+    bench = DaskBench(client, SpillingSimBench, SpillingSimBench(), null_repeats=5)
+    db, rid, spread = _screen(tmp_path, "spread", bench)
+    order = [(e["kind"], e["lever"]) for e in q.history(db, rid) if e["seq"] is not None]
+    assert "compound" in {k for k, _ in order} and [k for k, _ in order] == sorted((k for k, _ in order), key=lambda k: k == "compound")
+    assert [e["lever"] for e in spread] == [e["lever"] for e in alone] and _table(spread) == _table(alone)
+    assert not bench.requeued and not bench._ahead
 
 
 def test_with_one_worker_alive_a_keep_s_replicate_runs_on_the_same_worker_and_says_so(tmp_path, client):

@@ -64,7 +64,7 @@ def run(
     calibration: bool = typer.Option(True, "--calibration/--no-calibration", help="Use the newest `calibrate` result for this GPU and problem (t_keep, ceilings); without one, or with --no-calibration, the run measures its own A/A null on the seed."),
     reanchor_every: int = typer.Option(3, min=0, help="Re-anchor against the seed after every N keeps (0: only at the end)."),
     l2: L2 = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
-    screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting."),
+    screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting. Every single lever comes before any compound move; compounds fill what budget is left."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
     replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
     gpus: Optional[int] = GPUS_OPT,
@@ -367,51 +367,68 @@ def calibrate(
 @app.command()
 def baseline(
     run_id: Optional[int] = typer.Option(None, "--run", help="Run whose best kernel to compare (default: the latest)."),
-    seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N)."),
+    seqlen: list[int] = typer.Option([], "--seqlen", "-n", help="Shapes to compare at (repeatable; default: the run's N, or 2048 without a run)."),
     backend: list[Backend] = typer.Option(["flash", "cudnn", "efficient", "flash_attn"], "--backend", help="SDPA backends and flash_attn (repeatable)."),
+    knob: list[str] = typer.Option([], "--knob", help="Compare the seed with NAME=VALUE changed (repeatable) instead of a run's best; needs no database, and nothing is stored."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
     """PyTorch SDPA's backends (and flash_attn where importable) against the run's best kernel, in the
-    same paired protocol, per shape: margins measured here, not quoted numbers.
+    same paired protocol, per shape: margins measured here, not quoted numbers. The margins are stored
+    with the run (comparator rows). With `--knob`, or with no database or no run (and no `--run`), the
+    kernel compared is the seed with those knobs, at B2-H16-D128 fp16 non-causal: measured and printed,
+    stored nowhere (there is no run to hold them; no database is created).
     Example: `baseline --seqlen 2048 --seqlen 8192 --backend flash --backend cudnn`."""
     from agent.bench import GpuBench
     from agent.loop import best_of_run
     from experiments.problem import Shape
 
     backend = [b.value for b in backend]
-    db = _open(db_path, create=False)
+    try:
+        own = Knobs.parse_assignments(knob) if knob else None
+    except KnobError as e:
+        _fail(str(e))
+    if own is not None and run_id is not None:
+        _fail("--knob compares a kernel of your own and --run a run's best: give one of them")
+    db = rid = None
+    if own is None and (run_id is not None or Path(db_path).exists()):  # a run's best, stored with the run
+        db = _open(db_path, create=False)
+        rid = _run_id(db, run_id)
     rows = []
     try:
-        rid = _run_id(db, run_id)
-        if rid is None:
-            _fail("the database has no run; start one with `fa5090-search run`")
-        run = q.get_run(db, rid)
-        best = best_of_run(db, rid)
-        for n in seqlen or [run["problem"]["N"]]:
-            shape = Shape(**{**run["problem"], "N": n})
+        if rid is not None:
+            run = q.get_run(db, rid)
+            best, problem = best_of_run(db, rid), run["problem"]
+        else:
+            best, problem = own or Knobs(), Shape(B=2, H=16, N=2048, D=128, dtype="float16").model_dump()
+        for n in seqlen or [problem["N"]]:
+            shape = Shape(**{**problem, "N": n})
             bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
-            q.check_same_setup(db, bench.device().name, run["problem_key"])
+            if rid is not None:
+                q.check_same_setup(db, bench.device().name, run["problem_key"])
             for b in backend:
                 job = bench.paired({"knobs": best}, {"sdpa": b})
                 p = job.value("paired")
                 err_step = next((s for s in job.steps if "error" in s), None)
-                q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
-                                    base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
-                                    margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
-                                    tflops_cand=p and p["tflops_cand"],
-                                    detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
-                                    if p else f"{b} unavailable: {(err_step or {}).get('error', job.stderr[-200:])[:200]}",
-                                    measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
-                                                   "payload": p or {"steps": job.steps, "stderr": job.stderr}}])
+                if rid is not None:
+                    q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
+                                        base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
+                                        margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
+                                        tflops_cand=p and p["tflops_cand"],
+                                        detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
+                                        if p else f"{b} unavailable: {(err_step or {}).get('error', job.stderr[-200:])[:200]}",
+                                        measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
+                                                       "payload": p or {"steps": job.steps, "stderr": job.stderr}}])
                 rows.append((shape.key(), b, p))
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
     if as_json:
-        print(json.dumps([{"shape": k, "comparator": b, "paired": p} for k, b, p in rows], indent=1, default=str))
+        print(json.dumps([{"shape": k, "comparator": b, "paired": p, "knobs": best.key(), "run": rid}
+                          for k, b, p in rows], indent=1, default=str))
         return
-    t = Table(title=f"baseline: run {rid}'s best {best.label()} against the comparators, paired")
+    whose = f"run {rid}'s best" if rid is not None else "the kernel"
+    t = Table(title=f"baseline: {whose} {best.label()} against the comparators, paired")
     for c in ("shape", "comparator", "ours TFLOP/s", "theirs TFLOP/s", "margin (theirs/ours)", "AB/BA"):
         t.add_column(c)
     for shape_key, b, p in rows:
@@ -421,6 +438,9 @@ def baseline(
         else:
             t.add_row(shape_key, b, "", "", "unavailable", "")
     _print_table(t)
+    if rid is None:
+        why = "--knob" if own is not None else f"no run in {db_path}" if db is not None else f"no database at {db_path}"
+        console.print(f"not stored: {why}; the margins above are this measurement's only record")
 
 
 
