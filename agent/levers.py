@@ -23,6 +23,24 @@ class UnknownLever(KeyError):
 WGMMA_SINCE = 3
 # the compute values of a lever whose knobs both tensor-core arms share
 TENSOR = ("mma", "wgmma")
+# The agent version from which the diagnosis names `issue_bound` (profiler.diagnosis) and levers
+# declare `reliefs` of it. Session 6's agent v3 on the H200 arm kept kv_overlap, read the result as
+# `unknown` (not_selected + dispatch_stall 45% of stall weight) and stopped on the plateau with TMA
+# and the two-warpgroup tile, the arm's largest measured levers, out of reach.
+ISSUE_BOUND_SINCE = 4
+
+
+class Relief(BaseModel):
+    """A diagnosis a lever addresses from a later agent version, on the compute arms named, with the band
+    predicted there (None: the lever's own) and the measurement that sets it. Declared apart from
+    `targets` so a replay of an earlier agent reads the targets it ran with."""
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    since: int
+    compute: tuple[str, ...]
+    predicted: tuple[float, float] | None = None
+    evidence: str
 
 
 class Lever(BaseModel):
@@ -38,6 +56,18 @@ class Lever(BaseModel):
     causal_only: bool = False  # inert without a causal mask: not worth an experiment on a non-causal problem
     # the hypothesis on the Hopper arm (compute=wgmma), where `hypothesis` is written for mma.sync
     on_wgmma: str = ""
+    reliefs: tuple[Relief, ...] = ()
+    since: int = 1  # the first agent version whose catalog holds it: an earlier agent's replay never proposes it
+
+    def relief_at(self, label: str | None, compute: str, version: int | None = None) -> Relief | None:
+        """The declared relief of diagnosis `label` on `compute` as agent `version` reads it (None: the current one)."""
+        return next((r for r in self.reliefs if r.label == label and compute in r.compute
+                     and (version is None or version >= r.since)), None)
+
+    def targets_at(self, compute: str, version: int | None = None) -> tuple[str, ...]:
+        """The diagnoses it targets on `compute` for agent `version`: `targets`, plus the reliefs it had by then."""
+        return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute
+                                    and (version is None or version >= r.since) and r.label not in self.targets)
 
     def requires_at(self, version: int | None = None) -> dict[str, tuple[str | int, ...]]:
         """The precondition as agent `version` reads it (None: the current one). Versions before
@@ -50,6 +80,8 @@ class Lever(BaseModel):
 
     def applies_to(self, knobs: Knobs, causal: bool = False, version: int | None = None) -> bool:
         if self.causal_only and not causal:
+            return False
+        if version is not None and version < self.since:
             return False
         cur = knobs.model_dump(mode="json")
         if any(cur[k] not in allowed for k, allowed in self.requires_at(version).items()):
@@ -121,6 +153,12 @@ CATALOG: tuple[Lever, ...] = (
         "the L2->SMEM traffic per FLOP), but one CTA's barrier now stalls 8 warps.",
         on_wgmma="On wgmma: two warpgroups of 64 rows each issue their own GEMMs on one staged K/V tile, so the tile's "
         "copy is shared by 128 rows; the CTA's barrier now waits for both warpgroups.",
+        # Issue-bound, ready warps already outnumber the issue slot, so the CTAs/SM it gives up (3 -> 1 after
+        # kv_overlap) are not the cost they are under a latency diagnosis; what it buys is one K/V copy (its
+        # cp.async or TMA issue, addresses and barrier) for two warpgroups' GEMMs: fewer instructions per FLOP.
+        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",), predicted=(1.0, 1.2),
+                        evidence="H200 session 6: kept at 1.1437 from the TMA t64x64 two-stage seed (causal N8192); "
+                        "the cp.async t128x64w8 seed ran 309.7 TFLOP/s where t64x64 ran 283.5 (separate runs, N8192)"),),
     ),
     Lever(
         name="kv_double_buffer", sets={"kv_stages": 2}, targets=("global_latency", "occupancy_limited", "issue_latency_chain"),
@@ -271,6 +309,9 @@ CATALOG: tuple[Lever, ...] = (
         name="wgmma", sets={"compute": "wgmma", "layout": "sw128", "q_in": "smem", "br": 64, "warps": 4},
         targets=("issue_latency_chain", "tensor_bound"), requires={"compute": ("mma",), "staging": ("cp_async",)},
         predicted=(0.7, 1.5),
+        # a quarter of the tensor instructions for the same FLOPs is the most direct answer to an issue slot
+        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("mma",),
+                        evidence="the lever's own band: no mma.sync profile recorded so far reads issue_bound"),),
         hypothesis="On Hopper (sm_90a only; refused before any build elsewhere) move both GEMMs to warpgroup MMA: "
         "QK^T and PV as wgmma m64nNk16 from swizzled shared-memory tiles (P from registers), no ldmatrix, a "
         "quarter of the issue slots per FLOP and fewer registers than mma.sync's fragments. This first step "
@@ -285,6 +326,25 @@ CATALOG: tuple[Lever, ...] = (
         "and a block barrier. Relieves the issue slots of an issue-bound wgmma kernel (H200 seed t64x64: "
         "issue active 59%, tensor pipe 31%) and frees registers (127 against 156 at t64x64, two stages). "
         "Bitwise identical (the same bytes in the same places).",
+        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",), predicted=(1.05, 1.3),
+                        evidence="H200 session 6: kept at 1.2526 on wgmma cp_async t128x64w8 BC 32 (N8192, "
+                        "309.7 -> 408 TFLOP/s with narrow_kv_tile kept before it)"),),
+    ),
+    Lever(
+        name="tma_ring", sets={"staging": "tma", "kv_overlap": "off", "kv_stages": 2},
+        targets=("issue_latency_chain", "global_latency"),
+        requires={"compute": ("wgmma",), "staging": ("cp_async",), "kv_overlap": ("on",)}, predicted=(0.98, 1.25),
+        since=ISSUE_BOUND_SINCE,
+        hypothesis="On the Hopper arm after kv_overlap was kept (one cp.async K and V buffer, which TMA staging does "
+        "not take, so `tma` no longer applies): load K and V by TMA into a two-stage mbarrier ring instead. The "
+        "copies leave the issue slots (one thread issues a box; no per-thread LDGSTS address arithmetic, no "
+        "cp.async group waits) and the ring keeps the next block's copy under this block's GEMMs as the overlap "
+        "did, for the second stage's shared memory (t64x64: 3 -> 2 CTAs/SM). Bitwise identical.",
+        # kv_overlap measured 1.11 over the two-stage cp.async ring this returns to (wgmma t64x64, N8192), so part
+        # of `tma`'s 1.25 is spent undoing it: a lower floor than `tma`'s own band
+        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",),
+                        evidence="H200 session 6: tma kept at 1.2526 from the cp.async ring (t128x64w8); "
+                        "kv_overlap 1.1100 over that ring at t64x64"),),
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

@@ -58,7 +58,7 @@ class SearchOptions(BaseModel):
     renoise_factor: float = 2.0
     renoise: bool = True
     # the agent's revision (agent.strategies.limiter.VERSIONS): a replay runs the one it recorded
-    agent_version: int = 3
+    agent_version: int = 4
     # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
     # absolute anchor (screens recorded before this setting had none)
     screen_comparator: bool = True
@@ -84,8 +84,10 @@ class SearchError(RuntimeError):
     pass
 
 
-def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str) -> tuple[Diagnosis | None, dict | None, str]:
-    """Profile with ncu and diagnose; (None, None, why) when there is no profile."""
+def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str,
+              agent_version: int | None = None) -> tuple[Diagnosis | None, dict | None, str]:
+    """Profile with ncu and diagnose with the rules of `agent_version` (None: the current ones), so a
+    replay labels each profile as its recorded run did; (None, None, why) when there is no profile."""
     rec = bench.profile(knobs)
     if rec.csv is None:
         return None, None, rec.error or "no profile"
@@ -95,7 +97,8 @@ def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str) -> tupl
     artifacts.mkdir(parents=True, exist_ok=True)
     path = artifacts / f"ncu_{tag}_{knobs.key()}.csv"
     path.write_text(rec.csv)
-    d = diagnose(metrics_from_row(rows[0], arch), tiles_per_warp=max(1, knobs.br // (16 * knobs.warps)))
+    d = diagnose(metrics_from_row(rows[0], arch), tiles_per_warp=max(1, knobs.br // (16 * knobs.warps)),
+                 issue_bound=agent_version is None or agent_version >= catalog.ISSUE_BOUND_SINCE)
     row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
            # integer columns; the unrounded achieved values stay in `metrics`
            "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),
@@ -278,7 +281,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         attrs, diag = progress.attrs, progress.diag
         say("phase", text=f"resuming run {run_id} after experiment {progress.done}")
     else:
-        attrs, diag = _seed_step(bench, db, run_id, seed, shape, arch, artifacts, say)
+        attrs, diag = _seed_step(bench, db, run_id, seed, shape, arch, artifacts, say, o.agent_version)
     ceiling = ceiling_of(cal, shape.dtype)
     if resumed and progress.noises:
         noises = list(progress.noises)
@@ -366,7 +369,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         elif t.outcome is Outcome.KEPT:
             _discard_ahead(bench, db, run_id, t.cand, say)
             new_attrs = t.ev.attributes or bench.attributes(t.cand)
-            diag, drow, why = _diagnose(bench, t.cand, arch, artifacts, f"exp{t.exp_id}")
+            diag, drow, why = _diagnose(bench, t.cand, arch, artifacts, f"exp{t.exp_id}", o.agent_version)
             close_trial(db, t, diagnosis=drow, rescreen_of=entry and entry["id"])
             best, label, since_keep = t.cand, (diag.label if diag else None), 0
             new_conds = conditions(new_attrs, label)
@@ -420,7 +423,7 @@ def _discard_ahead(bench, db, run_id, best: Knobs, say) -> None:
                       f"({got['measured']} of them taken by a worker); the next draws are measured against the new best")
 
 
-def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say):
+def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say, agent_version: int):
     """The seed must be correct before anything is timed against it; returns its attributes and diagnosis."""
     say("phase", text=f"building and checking the seed {seed.label()}")
     built = bench.build([seed])[seed.key()]
@@ -432,7 +435,7 @@ def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifact
         raise SearchError(f"the seed {seed.label()} fails its correctness tier ({job.status}): "
                           f"{json.dumps(res)[:600] if res else job.stderr[-600:]}")
     attrs = bench.attributes(seed)
-    diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed")
+    diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed", agent_version)
     if diag is None:
         say("warn", text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain")
     q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
@@ -565,7 +568,9 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
     best = best_of_run(db, run_id)
     dev = bench.device()
     q.check_same_setup(db, dev.name, run["problem_key"])
-    diag, drow, why = _diagnose(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen")
+    search = (run.get("options") or {}).get("search") or {}
+    diag, drow, why = _diagnose(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen",
+                                search.get("agent_version", LATER_SETTINGS["agent_version"]))
     now = conditions(bench.attributes(best), diag.label if diag else run_label(db, run_id))
     causal = run["problem"]["causal"]
     due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now)

@@ -16,10 +16,17 @@ GLOBAL_STALL_SHARE_MIN = 0.30  # v2: long_scoreboard 65% once the swizzle remove
 MIN_WARPS_PER_SMSP = 2.0  # v0: 8.3% occupancy, "almost nothing in flight to hide latency"
 BARRIER_SHARE_MIN = 0.25  # v5: barrier waits tripled as more CTAs shared __syncthreads
 CHAIN_SHARE_MIN = 0.35  # v4: wait 1.66 + barrier 0.40 at 2 warps/SMSP, a serial QK->softmax->PV chain
+# Not the seed's ladder but the H200's wgmma arm (session 6, t64x64w4 after kv_overlap was kept):
+# not_selected 27% + dispatch_stall 17% = 45% of stall weight at tensor pipe 34% and issue active 64%,
+# warps ready and waiting for the scheduler's one issue slot. Its seed (two K/V stages) read 31% with
+# wait 34% ahead; of the ncu profiles recorded through session 6 (76 files, copies included) every
+# other one reads at most
+# 38% (an issue_latency_chain, causal N16384), so 40% names this one and moves no other.
+ISSUE_STALL_SHARE_MIN = 0.40
 SMSPS_PER_SM = 4  # every architecture this tool targets (sm_80..sm_120)
 
 Label = Literal["tensor_idle_scalar_fma", "smem_bank_conflicts", "global_latency", "tensor_bound",
-                "occupancy_limited", "barrier_bound", "issue_latency_chain", "unknown"]
+                "occupancy_limited", "barrier_bound", "issue_latency_chain", "issue_bound", "unknown"]
 
 _DURATION_NS = {"ns": 1.0, "nsecond": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
                 "second": 1e9, "s": 1e9}
@@ -131,14 +138,19 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def diagnose(m: Metrics, tiles_per_warp: int = 1) -> Diagnosis:
+def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> Diagnosis:
     """`tiles_per_warp`: m16 query-row tiles each warp carries (2 when BR = 32 x warps); each is an
-    independent QK -> softmax -> PV chain, so latency is hidden by warps x tiles, not warps alone."""
+    independent QK -> softmax -> PV chain, so latency is hidden by warps x tiles, not warps alone.
+    `issue_bound=False` reads a profile with the rules before that label existed (agents 1-3): their
+    replays see the `unknown` their recorded runs saw (agent.levers.ISSUE_BOUND_SINCE)."""
     shares = stall_shares(m.stalls)
     share = dict(shares)
     top = shares[0][0] if shares else None
     smem_stalls = share.get("mio_throttle", 0) + share.get("short_scoreboard", 0)
     chain_stalls = share.get("wait", 0) + share.get("short_scoreboard", 0)
+    # ready warps not picked (not_selected) or picked but not dispatched (dispatch_stall): the issue
+    # slot, not a dependency, is what they wait for
+    issue_stalls = share.get("not_selected", 0) + share.get("dispatch_stall", 0)
     per, ideal, factor = _shared_conflicts(m)
     limiter, ctas = _limiter(m)
     warps = m.achieved_warps_per_sm
@@ -177,6 +189,15 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1) -> Diagnosis:
         text = (f"wait+short_scoreboard are {_pct(chain_stalls)} of stall weight at "
                 f"{(occ or 0) / SMSPS_PER_SM:.1f} warps per scheduler, a serial dependency chain "
                 f"that removing instructions shortens; {tops}.")
+    elif issue_bound and issue_stalls >= ISSUE_STALL_SHARE_MIN:
+        # last before the fallback, so it names only what no rung's rule did: every profile recorded
+        # before it keeps its label, the one `unknown` (session 6's) becomes this
+        label = "issue_bound"
+        active = "" if m.issue_active_pct is None else f", issue active {m.issue_active_pct:.0f}%"
+        text = (f"not_selected+dispatch_stall are {_pct(issue_stalls)} of stall weight at tensor pipe "
+                f"{'n/a' if tp is None else f'{tp:.1f}%'}{active}: warps are ready and the scheduler's issue slot "
+                f"is the limit; fewer instructions per FLOP relieve it (wgmma instead of mma.sync, TMA instead of "
+                f"cp.async's address arithmetic, a taller tile whose warpgroups share each K/V copy); {tops}.")
     else:
         label = "unknown"
         text = f"no rule matched at tensor pipe {'n/a' if tp is None else f'{tp:.1f}%'}; {tops}."

@@ -28,7 +28,8 @@ def test_every_lever_applies_somewhere_and_builds_valid_knobs():
     bases = [SEED, SEED.replace(compute="mma"), SEED.replace(compute="mma", staging="cp_async"),
              SEED.replace(compute="mma", staging="cp_async", exp="ex2"),
              SEED.replace(compute="mma", staging="cp_async", exp="ex2", kv_stages=2),
-             SEED.replace(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")]  # the arm's own (tma)
+             SEED.replace(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem"),  # the arm's own (tma)
+             SEED.replace(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem", kv_overlap="on")]  # tma_ring
     for lv in levers.CATALOG:
         base = next((b for b in bases if lv.applies_to(b, causal=True)), None)
         assert base is not None, lv.name

@@ -30,7 +30,7 @@ ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
        "qk_pipeline"}  # the arm's pipeline: session 5
 # the arm's own (session 5): TMA staging, wgmma only
-ARM_ONLY = {"tma"}
+ARM_ONLY = {"tma", "tma_ring"}  # tma_ring: TMA from a kv_overlap kernel (agent 4)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -50,15 +50,16 @@ def test_the_catalog_says_which_levers_the_arm_shares():
         assert lv.requires_at(2).keys() == lv.requires.keys()
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
     assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
-    assert levers.WGMMA_SINCE == 3 == make("agent").version == SearchOptions().agent_version
+    assert levers.WGMMA_SINCE == 3 and make("agent").version == SearchOptions().agent_version == 4
 
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none(causal):
     moves = LimiterAgent(3).moves(_state(WG, causal=causal))
     names = {m.name for m in moves}
-    # kv_double_buffer is the seed's own depth; the masks and the order only under a causal mask
-    want = (ARM | ARM_ONLY) - {"kv_double_buffer"} - ({"mask_predicate", "mask_split"} if not causal else set())
+    # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
+    # masks and the order only under a causal mask
+    want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring"} - ({"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:
         assert m.knobs.compute.value == "wgmma" and m.knobs.needs_arch() == "sm_90"
@@ -122,7 +123,7 @@ def test_a_wgmma_seeded_run_spends_its_budget(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "budget", run["stop_reason"]
     rows = [e for e in q.history(db, rid) if e["seq"] is not None and e["outcome"] is not None]
-    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 3
+    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 4
     for e in rows:
         k = Knobs.parse(e["knobs"])
         assert k.compute.value == "wgmma" and Knobs.parse(e["base_knobs"]).compute.value == "wgmma"
@@ -137,8 +138,8 @@ def test_version_2_stops_where_the_h200_run_stopped(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "exhausted"
     assert run["stop_reason"] == "no candidate left (10 of 10 experiments unspent)"
-    with pytest.raises(ValueError, match="agent version 4"):
-        LimiterAgent(4)
+    with pytest.raises(ValueError, match="agent version 5"):
+        LimiterAgent(5)
 
 
 def test_the_levers_listing_says_which_compute_each_lever_applies_to():

@@ -140,11 +140,14 @@ def levers(as_json: bool = JSON_OPT):
         print(json.dumps([lv.model_dump(mode="json") for lv in CATALOG], indent=1))
         return
     t = Table(title="levers (requires: the current knobs a lever applies to; compute=wgmma, the Hopper arm, from "
-                    "agent version 3)")
+                    "agent version 3; a relief (vN): a diagnosis it addresses on that arm from agent version N)")
     for c in ("lever", "sets", "targets", "requires", "predicted", "hypothesis"):
         t.add_column(c, overflow="fold")
     for lv in CATALOG:
-        t.add_row(lv.name, json.dumps(lv.sets), ", ".join(lv.targets), json.dumps(lv.requires) if lv.requires else "",
+        reliefs = [f"{r.label} (v{r.since}, {'/'.join(r.compute)}"
+                   + (f" {r.predicted[0]:.2f}-{r.predicted[1]:.2f})" if r.predicted else ")") for r in lv.reliefs]
+        t.add_row(lv.name + (f" (from v{lv.since})" if lv.since > 1 else ""), json.dumps(lv.sets),
+                  ", ".join([*lv.targets, *reliefs]), json.dumps(lv.requires) if lv.requires else "",
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}",
                   lv.hypothesis + (f" {lv.on_wgmma}" if lv.on_wgmma else ""))
     _print_table(t)

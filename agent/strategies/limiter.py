@@ -8,9 +8,10 @@ the current best's and the diagnosis. The rank is a tuple the output prints for 
   1. a gain measured on this very kernel in an earlier run (--evidence) goes first, then every
      candidate whose predicted margin (its band's geometric middle) reaches t_keep;
   2. relief: 2 if the figures show the candidate relieves the diagnosed bottleneck (more resident
-     rows per SM under a latency-bound diagnosis, fewer spills), 1 if the lever declares that it
-     targets the diagnosis, 0.5 for more resident rows where latency is only part of the story
-     (global-load latency, which the copy hides first, or no counters), 0 otherwise;
+     rows per SM under a latency-bound diagnosis, fewer spills), 1.5 (from agent 4) if the lever
+     declares a relief of the diagnosis on this compute arm with a measurement behind it, 1 if the
+     lever declares that it targets the diagnosis, 0.5 for more resident rows where latency is only
+     part of the story (global-load latency, which the copy hides first, or no counters), 0 otherwise;
   3. cost: 2 if it loses resident rows under a latency-bound diagnosis or spills more than
      SPILL_SMALL new bytes, 1 for a small new spill, 0 otherwise (higher ranks later);
   4. the resident rows it gains, then the predicted band: the catalog's (the seed's 5090 leads),
@@ -35,6 +36,8 @@ from .base import Move, Proposal, State, Trial
 # Diagnoses under which resident work hides latency (seed 2.7: at 2 warps/scheduler the QK ->
 # softmax -> PV chain has no second warp to fill its slots; v7 exp1: three barrier domains paid).
 LATENCY_BOUND = ("occupancy_limited", "issue_latency_chain", "barrier_bound")
+# issue_bound (agent 4) is deliberately not among them: its warps are ready and wait for the issue slot,
+# so resident rows neither relieve it nor are lost at a cost there; fewer instructions per FLOP do
 # global-load latency is hidden by more rows in flight too, but first by the copy (v2->v3): rows rank
 # as a declared target there, not above cp.async
 PARTLY_LATENCY_BOUND = ("global_latency",)
@@ -44,9 +47,12 @@ SPILL_SMALL = 128
 # Revisions whose decisions differ, so a recorded run replays with the one it ran: 1 (session 3's
 # H200 runs) multiplied a compound move's catalog bands; 2 takes its first lever's band; 3 lets the
 # levers whose knobs the Hopper arm shares apply to a compute=wgmma kernel (agent.levers.WGMMA_SINCE;
-# before it a wgmma-seeded run had nothing to tune and stopped "exhausted").
-VERSIONS = (1, 2, 3)
-VERSION = 3
+# before it a wgmma-seeded run had nothing to tune and stopped "exhausted"); 4 diagnoses `issue_bound`
+# (agent.levers.ISSUE_BOUND_SINCE), reads the levers' declared reliefs of it (their band, relief 1.5)
+# and has `tma_ring`, TMA from a kv_overlap kernel (before it session 6's v3 run kept kv_overlap, read
+# `unknown` and stopped on the plateau at 0.906x SDPA flash with TMA and the tall tile out of reach).
+VERSIONS = (1, 2, 3, 4)
+VERSION = 4
 MAX_COMPOUND = 3
 
 
@@ -133,10 +139,19 @@ class LimiterAgent:
             for lv in levers:
                 lo, hi = lo * lv.predicted[0], hi * lv.predicted[1]
         label = state.diagnosis.label if state.diagnosis else None
+        compute = state.best.compute.value
         # a compound move is its first lever plus what gives that lever's cost back: it targets
-        # what its first lever targets
-        targets = label in levers[0].targets if label else False
+        # what its first lever targets (from agent 4, its reliefs too: targets_at is the catalog's
+        # `targets` for earlier agents)
+        targets = label in levers[0].targets_at(compute, self.version) if label else False
         relief, cost, why = (1 if targets else 0), 0, [f"targets {label}"] if targets else []
+        declared = levers[0].relief_at(label, compute, self.version) if label else None
+        if declared is not None:
+            # a relief measured on this arm outranks a catalog target, and its band is the arm's
+            relief = 1.5
+            why[-1] = f"relieves {label} on {compute} (catalog: measured on the arm)"
+            if declared.predicted is not None:
+                lo, hi = declared.predicted
         rows_gain = 0
         if f is not None and b is not None:
             rows_gain = f.rows_per_sm - b.rows_per_sm
