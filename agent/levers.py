@@ -69,14 +69,19 @@ class Lever(BaseModel):
         return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute
                                     and (version is None or version >= r.since) and r.label not in self.targets)
 
+    # preconditions a later agent version adds (version -> knob -> allowed values), on top of `requires`
+    requires_since: dict[int, dict[str, tuple[str | int, ...]]] = {}
+
     def requires_at(self, version: int | None = None) -> dict[str, tuple[str | int, ...]]:
         """The precondition as agent `version` reads it (None: the current one). Versions before
-        WGMMA_SINCE never let a lever's precondition admit compute=wgmma: their replays see the
-        catalog they ran with."""
-        if version is None or version >= WGMMA_SINCE:
-            return self.requires
-        return {k: tuple(v for v in allowed if not (k == "compute" and v == "wgmma"))
-                for k, allowed in self.requires.items()}
+        WGMMA_SINCE never let a lever's precondition admit compute=wgmma, and a `requires_since`
+        entry holds from its version on: replays see the catalog they ran with."""
+        req = dict(self.requires) if version is None or version >= WGMMA_SINCE else {
+            k: tuple(v for v in allowed if not (k == "compute" and v == "wgmma")) for k, allowed in self.requires.items()}
+        for since, extra in sorted(self.requires_since.items()):
+            if version is None or version >= since:
+                req.update(extra)
+        return req
 
     def applies_to(self, knobs: Knobs, causal: bool = False, version: int | None = None) -> bool:
         if self.causal_only and not causal:
@@ -119,6 +124,10 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="cp_async", sets={"staging": "cp_async"}, targets=("global_latency", "occupancy_limited"),
         predicted=(1.1, 1.6),
+        # From agent v4 only from scalar staging: on a TMA kernel the lever read as a move back to cp.async
+        # with the scalar->cp.async band. Session 6's causal TMA run (results/2026-11-30_h200_session6/
+        # tma_c8192.txt) spent 3 of its 8 experiments on such compounds, predicted 1.10-1.60, measured 0.55-0.58.
+        requires_since={ISSUE_BOUND_SINCE: {"staging": ("scalar",)}},
         hypothesis="Scalar 2-byte staging moves 64 B per warp-instruction through registers and the load "
         "must land before its store issues; 16-byte cp.async moves 512 B per warp-instruction with no "
         "register to scoreboard (seed v2->v3: 1.51x for the width).",

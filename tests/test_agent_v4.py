@@ -141,3 +141,17 @@ def test_v4_on_the_recording_diverges_after_the_keep_at_the_tall_tile(tmp_path):
     assert moves == [("narrow_kv_tile", "rejected", None), ("kv_overlap", "kept", "issue_bound")]
     last = [k["proposals"] for e, k in events if e == "ranking"][-1]
     assert last[0].move.name == "tall_q_tile" and last[0].point() >= T_KEEP
+
+
+def test_from_v4_cp_async_only_leaves_scalar_staging():
+    """Session 6's causal TMA run (agent v3) spent 3 of its 8 experiments on compounds that took its TMA
+    kernel back to cp.async with the scalar->cp.async band 1.10-1.60; they measured 0.55-0.58. From v4
+    the lever applies only to scalar staging; v3 (its replay) reads the catalog it ran with."""
+    from agent.levers import get
+    from kernel_src.knobs import Knobs
+
+    lever = get("cp_async")
+    tma = Knobs().replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2)
+    assert lever.applies_to(tma, False, 3) and not lever.applies_to(tma, False, 4)
+    assert not lever.applies_to(tma, False)  # the current agent
+    assert lever.applies_to(Knobs(), False, 4) and lever.applies_to(Knobs(), False, 1)

@@ -147,7 +147,8 @@ def levers(as_json: bool = JSON_OPT):
         reliefs = [f"{r.label} (v{r.since}, {'/'.join(r.compute)}"
                    + (f" {r.predicted[0]:.2f}-{r.predicted[1]:.2f})" if r.predicted else ")") for r in lv.reliefs]
         t.add_row(lv.name + (f" (from v{lv.since})" if lv.since > 1 else ""), json.dumps(lv.sets),
-                  ", ".join([*lv.targets, *reliefs]), json.dumps(lv.requires) if lv.requires else "",
+                  ", ".join([*lv.targets, *reliefs]), (json.dumps(lv.requires_at()) if lv.requires_at() else "")
+                  + "".join(f" ({', '.join(extra)} from v{v})" for v, extra in sorted(lv.requires_since.items())),
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}",
                   lv.hypothesis + (f" {lv.on_wgmma}" if lv.on_wgmma else ""))
     _print_table(t)
