@@ -356,6 +356,17 @@ CATALOG: tuple[Lever, ...] = (
                         "kv_overlap 1.1100 over that ring at t64x64"),),
     ),
     Lever(
+        name="last_warp_refill", sets={"kv_release": "last_warp"}, targets=("barrier_bound",),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "kv_stages": (2, 3)}, predicted=(0.97, 1.15),
+        since=ISSUE_BOUND_SINCE,
+        hypothesis="On the TMA ring, drop the block barrier that frees a K/V buffer at the end of each key block: each "
+        "warp counts itself done with the buffer (an acq_rel shared-memory atomic after its wgmma groups are waited "
+        "for) and the warp that completes the count issues the buffer's refill, so no warp waits for another and a "
+        "fast warpgroup runs a block ahead of a slow one. The TMA two-warpgroup kernel reads barrier-bound on the H200 "
+        "(t128x64w8 causal N8192: barrier 26-30% of stall weight). Same arithmetic in the same order: bitwise equal. "
+        "Built, not yet run on a GPU (session 6).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -114,5 +114,14 @@ def hopper_set() -> list[Knobs]:
     # rings, and three TMA stages on a persistent grid with causal split loops
     pipe_set = [base.replace(kv_stages=2, pipeline="on"), tma.replace(kv_stages=2, pipeline="on"),
                 tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split")]
-    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set
+    # kv_release=last_warp (session 6, built, not yet run): the TMA ring without its block barrier, on the
+    # tile that ran 1.743x SDPA flash (t128x64w8, two stages, lazy rescale), the one-warpgroup tile, three
+    # stages on a persistent grid with the pipeline (counts carried across items) and split-KV with the
+    # causal split loop; each pairs bitwise with its cp.async build in scripts/device_ladder.py
+    release_set = [tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="last_warp"),
+                   tma.replace(kv_stages=2, kv_release="last_warp"),
+                   tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split",
+                               kv_release="last_warp"),
+                   tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2, kv_release="last_warp")]
+    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set + release_set
     return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]

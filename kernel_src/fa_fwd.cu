@@ -34,6 +34,8 @@
 //   FA_EPILOGUE     0 4-byte stores from the accumulators | 1 through shared memory, 16-byte stores
 //   FA_RESCALE_LAZY 0 | 1 a row's max is raised only when it grows by more than 2^8 (exact after 1/l)
 //   FA_PIPELINE     0 | 1 QK^T of block j+1 issued before the softmax of block j (needs the K/V ring)
+//   FA_KV_RELEASE   0 a block barrier frees each K/V buffer | 1 (TMA ring only) each warp counts itself
+//                   done with a buffer and the last one issues its refill: no thread waits for another
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -122,6 +124,9 @@
 #ifndef FA_PIPELINE
 #define FA_PIPELINE 0
 #endif
+#ifndef FA_KV_RELEASE
+#define FA_KV_RELEASE 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -162,7 +167,7 @@ enum { EPI_DIRECT = 0, EPI_SMEM = 1 };
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
-          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0>
+          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -170,7 +175,7 @@ struct Knobs {
   static constexpr int CAUSAL_MASK = CAUSAL_MASK_, CTA_ORDER = CTA_ORDER_, STORE = STORE_;
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
-  static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_;
+  static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
@@ -187,6 +192,7 @@ struct Knobs {
   static_assert(EPILOGUE == EPI_DIRECT || (SPLITS == 1 && STORE == STORE_DEFAULT), "the smem epilogue: no split, default stores");
   static_assert(!RESCALE_LAZY || (EXP == EXP_EX2 && RESCALE_SKIP), "the lazy max counts in log2 units, pays through the vote");
   static_assert(!PIPELINE || KV_STAGES >= 2, "QK^T one block ahead reads the next K from the ring");
+  static_assert(!KV_RELEASE || (STAGING == STAGE_TMA && KV_STAGES >= 2), "the last warp done refills the TMA ring's buffer");
 };
 
 // Shared-memory tile addressing; writer and reader use the same map, so no layout can
@@ -337,7 +343,8 @@ template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
   return (K::BR + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
-         (K::STAGING == STAGE_TMA ? 16 * K::KV_STAGES : 0) +  // TMA: a K and a V mbarrier per stage
+         // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
+         (K::STAGING == STAGE_TMA ? (K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 
@@ -625,6 +632,10 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   constexpr bool TMA = K::STAGING == STAGE_TMA;
   uint64_t* kbar = reinterpret_cast<uint64_t*>(Vs + K::BC * NS * TL::STRIDE);
   uint64_t* vbar = kbar + NS;
+  // FA_KV_RELEASE: per stage, a count of the warps done with its buffer (8 bytes a stage after the
+  // K and V barriers, zeroed once per CTA, never reset: it only grows, and a multiple of WARPS means
+  // every warp is done). The warp that completes the count refills the buffer, so no thread waits.
+  [[maybe_unused]] unsigned int* released = reinterpret_cast<unsigned int*>(vbar + NS);
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
   auto tma_tile = [&](T* dst, const void* map, uint64_t* bar, int kb) {
     mbar_expect_tx(bar, K::BC * D * (int)sizeof(T));
@@ -640,13 +651,16 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #else
   constexpr bool TMA = false;
 #endif
+#if FA_STAGING == 2
+  auto tma_fill = [&](int kb) {  // block kb's K and V into its stage, by the calling thread alone
+    tma_tile(Ks + buf(kb), tma.k, kbar + stage_of(kb), kb);
+    tma_tile(Vs + buf(kb), tma.v, vbar + stage_of(kb), kb);
+  };
+#endif
   auto issue = [&](int kb) {
 #if FA_STAGING == 2
     if constexpr (TMA) {
-      if (kb < kb_hi && threadIdx.x == 0) {
-        tma_tile(Ks + buf(kb), tma.k, kbar + stage_of(kb), kb);
-        tma_tile(Vs + buf(kb), tma.v, vbar + stage_of(kb), kb);
-      }
+      if (kb < kb_hi && threadIdx.x == 0) tma_fill(kb);
       return;
     }
 #endif
@@ -659,8 +673,10 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     }
   };
   if constexpr (NS > 1) {
+    // FA_KV_RELEASE fills every stage here (each is free at the start of an item) and refills a stage
+    // at the end of the block that used it; otherwise the last stage is filled at the first block's start
 #pragma unroll
-    for (int s = 0; s < NS - 1; ++s) issue(kb_lo + s);
+    for (int s = 0; s < NS - 1 + (K::KV_RELEASE ? 1 : 0); ++s) issue(kb_lo + s);
   }
   // One-buffer overlap (FA_KV_OVERLAP=1), FA2's schedule: the first K is in flight before the loop;
   // in each block V(j) is issued once K(j) has landed and lands under QK^T(j) and the softmax, and
@@ -784,7 +800,9 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       async_visible<K>();
     } else if constexpr (TMA) {
 #if FA_STAGING == 2
-      issue(kb + NS - 1);  // the buffer computed on last iteration; the barrier at its end freed it
+      // the buffer computed on last iteration; the barrier at its end freed it (FA_KV_RELEASE: the last
+      // warp done with it refilled it there)
+      if constexpr (!K::KV_RELEASE) issue(kb + NS - 1);
       if constexpr (PIPE) {
         if (kb + 1 < kb_hi) wait_k(kb + 1);  // the next block's K, for its QK^T under this softmax
       } else {
@@ -968,7 +986,25 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       }
     }
     }
-    if constexpr (NS > 1) __syncthreads();  // every warp is done with this buffer before it is refilled
+    if constexpr (NS > 1 && K::KV_RELEASE) {
+#if FA_STAGING == 2
+      // Issue 10 step 4's first half: no block barrier. The warp is done with this buffer (its wgmma
+      // groups waited for), so it says so on the stage's empty barrier and goes on to the next block;
+      // only the thread that refills the stage waits for all of them. Hypothesis: the TMA kernel with
+      // two consumer warpgroups is barrier-bound (H200 causal N8192, t128x64w8: barrier 26-30% of stall
+      // weight, results/2026-11-30_h200_session6/tma_c8192.txt) and one warpgroup no longer waits for
+      // the other at every block. Same arithmetic in the same order: bitwise equal.
+      // The count is an acq_rel atomic: each warp's release publishes that its reads are done (its
+      // wgmma groups were waited for), and the last warp's acquire sees every one before its TMA
+      // overwrites the buffer (CUTLASS orders a consumer release and a producer's copy the same way,
+      // through an mbarrier; a thread waiting on one cost 11 registers at t128x64w8, 127 -> 138).
+      __syncwarp();
+      if (lane == 0 && (warps_done(released + stage_of(kb)) + 1) % K::WARPS == 0 && kb + NS < kb_hi)
+        tma_fill(kb + NS);
+#endif
+    } else if constexpr (NS > 1) {
+      __syncthreads();  // every warp is done with this buffer before it is refilled
+    }
   };
 
   if constexpr (K::CAUSAL_MASK == MASK_SPLIT) {
@@ -1144,6 +1180,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   if (threadIdx.x == 0) {  // once per CTA; every thread's first wait comes after a block barrier
     uint64_t* bars = reinterpret_cast<uint64_t*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
     for (int i = 0; i < 2 * K::KV_STAGES; ++i) mbar_init(bars + i, 1);
+    // FA_KV_RELEASE's counts of warps done with each stage's buffer
+    for (int i = 0; i < (K::KV_RELEASE ? K::KV_STAGES : 0); ++i) reinterpret_cast<unsigned int*>(bars + 2 * K::KV_STAGES)[i] = 0;
     mbar_init_fence();
   }
 #else
@@ -1240,7 +1278,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
-                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE>;
+                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1399,7 +1437,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (22 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (23 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1407,7 +1445,7 @@ FA_API void fa_config(int* out) {
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
-  out[21] = FA_PIPELINE;
+  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -78,6 +78,11 @@ class Epilogue(str, Enum):
     smem = "smem"  # through shared memory (the warp's own Q rows), then 16-byte coalesced stores
 
 
+class KvRelease(str, Enum):
+    barrier = "barrier"  # a block barrier at the end of each key block frees its K/V buffer for the next copy
+    last_warp = "last_warp"  # TMA ring: each warp counts itself done with a buffer; the last one refills it, no thread waits
+
+
 class VLoad(str, Enum):
     ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
     lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
@@ -101,6 +106,7 @@ _CODES = {
     "epilogue": list(Epilogue),
     "rescale_lazy": list(Switch),
     "pipeline": list(Switch),
+    "kv_release": list(KvRelease),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -108,7 +114,7 @@ _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
 _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
              "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1,
              "softmax": Softmax.separate, "kv_overlap": Switch.off, "epilogue": Epilogue.direct,
-             "rescale_lazy": Switch.off, "pipeline": Switch.off}
+             "rescale_lazy": Switch.off, "pipeline": Switch.off, "kv_release": KvRelease.barrier}
 
 
 # ptxas refuses a wgmma m64n128 (64 fp32 accumulators a thread) under this register target: "Insufficient
@@ -146,6 +152,7 @@ class Knobs(BaseModel):
     epilogue: Epilogue = Epilogue.direct
     rescale_lazy: Switch = Switch.off  # keep a row's max until it grows by more than 2^8 (exact after 1/l)
     pipeline: Switch = Switch.off  # QK^T of the next key block issued before this block's softmax
+    kv_release: KvRelease = KvRelease.barrier  # what frees a K/V ring buffer for its next TMA copy
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -186,6 +193,10 @@ class Knobs(BaseModel):
         if self.pipeline == Switch.on and self.kv_stages < 2:
             raise ValueError("knob 'pipeline'=on computes the next block's QK^T before this block's softmax, "
                              "so the next K must already be in the ring: it needs kv_stages=2 or 3")
+        if self.kv_release == KvRelease.last_warp and (self.staging != Staging.tma or self.kv_stages < 2):
+            raise ValueError("knob 'kv_release'=last_warp lets the last warp done with a TMA ring's buffer refill it: it needs "
+                             f"staging=tma and kv_stages=2 or 3, not staging={self.staging.value}, "
+                             f"kv_stages={self.kv_stages}")
         if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")
@@ -277,7 +288,8 @@ class Knobs(BaseModel):
         tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
-        bars = 16 * self.kv_stages if self.staging == Staging.tma else 0  # a K and a V mbarrier per stage
+        # a K and a V mbarrier per stage, and with kv_release=last_warp the stage's count of warps done (8 B)
+        bars = (24 if self.kv_release == KvRelease.last_warp else 16) * self.kv_stages if self.staging == Staging.tma else 0
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

@@ -53,6 +53,13 @@ __device__ __forceinline__ void mbar_init_fence() {
 __device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
 }
+// FA_KV_RELEASE: one more warp done with a K/V buffer, as an acq_rel atomic add at CTA scope on its
+// shared-memory count; returns the count before it
+__device__ __forceinline__ unsigned int warps_done(unsigned int* count) {
+  unsigned int prev;
+  asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n" : "=r"(prev) : "r"(smem_u32(count)) : "memory");
+  return prev;
+}
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(
       "{\n.reg .pred p;\nWAIT:\n"

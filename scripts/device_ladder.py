@@ -18,7 +18,7 @@ from kernel_src.covering import covering_set, hopper_set
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
            "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct",
-           "pipeline": "off"}
+           "pipeline": "off", "kv_release": "barrier"}
 
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)

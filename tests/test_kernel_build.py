@@ -192,8 +192,9 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     from kernel_src.covering import covering_set, hopper_set
 
     hs = hopper_set()
-    assert len(hs) == 33 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
-    assert sum(k.staging.value == "tma" for k in hs) == 12 and sum(k.pipeline.value == "on" for k in hs) == 3
+    assert len(hs) == 37 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert sum(k.staging.value == "tma" for k in hs) == 16 and sum(k.pipeline.value == "on" for k in hs) == 4
+    assert sum(k.kv_release.value == "last_warp" for k in hs) == 4
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
 
 
@@ -223,7 +224,10 @@ def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
     knobs = [tma, tma.replace(kv_stages=2), tma.replace(bc=32, kv_stages=3, persistent="on"),
              tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2), WGMMA.replace(kv_stages=2),
              # step 3: the next block's QK^T under this softmax, on both stagings
-             tma.replace(kv_stages=2, pipeline="on"), WGMMA.replace(kv_stages=2, pipeline="on")]
+             tma.replace(kv_stages=2, pipeline="on"), WGMMA.replace(kv_stages=2, pipeline="on"),
+             # session 6: the ring without its block barrier, on the tile that ran 1.743x SDPA flash
+             tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="last_warp"),
+             tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on")]
     specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
     res = build(specs, tmp_path)
     regs = {}
@@ -234,6 +238,10 @@ def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
         assert len(recs) == 8 and all(x.spill_stores == 0 and x.spill_loads == 0 for x in recs), recs
         regs[spec.knobs.label()] = max(x.registers for x in recs)
     assert regs[tma.replace(kv_stages=2).label()] < regs[WGMMA.replace(kv_stages=2).label()], regs
+    # kv_release=last_warp keeps that tile at 2 CTAs/SM by registers (256 threads x 128 = half the file;
+    # thread 0 waiting on an empty mbarrier instead cost 138, results/2026-11-30_cpu_build_checks/kv_release_build.txt)
+    lazy = tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on")
+    assert regs[lazy.replace(kv_release="last_warp").label()] <= 128 and regs[lazy.label()] <= 128, regs
 
 
 def test_tma_staging_is_the_wgmma_arm_s_and_counts_its_barriers():
@@ -246,6 +254,19 @@ def test_tma_staging_is_the_wgmma_arm_s_and_counts_its_barriers():
     tma = WGMMA.replace(staging="tma", kv_stages=3)
     assert tma.smem_bytes(128) == WGMMA.replace(kv_stages=3).smem_bytes(128) + 3 * 16  # a K and a V mbarrier a stage
     assert tma.defines()["FA_STAGING"] == 2
+
+
+def test_kv_release_is_the_tma_ring_s_and_counts_its_bytes():
+    from kernel_src.knobs import KnobError
+
+    with pytest.raises(KnobError, match="staging=tma and kv_stages=2 or 3"):
+        WGMMA.replace(kv_stages=2, kv_release="last_warp")  # cp.async
+    with pytest.raises(KnobError, match="staging=tma and kv_stages=2 or 3"):
+        WGMMA.replace(staging="tma", kv_release="last_warp")  # one buffer
+    ring = WGMMA.replace(staging="tma", kv_stages=3)
+    assert ring.replace(kv_release="last_warp").smem_bytes(128) == ring.smem_bytes(128) + 3 * 8  # a count a stage
+    assert ring.replace(kv_release="last_warp").defines()["FA_KV_RELEASE"] == 1 and ring.defines()["FA_KV_RELEASE"] == 0
+    assert ring.key() == Knobs.parse({**ring.model_dump(mode="json")}).key()  # its default stays out of the key
 
 
 def test_static_counts_tensor_copies_for_tma_staging():
