@@ -6,10 +6,15 @@
 #   GPU 0 (issue 11): the fault battery's kill phase with its reference run (PHASES="build ref kills"),
 #          then (issue 10's stretch) `baseline` of session 6's 1.743x kernel (tma_t128_n8192.db, copied)
 #          against SDPA flash and SDPA cuDNN, paired.
-#   GPU 1 (issues 8-10): agent v4 from the naive seed at N8192, budget 20, profiled: does it reach the
-#          arm, TMA and the two-warpgroup tile on its own diagnosis?
-# Phase 2 (PHASE2 s): GPU 0 (issue 13) a --budget 1 run that fills the screens' shared build cache, then the screen of every single lever (singles first) from the mma seed
-#   at N8192 on one GPU; GPU 1 agent v4 from the wgmma cp.async seed (session 6's v3 run stopped at 0.906x).
+#   GPU 1 (issues 8-10): the Hopper tier (37 configurations: kv_release=last_warp's first GPU run, each
+#          paired bitwise with its cp.async build); agent v4 from the naive seed at N8192, budget 20, profiled:
+#          does it reach the arm, TMA and the two-warpgroup tile on its own diagnosis?
+# Phase 2 (PHASE2 s): GPU 0 (issue 13) a --budget 1 run that fills the screens' shared build cache, then the
+#   screen of every single lever (singles first) from the mma seed at N8192 on one GPU. GPU 1: the naive
+#   run resumed if phase 1 cut it (`run --resume`); agent v4 on the 1.743x kernel (TMA t128x64w8, lazy
+#   rescale; budget 3, profiled: its barrier_bound reading should bring last_warp_refill first); agent v4
+#   from the wgmma cp.async seed (session 6's v3 run stopped at 0.906x). If the tier fails kv_release,
+#   stop there and debug.
 # Phase 3 (PHASE3 s): the same screen with --gpus 2; side_by_side.md compares the two.
 # Everything lands in $OUT/s7/s7.tgz with a summary; copy to results/<date>_h200_session7/.
 set -uo pipefail
@@ -29,7 +34,10 @@ if [ "$1" = start ]; then
   one $P1 0 baseline_tma_t128 python3 -m agent baseline --backend flash --backend cudnn --db $W/baseline_tma_t128.db
   CACHE=/tmp/facache_dask one $P2 0 dask_warm python3 -m agent run $SCREEN --budget 1 --db $W/dask_warm.db
   CACHE=/tmp/facache_dask one $P2 0 dask_one_gpu python3 -m agent run $SCREEN --budget ${SCREEN_BUDGET:-24} --db $W/dask_one_gpu.db; } > $W/q0.log 2>&1 &
-{ one $P1 1 naive_n8192 python3 -m agent run --seqlen 8192 --budget 20 $COMMON --db $W/naive_n8192.db
+{ one $P1 1 hopper_tier python3 scripts/device_ladder.py $W/tier --hopper
+  one $P1 1 naive_n8192 python3 -m agent run --seqlen 8192 --budget 20 $COMMON --db $W/naive_n8192.db
+  one $P2 1 naive_n8192_resumed python3 -m agent run --resume --db $W/naive_n8192.db
+  one $P2 1 release_t128_n8192 python3 -m agent run $(seed $WG br=128 warps=8 staging=tma rescale_skip=on rescale_lazy=on) --seqlen 8192 --budget 3 $COMMON --db $W/release_t128_n8192.db
   one $P2 1 wgmma_n8192 python3 -m agent run $(seed $WG) --seqlen 8192 --budget 14 $COMMON --db $W/wgmma_n8192.db; } > $W/q1.log 2>&1 &
 wait
 CACHE=/tmp/facache_dask one $P3 0,1 dask_two_gpus python3 -m agent run $SCREEN --budget ${SCREEN_BUDGET:-24} --gpus 2 --db $W/dask_two_gpus.db
