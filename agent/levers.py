@@ -356,6 +356,25 @@ CATALOG: tuple[Lever, ...] = (
                         "kv_overlap 1.1100 over that ring at t64x64"),),
     ),
     Lever(
+        # every knob the arm's measured kernel has, and the mma.sync-only forms it cannot take reset: from any
+        # mma.sync kernel with cp.async staging this lands on a valid kernel of the arm
+        name="hopper_tile", sets={"compute": "wgmma", "layout": "sw128", "q_in": "smem", "staging": "tma", "br": 128,
+                                  "warps": 8, "bc": 64, "kv_stages": 2, "v_load": "ldmatrix_trans", "epilogue": "direct",
+                                  "kv_overlap": "off", "min_ctas": 0},
+        targets=("issue_latency_chain", "tensor_bound"), requires={"compute": ("mma",), "staging": ("cp_async",)},
+        predicted=(1.1, 2.0), since=ISSUE_BOUND_SINCE,
+        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("mma",),
+                        evidence="H200 session 6: this kernel ran 508-528 TFLOP/s non-causal N8192 fp16 (563.6 against "
+                        "SDPA flash's 319.6 in its comparator pair) where the best mma.sync kernels ran 306-307 "
+                        "(session 5); different runs, so a lead, not a paired margin"),),
+        hypothesis="On Hopper (sm_90a; refused before any build elsewhere) move in one step to the arm's form that "
+        "measured fastest, rather than to its first synchronous tile: wgmma for both GEMMs, K/V by TMA into a "
+        "two-stage mbarrier ring, and two consumer warpgroups of 64 rows on each staged K/V tile (BR 128, 8 warps, "
+        "BC 64). Each of those three is a lever on the arm (wgmma, tma, tall_q_tile), but the first alone measured "
+        "NULL then SLOWER against a tuned mma.sync kernel (session 5), so a search that takes them one at a time "
+        "never keeps the first. H200, N8192 fp16: this kernel 508 TFLOP/s; the wgmma t64x64 cp.async seed 280-284.",
+    ),
+    Lever(
         name="last_warp_refill", sets={"kv_release": "last_warp"}, targets=("barrier_bound",),
         requires={"compute": ("wgmma",), "staging": ("tma",), "kv_stages": (2, 3)}, predicted=(0.97, 1.15),
         since=ISSUE_BOUND_SINCE,

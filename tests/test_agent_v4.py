@@ -155,3 +155,21 @@ def test_from_v4_cp_async_only_leaves_scalar_staging():
     assert lever.applies_to(tma, False, 3) and not lever.applies_to(tma, False, 4)
     assert not lever.applies_to(tma, False)  # the current agent
     assert lever.applies_to(Knobs(), False, 4) and lever.applies_to(Knobs(), False, 1)
+
+
+def test_from_v4_hopper_tile_moves_a_tuned_mma_kernel_to_the_arm_s_measured_form():
+    """Session 5's naive-seed run kept wgmma's first synchronous tile out (NULL 0.9955, re-screen SLOWER
+    0.8981 against mma t128x32w4); session 6 measured the TMA two-warpgroup tile at 508-528 TFLOP/s. From
+    v4 one lever takes any mma.sync kernel with cp.async there, resetting what the arm cannot take."""
+    from agent.levers import candidate, get
+    from kernel_src.knobs import Knobs
+
+    final_s5 = Knobs.parse_assignments(
+        "compute=mma layout=pad staging=cp_async exp=ex2 br=128 bc=32 warps=4 kv_stages=2 q_in=smem softmax=fused "
+        "epilogue=smem rescale_skip=on rescale_lazy=on".split())
+    lever = get("hopper_tile")
+    assert lever.applies_to(final_s5, False, 4) and not lever.applies_to(final_s5, False, 3)
+    cand, why = candidate(lever, final_s5)
+    assert why is None and cand.label() == ("wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/q_in=smem/rescale_skip=on/"
+                                            "softmax=fused/rescale_lazy=on")
+    assert cand.needs_arch() == "sm_90" and lever.relief_at("issue_bound", "mma", 4) is not None
