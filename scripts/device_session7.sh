@@ -23,7 +23,7 @@ W=/tmp/w/s7; R=$OUT/s7; mkdir -p $W $R
 COMMON="--time-budget 1.5"
 WG="compute=wgmma layout=sw128 staging=cp_async exp=ex2 q_in=smem br=64 warps=4 bc=64 kv_stages=2"
 if [ "$1" = start ]; then
-  queue_begin $W ${PHASE1:-700} ${PHASE2:-500}
+  queue_begin $W ${PHASE1:-700} ${PHASE2:-540}
   P3=$(( P2 + ${PHASE3:-240} ))
   cp scripts/device_session7.sh $W/device_session7.sh.as_run
   cp results/2026-11-30_h200_session6/tma_t128_n8192.db $W/baseline_tma_t128.db
