@@ -3,28 +3,19 @@ without a GPU: the agent (v2) from the naive seed with the whole catalog, the st
 winners at N8192 and causal N8192 (issue 9), the wgmma arm's probe, tier and seeded run (issue 10),
 and the one- and two-GPU screens (issue 13). The replays reuse each recording's own options."""
 import json
-from pathlib import Path
+from functools import partial
 
 import pytest
-from test_margins import _recording
+from recorded import RESULTS, outcomes, recorded, recordings_fixture
 from test_strategies import _replay
 
 from kernel_src.covering import hopper_set
 
-RES = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_session5"
+RES = RESULTS / "2026-11-30_h200_session5"
 
 
-@pytest.fixture(scope="module")
-def recordings(tmp_path_factory) -> Path:
-    return _recording(tmp_path_factory, RES / "artifacts.tgz", "")
-
-
-def _recorded(name: str) -> list[dict]:
-    return json.loads((RES / f"{name}_history.json").read_text())
-
-
-def _outcomes(rows) -> list[tuple]:
-    return [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] in ("lever", "compound", "rescreen")]
+recordings = recordings_fixture(RES)
+_recorded, _outcomes = partial(recorded, RES), outcomes
 
 
 def test_agent_v2_from_the_naive_seed_replayed_reaches_0_902x_sdpa_flash(recordings, tmp_path):

@@ -4,28 +4,18 @@ flash (issue 10), agent v3 from the wgmma seed and the plateau it stopped on (th
 answers), the screen of 30 experiments on one GPU and on two (issue 13), and the GPU fault battery
 as far as it ran (issue 11). The replays reuse each recording's own options."""
 import json
-from pathlib import Path
+from functools import partial
 
-import pytest
-from test_margins import _recording
+from recorded import RESULTS, outcomes, recorded, recordings_fixture
 from test_strategies import _replay
 
 from kernel_src.covering import hopper_set
 
-RES = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_session6"
+RES = RESULTS / "2026-11-30_h200_session6"
 
 
-@pytest.fixture(scope="module")
-def recordings(tmp_path_factory) -> Path:
-    return _recording(tmp_path_factory, RES / "artifacts.tgz", "")
-
-
-def _recorded(name: str) -> list[dict]:
-    return json.loads((RES / f"{name}_history.json").read_text())
-
-
-def _outcomes(rows) -> list[tuple]:
-    return [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] in ("lever", "compound", "rescreen")]
+recordings = recordings_fixture(RES)
+_recorded, _outcomes = partial(recorded, RES), outcomes
 
 
 def _comparator(rows) -> dict:
