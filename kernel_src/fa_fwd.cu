@@ -989,15 +989,16 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     if constexpr (NS > 1 && K::KV_RELEASE) {
 #if FA_STAGING == 2
       // Issue 10 step 4's first half: no block barrier. The warp is done with this buffer (its wgmma
-      // groups waited for), so it says so on the stage's empty barrier and goes on to the next block;
-      // only the thread that refills the stage waits for all of them. Hypothesis: the TMA kernel with
-      // two consumer warpgroups is barrier-bound (H200 causal N8192, t128x64w8: barrier 26-30% of stall
-      // weight, results/2026-11-30_h200_session6/tma_c8192.txt) and one warpgroup no longer waits for
-      // the other at every block. Same arithmetic in the same order: bitwise equal.
-      // The count is an acq_rel atomic: each warp's release publishes that its reads are done (its
-      // wgmma groups were waited for), and the last warp's acquire sees every one before its TMA
-      // overwrites the buffer (CUTLASS orders a consumer release and a producer's copy the same way,
-      // through an mbarrier; a thread waiting on one cost 11 registers at t128x64w8, 127 -> 138).
+      // groups waited for), so it adds itself to the stage's count and goes on to the next block; the
+      // warp that completes the count issues the refill, so no warp waits for another, and a warp
+      // runs at most NS - 1 blocks ahead of the slowest (the next block's data waits for that refill).
+      // Hypothesis: the TMA kernel with two consumer warpgroups is barrier-bound (H200 causal N8192,
+      // t128x64w8: barrier 26-30% of stall weight, results/2026-11-30_h200_session6/tma_c8192.txt) and
+      // one warpgroup no longer waits for the other at every block. Same arithmetic in the same order:
+      // bitwise equal. The count is an acq_rel atomic: each warp's release publishes that its reads are
+      // done, and the last warp's acquire sees every one before its TMA overwrites the buffer (CUTLASS
+      // orders a consumer's release and a producer's copy the same way through an mbarrier; thread 0
+      // waiting on one here cost 11 registers at t128x64w8, 127 -> 138, a CTA/SM at 256 threads).
       __syncwarp();
       if (lane == 0 && (warps_done(released + stage_of(kb)) + 1) % K::WARPS == 0 && kb + NS < kb_hi)
         tma_fill(kb + NS);
