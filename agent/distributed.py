@@ -498,15 +498,16 @@ class DaskBench:
                 self._ahead[key] = self._queue_task(self._evaluation(base, cand, t_keep, t_noise, ceiling, simpler))
         self._pump()
 
-    def discard_ahead(self, base: Knobs) -> dict:
+    def discard_ahead(self, base: Knobs | None) -> dict:
         """Drop every evaluation started ahead against another base than `base` (a keep moved the
-        best under them): the loop never asks for them, as one GPU would never have measured them.
+        best under them; None: every one, the search is over): the loop never asks for them, as one
+        GPU would never have measured them.
         Those still queued never start; one running on a worker finishes there (a pair is never
         interrupted mid-measurement on its GPU) and its answer is ignored. Returns how many were
         dropped, and how many of those a worker had taken (measured, or being measured)."""
         dropped = started = 0
         for key, t in list(self._ahead.items()):
-            if key[0] == base.key():
+            if base is not None and key[0] == base.key():
                 continue
             del self._ahead[key]
             t.discarded = True

@@ -346,6 +346,16 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             width = min(len(getattr(bench, "workers", None) or ()), budget - done)
             evaluate_ahead(bench, proposals[:1] + strategy.ahead(state, width - 1), best,
                            {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
+        elif strategy.name == "agent" and getattr(bench, "submit", None):
+            # several GPUs (issue 13): the agent's top proposals measured at once against the current
+            # best, one per worker; the loop still takes one experiment at a time in its own order and
+            # asks again after each outcome, so a measurement is used only when the agent asks for that
+            # very candidate against that best with that null (the bench's key), and the decisions are a
+            # one-GPU run's on the same measurements. The predicted band of each was fixed by `ask`
+            # before its measurement started; what is never asked for is dropped (_discard_ahead).
+            width = min(len(getattr(bench, "workers", None) or ()), budget - done)
+            evaluate_ahead(bench, proposals[:width], best,
+                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
         p = proposals[0]
         say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
         done += 1
@@ -388,6 +398,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             say("rejected", seq=done, lever=p.move.name, outcome=t.outcome, detail=t.fields["detail"],
                 margin=pr and pr["margin"])
 
+    _discard_ahead(bench, db, run_id, None, say)  # what was measured ahead and never asked for
     if reason != "budget" and not o.screen:
         left = strategy.remaining(state)
         if left:
@@ -408,10 +419,12 @@ def singles_first(proposals: list[Proposal]) -> list[Proposal]:
     return sorted(proposals, key=lambda p: len(p.move.levers) > 1)
 
 
-def _discard_ahead(bench, db, run_id, best: Knobs, say) -> None:
+def _discard_ahead(bench, db, run_id, best: Knobs | None, say) -> None:
     """After a keep, the evaluations a cluster bench started ahead against the old best were measured
     against a superseded best: one GPU would never have measured them. They are dropped unasked (no
-    experiment, no budget), and counted in the run's options["speculation"] (run_summary)."""
+    experiment, no budget), and counted in the run's options["speculation"] (run_summary). With best
+    None (the search is over) every evaluation still ahead goes: the agent's proposals it never asked
+    for again."""
     discard = getattr(bench, "discard_ahead", None)
     got = discard(best) if discard else None
     if not got or not got["discarded"]:
@@ -419,8 +432,12 @@ def _discard_ahead(bench, db, run_id, best: Knobs, say) -> None:
     opts = q.get_run(db, run_id).get("options") or {}
     sp = opts.get("speculation") or {}
     q.update_run(db, run_id, options={**opts, "speculation": {k: sp.get(k, 0) + got[k] for k in ("discarded", "measured")}})
-    say("phase", text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
-                      f"({got['measured']} of them taken by a worker); the next draws are measured against the new best")
+    if best is None:
+        say("phase", text=f"{got['discarded']} evaluation(s) started ahead and never asked for discarded "
+                          f"({got['measured']} of them taken by a worker)")
+    else:
+        say("phase", text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
+                          f"({got['measured']} of them taken by a worker); the next draws are measured against the new best")
 
 
 def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say, agent_version: int):

@@ -264,6 +264,33 @@ def test_random_on_two_workers_decides_as_one_process_and_discards_what_a_keep_s
     assert [e["kind"] for e in q.history(db1, rid1)] == [e["kind"] for e in q.history(db2, rid2)]
 
 
+def _agent(tmp_path, name, bench, budget=12):
+    db = open_db(tmp_path / f"{name}.db")
+    rid = run_search(bench, db, shape=SHAPE, seed=Knobs(), artifacts=tmp_path / f"{name}_art",
+                     options=SearchOptions(budget=budget))
+    return db, rid, [e for e in q.history(db, rid) if e["seq"]]
+
+
+def test_the_agent_on_two_workers_measures_its_top_proposals_ahead_and_decides_as_one_process(tmp_path, client):
+    """Issue 13's last fan-out: the agent's top two proposals measured at once, one per worker; the loop
+    still asks after every outcome and uses a measurement only when it asks for that candidate against
+    that best with that null. Same experiments, predictions, outcomes, margins and keeps as one process;
+    what was measured ahead and never asked for is dropped, counted, and never recorded."""
+    db1, rid1, alone = _agent(tmp_path, "agent_alone", SimBench())
+    bench = DaskBench(client, SimBench, SimBench(), null_repeats=0)
+    db2, rid2, spread = _agent(tmp_path, "agent_spread", bench)
+    assert _decisions(spread) == _decisions(alone) and len(alone) >= 4
+    assert [(e["predicted_lo"], e["predicted_hi"], e["lever"]) for e in spread] == \
+        [(e["predicted_lo"], e["predicted_hi"], e["lever"]) for e in alone]
+    assert {d["worker"] for e in spread for d in _device(db2, e["id"]) if d} == set(bench.workers)
+    assert not bench._ahead  # asked for, or dropped at a keep or at the end
+    for d in bench.discarded:  # a dropped evaluation is in no experiment row against the base it was measured on
+        assert not any(e["base_key"] == d["base"] and e["knob_key"] == d["cand"] for e in spread)
+    s1, s2 = run_summary(db1, rid1), run_summary(db2, rid2)
+    assert s1["kept"] == s2["kept"] and s1["speculation"] is None
+    assert (s2["speculation"] or {}).get("discarded", 0) == len(bench.discarded)
+
+
 def test_a_recorded_two_worker_random_run_replays_in_one_process(tmp_path, client):
     """Recorded on two workers, worker "1" noisier (its own null judges its pairs): a replay of the
     recording in one process makes the same decisions, discarded evaluations never in it."""
@@ -304,8 +331,9 @@ def test_refusals_in_one_sentence(client):
     other = sim.model_copy(update={"name": "NVIDIA H100 80GB HBM3"})
     with pytest.raises(DistributedError, match="different models .*NVIDIA H100.*NVIDIA H200"):
         check_one_model({"gpu0": sim, "gpu1": other})
-    res = CliRunner().invoke(app, ["run", "--gpus", "2", "--budget", "3"])
+    res = CliRunner().invoke(app, ["run", "--gpus", "2", "--budget", "3", "--strategy", "ladder"])
     assert res.exit_code == 2 and "--screen" in res.output and "--strategy random" in res.output
+    assert "agent's top proposals" in res.output
     res = CliRunner().invoke(app, ["run", "--gpus", "2", "--budget", "3", "--strategy", "tpe"])
     assert res.exit_code == 2 and "TPE's next draw depends on the outcome" in res.output
     res = CliRunner().invoke(app, ["run", "--screen", "--gpus", "2", "--scheduler", "tcp://127.0.0.1:1"])

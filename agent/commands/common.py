@@ -196,7 +196,7 @@ def _known_or_raise(e: Exception) -> None:
     raise e
 
 
-GPUS_OPT = typer.Option(None, "--gpus", min=1, help="Spread the independent measurements (a --screen's levers, sweep's draws, --strategy random's next draws) over N GPUs of this host: a local Dask cluster, one worker per GPU pinned by CUDA_VISIBLE_DEVICES (pip install 'fa5090-search[dist]').")
+GPUS_OPT = typer.Option(None, "--gpus", min=1, help="Spread the independent measurements (a --screen's levers, sweep's draws, --strategy random's next draws, the agent's top proposals) over N GPUs of this host: a local Dask cluster, one worker per GPU pinned by CUDA_VISIBLE_DEVICES (pip install 'fa5090-search[dist]').")
 SCHEDULER_OPT = typer.Option(None, "--scheduler", help="Spread them over an existing Dask cluster, e.g. tcp://HOST:8786 (workers started with --nthreads 1 --resources GPU=1; README: Several GPUs).")
 
 

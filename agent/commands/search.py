@@ -125,14 +125,14 @@ def run(
     if replay is not None and (gpus or scheduler):  # the recorded run's strategy, unless this command line gives one
         recorded = replayed.settings({"strategy": strategy, "screen": screen})
         ran, screened = recorded.get("strategy", strategy), recorded.get("screen", screen)
-    if (gpus or scheduler) and not screened and ran != "random":
+    if (gpus or scheduler) and not screened and ran not in ("random", "agent"):
         if ran == "tpe":
             _fail("--strategy tpe cannot fan out over --gpus/--scheduler: TPE's next draw depends on the outcome of "
                   "the one before it (Optuna fits its densities to every finished trial), so a draw measured ahead "
                   "would not be the one a one-GPU run makes; run it on one GPU, or use --strategy random", 2)
-        _fail(f"--gpus and --scheduler spread a --screen's measurements, sweep's, and --strategy random's draws "
-              f"(measured ahead, decided in order); --strategy {ran} decides one experiment at a time from "
-              "the last one's outcome: run it without them", 2)
+        _fail(f"--gpus and --scheduler spread a --screen's measurements, sweep's, --strategy random's draws and "
+              f"the agent's top proposals (measured ahead, decided in order); --strategy {ran} (the first agent, "
+              "kept for its recorded runs) decides one experiment at a time: run it without them", 2)
     if replay is not None:
         try:
             # on a cluster every worker answers from its own copy of the recording (CPU processes will do)
