@@ -386,6 +386,21 @@ CATALOG: tuple[Lever, ...] = (
         "Built, not yet run on a GPU (session 6).",
     ),
     Lever(
+        name="producer_warpgroup", sets={"kv_release": "producer"}, targets=("barrier_bound",),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "kv_stages": (2, 3), "min_ctas": (0, 1)},
+        predicted=(0.85, 1.3), since=ISSUE_BOUND_SINCE,
+        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",),
+                        evidence="FlashAttention-3's design (a producer warpgroup, setmaxnreg 24-40 / 232-240); "
+                        "not measured here: built in session 6, not yet run"),),
+        hypothesis="Warp specialisation on the TMA ring: a producer warpgroup (128 more threads) issues every K/V copy "
+        "of the item in order, each once the stage's count shows every consumer warp done with the buffer, and "
+        "setmaxnreg moves its registers to the consumers (40 kept; the consumers get the rest of the CTA's share, "
+        "232 at t128x64w8 on one CTA/SM). The consumers' instruction stream loses the copies and the refill "
+        "decisions, and the ring runs a full stage ahead of the slowest consumer. Costs a CTA/SM where two fitted "
+        "(t128x64w8: 384 threads, one CTA), which the larger tiles it affords (BC 128 with the pipeline: 168 "
+        "registers at entry, no spill) may pay back. Same arithmetic: bitwise equal. Built, not yet run (session 6).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

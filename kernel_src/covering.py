@@ -123,5 +123,11 @@ def hopper_set() -> list[Knobs]:
                    tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split",
                                kv_release="last_warp"),
                    tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2, kv_release="last_warp")]
-    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set + release_set
+    # kv_release=producer (session 6, built, not yet run): warp specialisation with setmaxnreg on the 1.743x
+    # tile, on BC 128 with the pipeline (FlashAttention-3's shape: one CTA/SM, 168 registers at entry) and
+    # on three stages of a persistent grid with the causal split loop (the producer's counts across items)
+    producer_set = [tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="producer"),
+                    tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer"),
+                    tma.replace(bc=32, kv_stages=3, persistent="on", causal_mask="split", kv_release="producer")]
+    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set + release_set + producer_set
     return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]

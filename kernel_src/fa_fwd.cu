@@ -35,7 +35,9 @@
 //   FA_RESCALE_LAZY 0 | 1 a row's max is raised only when it grows by more than 2^8 (exact after 1/l)
 //   FA_PIPELINE     0 | 1 QK^T of block j+1 issued before the softmax of block j (needs the K/V ring)
 //   FA_KV_RELEASE   0 a block barrier frees each K/V buffer | 1 (TMA ring only) each warp counts itself
-//                   done with a buffer and the last one issues its refill: no thread waits for another
+//                   done with a buffer and the last one issues its refill: no thread waits for another |
+//                   2 a producer warpgroup (128 more threads, setmaxnreg) issues every copy once a
+//                   buffer's count says every consumer warp is done with it (warp specialisation)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -163,6 +165,10 @@ enum { STORE_DEFAULT = 0, STORE_CS = 1, STORE_WT = 2 };
 enum { V_LDMATRIX_TRANS = 0, V_LDS = 1 };
 enum { SOFTMAX_SEPARATE = 0, SOFTMAX_FUSED = 1 };
 enum { EPI_DIRECT = 0, EPI_SMEM = 1 };
+// Who runs an item's code: everyone (ROLE_ALL, every build but one), or with FA_KV_RELEASE=2 the consumer
+// warps and the producer warpgroup on separate copies of it, so that ptxas can give each its own register
+// count after setmaxnreg (a path the two share makes it ignore setmaxnreg, C7507)
+enum { ROLE_ALL = 0, ROLE_CONSUMER = 1, ROLE_PRODUCER = 2 };
 
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
@@ -176,6 +182,9 @@ struct Knobs {
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
+  // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
+  static constexpr bool PRODUCER = KV_RELEASE == 2;
+  static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
@@ -495,6 +504,7 @@ struct TmaSrc {
   const void* v;
   int z;
   uint32_t* phase;
+  uint32_t* fills;  // FA_KV_RELEASE=2: the producer's fills of each stage so far (its thread only)
 };
 
 // The running max update. Lazy (FA_RESCALE_LAZY=1, the FlashAttention-4 idea): a row keeps its max
@@ -552,7 +562,7 @@ __device__ __forceinline__ void async_visible() {
 #endif
 }
 
-template <class K, typename T, int D, bool CAUSAL>
+template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, Dest<T> dst, int N, float scale,
                                          T* Qs, T* Ks, T* Vs, int q0, int split, TmaSrc tma = {}) {
   using TL = Tile<D, K::LAYOUT>;
@@ -574,10 +584,16 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   const float sc = FUSED ? (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale) : 1.f;
   (void)sc;
 
-  stage<K, D, K::BR>(Qs, Qg, q0, N);
-  stage_wait<K>();
-  async_visible<K>();
-  __syncthreads();
+  constexpr bool producer = ROLE == ROLE_PRODUCER;
+  if constexpr (!producer) {  // Q is the consumers' (the producer warpgroup stages only K and V)
+    stage<K, D, K::BR>(Qs, Qg, q0, N);
+    stage_wait<K>();
+    async_visible<K>();
+    if constexpr (K::PRODUCER)
+      asm volatile("bar.sync 1, %0;\n" ::"n"(K::THREADS) : "memory");  // the consumer warps alone
+    else
+      __syncthreads();
+  }
   // Q in registers: 4 x D/16 registers per m-tile held across the whole key loop. Re-read from
   // shared memory instead (FA_Q_IN=1): D/16 more ldmatrix per m-tile per key block, 32 registers
   // back per m-tile at D=128. H200 from the padded kernel: 174 -> 166 registers, 2 -> 3 CTAs/SM,
@@ -672,7 +688,29 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       cp_async_commit();
     }
   };
-  if constexpr (NS > 1) {
+#if FA_STAGING == 2
+  if constexpr (K::PRODUCER) {
+    // Warp specialisation (issue 10 step 4): one thread of the producer warpgroup issues every K/V copy
+    // of the item in order, each once the stage's count shows every consumer warp done with that
+    // buffer's previous block; the consumers never issue a copy nor wait for one another. Hypothesis:
+    // the copies' issue and the refill decisions leave the consumers' instruction stream entirely
+    // (the arm is issue-bound), and the ring runs NS blocks ahead of the slowest consumer warpgroup.
+    if constexpr (producer) {
+      if (threadIdx.x == K::THREADS) {
+        for (int kb = kb_lo; kb < kb_hi; ++kb) {
+          const int st = stage_of(kb);
+          const unsigned int want = tma.fills[st] * K::WARPS;
+          while ((int)(ld_acquire_u32(released + st) - want) < 0) {
+          }
+          ++tma.fills[st];
+          tma_fill(kb);
+        }
+      }
+      return;
+    }
+  }
+#endif
+  if constexpr (NS > 1 && !K::PRODUCER) {
     // FA_KV_RELEASE fills every stage here (each is free at the start of an item) and refills a stage
     // at the end of the block that used it; otherwise the last stage is filled at the first block's start
 #pragma unroll
@@ -1000,8 +1038,12 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       // orders a consumer's release and a producer's copy the same way through an mbarrier; thread 0
       // waiting on one here cost 11 registers at t128x64w8, 127 -> 138, a CTA/SM at 256 threads).
       __syncwarp();
-      if (lane == 0 && (warps_done(released + stage_of(kb)) + 1) % K::WARPS == 0 && kb + NS < kb_hi)
-        tma_fill(kb + NS);
+      if constexpr (K::PRODUCER) {
+        if (lane == 0) warps_done(released + stage_of(kb));  // the producer refills it
+      } else {
+        if (lane == 0 && (warps_done(released + stage_of(kb)) + 1) % K::WARPS == 0 && kb + NS < kb_hi)
+          tma_fill(kb + NS);
+      }
 #endif
     } else if constexpr (NS > 1) {
       __syncthreads();  // every warp is done with this buffer before it is refilled
@@ -1103,10 +1145,27 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 // FA_MIN_CTAS: a minimum of CTAs/SM makes ptxas cap registers (3 on 4 warps: 168). H200 from the
 // padded kernel (174/179 registers, 2 CTAs/SM): 3 -> 1.158x at N=8192 fp16, 1.124x at causal
 // N=32768 bf16, results/2026-11-30_h200_margins.
-#if FA_MIN_CTAS > 0
-#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::THREADS, FA_MIN_CTAS)
+// FA_KV_RELEASE=2's register reallocation (setmaxnreg; counts are multiples of 8 in 24..256). ptxas
+// applies it only when the register count at entry is fixed (C7508 otherwise): every thread starts with
+// its share of the file for the CTAs/SM asked (one, or FA_MIN_CTAS), at most 248; then the producer
+// warpgroup keeps PRODUCER_REGS and the consumers take what is left, at most 256.
+constexpr int PRODUCER_REGS = 40;
+constexpr int WS_CTAS = FA_MIN_CTAS > 0 ? FA_MIN_CTAS : 1;
+template <class K>
+__host__ __device__ constexpr int entry_regs() {
+  return 65536 / WS_CTAS / K::CTA_THREADS / 8 * 8 > 248 ? 248 : 65536 / WS_CTAS / K::CTA_THREADS / 8 * 8;
+}
+template <class K>
+__host__ __device__ constexpr int consumer_regs() {
+  constexpr int left = (65536 / WS_CTAS - 128 * PRODUCER_REGS) / K::THREADS / 8 * 8;
+  return left > 256 ? 256 : (left < entry_regs<K>() ? entry_regs<K>() : left);
+}
+#if FA_KV_RELEASE == 2
+#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::CTA_THREADS, WS_CTAS) __maxnreg__(entry_regs<K>())
+#elif FA_MIN_CTAS > 0
+#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::CTA_THREADS, FA_MIN_CTAS)
 #else
-#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::THREADS)
+#define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::CTA_THREADS)
 #endif
 
 // A work item is (query tile, batch x head, key split). One CTA per item: launch order makes
@@ -1135,10 +1194,11 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH) {
 // tool launches on one stream).
 __device__ unsigned int g_work[2];
 
-template <class K, typename T, int D, bool CAUSAL>
+template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
-                                         T* Vs, const void* tmk, const void* tmv, uint32_t* phase) {
+                                         T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
+                                         uint32_t* fills) {
   using TL = Tile<D, K::LAYOUT>;
   // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
   const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
@@ -1148,8 +1208,8 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
   if constexpr (K::COMPUTE != SCALAR) {
     Dest<T> dst{O + head * D, L + head, K::SPLITS > 1 ? Opart + part * D : nullptr,
                 K::SPLITS > 1 ? Lpart + part : nullptr};
-    body_mma<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
-                              it.split, TmaSrc{tmk, tmv, b * Hkv + kvh, phase});
+    body_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
+                              it.split, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
   } else {
     body_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
                                  Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
@@ -1175,6 +1235,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   T* Ks = Qs + K::BR * TL::STRIDE;
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
   uint32_t phase = 0;  // TMA: the stages' barrier parities, one bit per stage
+  [[maybe_unused]] uint32_t fills[K::KV_STAGES] = {};  // FA_KV_RELEASE=2: the producer thread's fills per stage
 #if FA_STAGING == 2
   const void* tmk = &tmK;
   const void* tmv = &tmV;
@@ -1197,6 +1258,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   // a store to address 64, which no allocation maps: a sticky illegal-address fault in the context
   if (FA_DEFECT == DEF_ILLEGAL_ADDRESS && threadIdx.x == 0) *reinterpret_cast<volatile int*>(uintptr_t{64}) = 1;
   const int tiles = (N + K::BR - 1) / K::BR;
+  auto items = [&](auto role) {
+  constexpr int ROLE = decltype(role)::value;
   if constexpr (K::PERSISTENT) {
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
     // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
@@ -1212,8 +1275,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       __syncthreads();
       const unsigned int i = *next;
       if (i >= total) break;
-      run_item<K, T, D, CAUSAL>(decode<K>((int)i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                Qs, Ks, Vs, tmk, tmv, &phase);
+      run_item<K, T, D, CAUSAL, ROLE>(decode<K>((int)i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
+                                Qs, Ks, Vs, tmk, tmv, &phase, fills);
     }
     if (threadIdx.x == 0 && atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
       g_work[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
@@ -1222,8 +1285,26 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   } else {
     const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH)
                                                           : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
-    run_item<K, T, D, CAUSAL>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv, &phase);
+    run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
+                                    &phase, fills);
   }
+  };
+#if FA_STAGING == 2
+  if constexpr (K::PRODUCER) {
+    // register reallocation: the producer warpgroup gives its registers back (it issues copies and
+    // polls a count), the consumer warpgroups take them, within this CTA's share of the file; each
+    // then runs its own copy of the item loop (the same barriers, in the same order)
+    if (threadIdx.x >= K::THREADS) {
+      setmaxnreg_dec<PRODUCER_REGS>();
+      items(std::integral_constant<int, ROLE_PRODUCER>{});
+    } else {
+      setmaxnreg_inc<consumer_regs<K>()>();
+      items(std::integral_constant<int, ROLE_CONSUMER>{});
+    }
+    return;
+  }
+#endif
+  items(std::integral_constant<int, ROLE_ALL>{});
 }
 
 // Split-KV's second pass: for each query row, O = sum_s w_s O_s / sum_s w_s with w_s = exp(LSE_s -
@@ -1295,7 +1376,7 @@ struct Instance {
       int dev = 0, sms = 0, per = 0;
       cudaGetDevice(&dev);
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::THREADS, SMEM);
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::CTA_THREADS, SMEM);
       return sms * per;
     }();
     return n;
@@ -1356,7 +1437,7 @@ struct Instance {
 #else
 #define FA_TMA_ARGS
 #endif
-    fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::THREADS, SMEM, st>>>(
+    fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::CTA_THREADS, SMEM, st>>>(
         (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS);
 #undef FA_TMA_ARGS
     if constexpr (Cfg::SPLITS > 1) {
@@ -1373,10 +1454,10 @@ struct Instance {
     e = cudaFuncGetAttributes(&a, fa_fwd_kernel<Cfg, T, D, CAUSAL>);
     if (e != cudaSuccess) return (int)e;
     int ctas = 0;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::THREADS, SMEM);
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::CTA_THREADS, SMEM);
     if (e != cudaSuccess) return (int)e;
     out[0] = a.numRegs; out[1] = (int)a.localSizeBytes; out[2] = (int)a.sharedSizeBytes;
-    out[3] = SMEM; out[4] = Cfg::THREADS; out[5] = ctas;
+    out[3] = SMEM; out[4] = Cfg::CTA_THREADS; out[5] = ctas;
     return 0;
   }
 };

@@ -81,6 +81,7 @@ class Epilogue(str, Enum):
 class KvRelease(str, Enum):
     barrier = "barrier"  # a block barrier at the end of each key block frees its K/V buffer for the next copy
     last_warp = "last_warp"  # TMA ring: each warp counts itself done with a buffer; the last one refills it, no thread waits
+    producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy: warp specialisation
 
 
 class VLoad(str, Enum):
@@ -193,10 +194,14 @@ class Knobs(BaseModel):
         if self.pipeline == Switch.on and self.kv_stages < 2:
             raise ValueError("knob 'pipeline'=on computes the next block's QK^T before this block's softmax, "
                              "so the next K must already be in the ring: it needs kv_stages=2 or 3")
-        if self.kv_release == KvRelease.last_warp and (self.staging != Staging.tma or self.kv_stages < 2):
-            raise ValueError("knob 'kv_release'=last_warp lets the last warp done with a TMA ring's buffer refill it: it needs "
-                             f"staging=tma and kv_stages=2 or 3, not staging={self.staging.value}, "
+        if self.kv_release != KvRelease.barrier and (self.staging != Staging.tma or self.kv_stages < 2):
+            raise ValueError(f"knob 'kv_release'={self.kv_release.value} frees a TMA ring's buffers by counts of the warps "
+                             f"done with them: it needs staging=tma and kv_stages=2 or 3, not staging={self.staging.value}, "
                              f"kv_stages={self.kv_stages}")
+        if self.kv_release == KvRelease.producer and self.min_ctas > 1:
+            # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
+            raise ValueError(f"knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the "
+                             f"consumers; min_ctas={self.min_ctas} leaves them too few (t128x64w8 spills at 2): use 0 or 1")
         if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")
@@ -280,7 +285,8 @@ class Knobs(BaseModel):
         return "sm_90" if self.compute == Compute.wgmma else None
 
     def threads(self) -> int:
-        return 32 * self.warps
+        """Threads a CTA launches: the warps, and kv_release=producer's producer warpgroup."""
+        return 32 * self.warps + (128 if self.kv_release == KvRelease.producer else 0)
 
     def smem_bytes(self, head_dim: int, elem_bytes: int = 2) -> int:
         """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
@@ -288,8 +294,8 @@ class Knobs(BaseModel):
         tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
-        # a K and a V mbarrier per stage, and with kv_release=last_warp the stage's count of warps done (8 B)
-        bars = (24 if self.kv_release == KvRelease.last_warp else 16) * self.kv_stages if self.staging == Staging.tma else 0
+        # a K and a V mbarrier per stage, and with kv_release last_warp or producer the stage's count of warps done (8 B)
+        bars = (16 if self.kv_release == KvRelease.barrier else 24) * self.kv_stages if self.staging == Staging.tma else 0
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

@@ -53,6 +53,22 @@ __device__ __forceinline__ void mbar_init_fence() {
 __device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
 }
+// FA_KV_RELEASE=2: the producer thread reads a buffer's count with acquire semantics (it pairs with
+// the consumers' acq_rel adds below) before its TMA overwrites the buffer
+__device__ __forceinline__ unsigned int ld_acquire_u32(const unsigned int* p) {
+  unsigned int v;
+  asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
+  return v;
+}
+// per-warpgroup register reallocation (sm_90a): every thread of the warpgroup executes the same one
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
 // FA_KV_RELEASE: one more warp done with a K/V buffer, as an acq_rel atomic add at CTA scope on its
 // shared-memory count; returns the count before it
 __device__ __forceinline__ unsigned int warps_done(unsigned int* count) {

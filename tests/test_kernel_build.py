@@ -192,9 +192,9 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     from kernel_src.covering import covering_set, hopper_set
 
     hs = hopper_set()
-    assert len(hs) == 37 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
-    assert sum(k.staging.value == "tma" for k in hs) == 16 and sum(k.pipeline.value == "on" for k in hs) == 4
-    assert sum(k.kv_release.value == "last_warp" for k in hs) == 4
+    assert len(hs) == 40 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert sum(k.staging.value == "tma" for k in hs) == 19 and sum(k.pipeline.value == "on" for k in hs) == 5
+    assert sum(k.kv_release.value == "last_warp" for k in hs) == 4 and sum(k.kv_release.value == "producer" for k in hs) == 3
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
 
 
@@ -227,7 +227,10 @@ def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
              tma.replace(kv_stages=2, pipeline="on"), WGMMA.replace(kv_stages=2, pipeline="on"),
              # session 6: the ring without its block barrier, on the tile that ran 1.743x SDPA flash
              tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="last_warp"),
-             tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on")]
+             tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on"),
+             # and warp specialisation: a producer warpgroup, setmaxnreg (FlashAttention-3's BC 128 with the pipeline)
+             tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="producer"),
+             tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer")]
     specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
     res = build(specs, tmp_path)
     regs = {}
@@ -242,6 +245,12 @@ def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
     # thread 0 waiting on an empty mbarrier instead cost 138, results/2026-11-30_cpu_build_checks/kv_release_build.txt)
     lazy = tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on")
     assert regs[lazy.replace(kv_release="last_warp").label()] <= 128 and regs[lazy.label()] <= 128, regs
+    # warp specialisation: the register count at entry pinned at the 384-thread share (setmaxnreg needs it,
+    # ptxas C7508 otherwise); at BC 128 with the pipeline no spill where a shared path spilled 1348 B
+    for k in (lazy.replace(kv_release="producer"),
+              tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer")):
+        assert regs[k.label()] == 168, regs
+        assert "C7507" not in res[BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)).key()].log
 
 
 def test_tma_staging_is_the_wgmma_arm_s_and_counts_its_barriers():
@@ -267,6 +276,11 @@ def test_kv_release_is_the_tma_ring_s_and_counts_its_bytes():
     assert ring.replace(kv_release="last_warp").smem_bytes(128) == ring.smem_bytes(128) + 3 * 8  # a count a stage
     assert ring.replace(kv_release="last_warp").defines()["FA_KV_RELEASE"] == 1 and ring.defines()["FA_KV_RELEASE"] == 0
     assert ring.key() == Knobs.parse({**ring.model_dump(mode="json")}).key()  # its default stays out of the key
+    ws = ring.replace(kv_release="producer")
+    assert ws.threads() == ring.threads() + 128 and ws.smem_bytes(128) == ring.replace(kv_release="last_warp").smem_bytes(128)
+    assert ws.defines()["FA_KV_RELEASE"] == 2
+    with pytest.raises(KnobError, match="min_ctas=2 leaves them too few"):
+        ws.replace(min_ctas=2)
 
 
 def test_static_counts_tensor_copies_for_tma_staging():

@@ -30,7 +30,7 @@ ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
        "qk_pipeline"}  # the arm's pipeline: session 5
 # the arm's own (session 5): TMA staging, wgmma only
-ARM_ONLY = {"tma", "tma_ring", "last_warp_refill"}  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
+ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup"}  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -59,8 +59,8 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     names = {m.name for m in moves}
     # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
     # masks and the order only under a causal mask
-    # last_warp_refill needs the TMA ring the seed (cp.async) does not have
-    want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill"} - (
+    # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
+    want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:
