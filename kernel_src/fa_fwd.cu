@@ -1291,6 +1291,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   };
 #if FA_STAGING == 2
   if constexpr (K::PRODUCER) {
+    // the barriers and counts thread 0 initialised above, before the producer's first copy arms one
+    // (the consumers' first wait comes after their own Q barrier, which the producer does not join)
+    __syncthreads();
     // register reallocation: the producer warpgroup gives its registers back (it issues copies and
     // polls a count), the consumer warpgroups take them, within this CTA's share of the file; each
     // then runs its own copy of the item loop (the same barriers, in the same order)
