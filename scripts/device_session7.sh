@@ -6,7 +6,7 @@
 #   GPU 0 (issue 11): the fault battery's kill phase with its reference run (PHASES="build ref kills"),
 #          then (issue 10's stretch) `baseline` of session 6's 1.743x kernel (tma_t128_n8192.db, copied)
 #          against SDPA flash and SDPA cuDNN, paired.
-#   GPU 1 (issues 8-10): the Hopper tier (37 configurations: kv_release=last_warp's first GPU run, each
+#   GPU 1 (issues 8-10): the Hopper tier (40 configurations: kv_release last_warp and producer, their first GPU run, each
 #          paired bitwise with its cp.async build); agent v4 from the naive seed at N8192, budget 20, profiled:
 #          does it reach the arm, TMA and the two-warpgroup tile on its own diagnosis?
 # Phase 2 (PHASE2 s): GPU 0 (issue 13) a --budget 1 run that fills the screens' shared build cache, then the
