@@ -1149,6 +1149,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 // applies it only when the register count at entry is fixed (C7508 otherwise): every thread starts with
 // its share of the file for the CTAs/SM asked (one, or FA_MIN_CTAS), at most 248; then the producer
 // warpgroup keeps PRODUCER_REGS and the consumers take what is left, at most 256.
+#if FA_KV_RELEASE == 2
 constexpr int PRODUCER_REGS = 40;
 constexpr int WS_CTAS = FA_MIN_CTAS > 0 ? FA_MIN_CTAS : 1;
 template <class K>
@@ -1160,7 +1161,6 @@ __host__ __device__ constexpr int consumer_regs() {
   constexpr int left = (65536 / WS_CTAS - 128 * PRODUCER_REGS) / K::THREADS / 8 * 8;
   return left > 256 ? 256 : (left < entry_regs<K>() ? entry_regs<K>() : left);
 }
-#if FA_KV_RELEASE == 2
 #define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::CTA_THREADS, WS_CTAS) __maxnreg__(entry_regs<K>())
 #elif FA_MIN_CTAS > 0
 #define FA_LAUNCH_BOUNDS(K) __launch_bounds__(K::CTA_THREADS, FA_MIN_CTAS)
@@ -1289,7 +1289,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
                                     &phase, fills);
   }
   };
-#if FA_STAGING == 2
+#if FA_KV_RELEASE == 2  // (which implies TMA staging)
   if constexpr (K::PRODUCER) {
     // the barriers and counts thread 0 initialised above, before the producer's first copy arms one
     // (the consumers' first wait comes after their own Q barrier, which the producer does not join)
