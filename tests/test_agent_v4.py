@@ -173,3 +173,20 @@ def test_from_v4_hopper_tile_moves_a_tuned_mma_kernel_to_the_arm_s_measured_form
     assert why is None and cand.label() == ("wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/q_in=smem/rescale_skip=on/"
                                             "softmax=fused/rescale_lazy=on")
     assert cand.needs_arch() == "sm_90" and lever.relief_at("issue_bound", "mma", 4) is not None
+
+
+def test_issue_bound_relabels_only_the_one_recorded_profile():
+    """scripts/check_issue_bound_relabel.py over every ncu profile under results/ (its output recorded in
+    results/2026-11-30_cpu_build_checks/issue_bound_relabel.txt): with the rule on, only the profile after
+    session 6's kv_overlap keep changes label, unknown -> issue_bound; run again here, it says the same."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, str(root / "scripts" / "check_issue_bound_relabel.py")],
+                         capture_output=True, text=True, check=True).stdout
+    lines = [x for x in out.splitlines() if not x.startswith("#")]
+    assert lines and all("ncu_exp4_715049b55f52.csv" in x and "unknown -> issue_bound" in x for x in lines)
+    recorded = (root / "results" / "2026-11-30_cpu_build_checks" / "issue_bound_relabel.txt").read_text()
+    assert [x for x in recorded.splitlines() if not x.startswith("#")] == lines
