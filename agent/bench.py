@@ -208,6 +208,18 @@ class ReplayMiss(LookupError):
     pass
 
 
+def resumes(path: Path) -> list[Path]:
+    """The recordings a resumed run wrote beside `path` (<stem>.resume-N<suffix>, N = 1, 2, ...), in
+    the order they were written."""
+    path = Path(path)
+    found = {}
+    for p in path.parent.glob(f"{path.stem}.resume-*{path.suffix}"):
+        n = p.name[len(path.stem) + len(".resume-"):len(p.name) - len(path.suffix)]
+        if n.isdigit():
+            found[int(n)] = p
+    return [found[n] for n in sorted(found)]
+
+
 class Replay:
     """Answers from a recording, in recorded order per question; no GPU, no nvcc."""
 
@@ -216,14 +228,20 @@ class Replay:
         if not self.path.exists():
             raise FileNotFoundError(f"no recording at {self.path}")
         self._answers: dict[str, list] = defaultdict(list)
-        for i, line in enumerate(self.path.read_text(errors="replace").splitlines(), 1):
-            if line.strip():
-                try:
-                    rec = json.loads(line)
-                    self._answers[rec["key"]].append(rec["result"])
-                except (ValueError, KeyError, TypeError):
-                    raise ReplayMiss(f"{self.path} is not a run's recording (line {i} is not a recorded answer); "
-                                     "replay the recording.jsonl under <db>_artifacts/run-N/") from None
+        # a run resumed after an interruption (`run --resume`) wrote the rest of its answers beside
+        # this one, recording.resume-1.jsonl, -2, ...: they follow it, in order, so the replay is the
+        # uninterrupted run's (the resumed process's repeated questions, its device and catalog,
+        # are answered from the first file and their second answers are never asked for)
+        self.parts = [self.path, *resumes(self.path)]
+        for part in self.parts:
+            for i, line in enumerate(part.read_text(errors="replace").splitlines(), 1):
+                if line.strip():
+                    try:
+                        rec = json.loads(line)
+                        self._answers[rec["key"]].append(rec["result"])
+                    except (ValueError, KeyError, TypeError):
+                        raise ReplayMiss(f"{part} is not a run's recording (line {i} is not a recorded answer); "
+                                         "replay the recording.jsonl under <db>_artifacts/run-N/") from None
         self._header = (self._answers.pop(_key("run"), None) or [None])[0]
         if not self._answers:
             raise ReplayMiss(f"{self.path} holds no recorded answers; replay the recording.jsonl under <db>_artifacts/run-N/")

@@ -492,3 +492,20 @@ run_group([sys.executable, "-c", "import sys, os, time; sys.path.insert(0, {str(
     else:
         os.kill(child, signal.SIGKILL)
         raise AssertionError("the worker outlived its SIGKILLed parent")
+
+
+def test_a_replay_reads_a_resumed_runs_recordings_after_the_first_in_their_order(tmp_path):
+    """`run --replay <run-N>/recording.jsonl` of a run that was resumed: the resumed processes wrote
+    recording.resume-1.jsonl, -2, ... beside it (agent/commands/search.py); the replay reads them
+    after it in numeric order (10 after 2), so it answers what the uninterrupted run asked. Replayed
+    on the H200's naive_n8192 run, interrupted at #19 and resumed, in tests/test_session7.py."""
+    from agent.bench import Replay, resumes
+
+    rec = tmp_path / "recording.jsonl"
+    rec.write_text('{"key": "a", "result": 1}\n')
+    for n in (10, 2, 1):
+        (tmp_path / f"recording.resume-{n}.jsonl").write_text(f'{{"key": "a", "result": {n + 100}}}\n')
+    (tmp_path / "recording.resume-x.jsonl").write_text("not a recording\n")  # not a resume's name: ignored
+    assert [p.name for p in resumes(rec)] == ["recording.resume-1.jsonl", "recording.resume-2.jsonl",
+                                             "recording.resume-10.jsonl"]
+    assert Replay(rec)._answers["a"] == [1, 101, 102, 110]

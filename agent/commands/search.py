@@ -66,7 +66,7 @@ def run(
     l2: L2 = typer.Option("warm", help="L2 state for timing: warm (inputs stay cached) or cold (flushed before every timed call)."),
     screen: bool = typer.Option(False, "--screen", help="Measure every applicable lever once against the seed (which never moves) and stop: each lever's paired margin against its off setting. Every single lever comes before any compound move; compounds fill what budget is left."),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="Rank levers by margins already measured against the current kernel in earlier runs of this database (e.g. a --screen), and predict those margins, before the catalog's bands."),
-    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
+    replay: Optional[Path] = typer.Option(None, help="Replay a recorded run's measurements (recording.jsonl; a resumed run's recording.resume-N.jsonl beside it are read after it) instead of a GPU: the same decisions, no GPU needed. The recorded run's options are reused by themselves (problem, budget, seed knobs, ...); an option given here wins, and a replay it makes diverge says so."),
     gpus: Optional[int] = GPUS_OPT,
     scheduler: Optional[str] = SCHEDULER_OPT,
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run (RUN, default the latest interrupted one) from its last finished experiment, with its own problem, options, seed, null, best, shelf and budget left; the options given here are ignored."),
