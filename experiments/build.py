@@ -4,15 +4,25 @@ The cache key hashes everything that can change the binary: the kernel source, t
 the instantiation set, the arch, the flags and the nvcc version. Several candidates build in
 parallel (ninja -j), a rebuilt candidate is a cache hit, and a compile error is a result with
 its log kept, never an exception that stops a search.
+
+A cache directory may be shared: two `run`s on two databases, the workers of one host, a killed
+run and its resume. One build at a time writes its ninja file and runs ninja there, under an
+advisory lock (flock) on <cache>/.build.lock that the kernel releases when its holder exits, however
+it exits, so a lock left by a killed process is never stale: the next build takes it at once. nvcc
+writes <key>/fa.so.part and a finished compile renames it, so a compile killed half-way leaves no
+fa.so that a later build would take for a cache hit.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -104,6 +114,38 @@ def _q(s: str) -> str:
     return s.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
 
+LOCK = ".build.lock"
+
+
+@contextmanager
+def cache_lock(cache_dir: Path, timeout: float):
+    """Hold <cache_dir>/.build.lock (flock, exclusive) for one build. Its holder's pid and host are
+    written in it for the message of a build that waits longer than `timeout` s, which raises
+    BuildError naming them. The lock lives in the open file, not in the file's existence: when the
+    holder exits (SIGKILL included) the kernel releases it, so the file a dead process leaves behind
+    holds nothing. (flock is per host: a cache on a network file system shared across hosts gets a
+    cache per host instead, README "Several GPUs".)"""
+    path = Path(cache_dir) / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        t0 = time.monotonic()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() - t0 > timeout:
+                    holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+                    raise BuildError(f"the build cache {cache_dir} has been locked for {timeout:.0f} s by {holder}; "
+                                     f"another build is using it (set FA5090_CACHE to another directory, or wait)") from None
+                time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, timeout: float = 600) -> dict[str, BuildResult]:
     """Build every spec (cache hits skipped by ninja); returns results keyed by spec.key()."""
     cache_dir = Path(cache_dir)
@@ -112,7 +154,7 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
     lines = [
         "ninja_required_version = 1.5",
         "rule nvcc",
-        f"  command = {nvcc} $flags $in -o $out > $out.log 2>&1 || (cat $out.log; exit 1)",
+        f"  command = {nvcc} $flags $in -o $out.part > $out.log 2>&1 && mv -f $out.part $out || (cat $out.log; exit 1)",
         "  description = nvcc $out",
         "",
     ]
@@ -126,14 +168,15 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
         deps = " ".join(_q(str(h)) for h in HEADERS)
         lines.append(f"build {_q(str(cache_dir / key / 'fa.so'))}: nvcc {_q(str(spec.source_path()))} | {deps}")
         lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
-    (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
-    before = {k: (cache_dir / k / "fa.so").exists() for k in keys}
-    t0 = time.perf_counter()
     cmd = [ninja_path(), "-C", str(cache_dir), "-f", "build.ninja", "-k", "0"]  # .ninja_log stays in the cache
     if jobs:
         cmd += ["-j", str(jobs)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    seconds = time.perf_counter() - t0
+    with cache_lock(cache_dir, timeout):
+        (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
+        before = {k: (cache_dir / k / "fa.so").exists() for k in keys}
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        seconds = time.perf_counter() - t0
     results = {}
     for key in keys:
         so = cache_dir / key / "fa.so"

@@ -200,3 +200,31 @@ def test_a_kernel_that_writes_its_inputs_or_races_is_rejected_even_with_a_right_
             o.view(-1)[7] += 2 ** -10
     res = check(races, s, "cpu", seed=1, repeat=2)
     assert not res.ok and res.deterministic is False and "bitwise" in res.reason
+
+
+def test_a_kernel_that_caches_its_result_across_calls_is_rejected():
+    """Issue 11's "results cached across calls": a kernel that computes once and then hands back what
+    it computed (or leaves the output alone) on later calls. Each check draws fresh inputs (the worker
+    draws its seed from os.urandom; the re-check after timing uses the timing's own inputs) and poisons
+    the output before every call, so its second check is wrong or not finite."""
+    s = Shape(B=1, H=2, N=97, D=64)
+    good = emulated(64)
+
+    def caching(skip_write: bool):
+        saved = {}
+
+        def run(q, k, v, o, lse):
+            if not saved:
+                good(q, k, v, o, lse, False)
+                saved["o"], saved["lse"] = o.clone(), lse.clone()
+            elif not skip_write:
+                o.copy_(saved["o"])
+                lse.copy_(saved["lse"])
+        return run
+
+    for skip_write in (False, True):
+        run = caching(skip_write)
+        assert check(run, s, "cpu", seed=1).ok  # the first call computes: right
+        again = check(run, s, "cpu", seed=2)
+        assert not again.ok, skip_write
+        assert ("non-finite" in again.reason or "NaN" in again.reason) if skip_write else again.nonfinite == 0
