@@ -66,11 +66,12 @@ def test_the_profile_after_the_kv_overlap_keep_is_issue_bound_from_v4_and_unknow
     assert _diag("seed", 4).label == _diag("seed", 3).label == "occupancy_limited"
 
 
-def test_version_4_is_the_default_and_the_earlier_ones_remain():
-    assert VERSIONS == (1, 2, 3, 4) and VERSION == 4 == levers.ISSUE_BOUND_SINCE
-    assert make("agent").version == SearchOptions().agent_version == 4
-    with pytest.raises(ValueError, match="agent version 5"):
-        LimiterAgent(5)
+def test_version_4_remains_beside_the_earlier_ones():
+    """The default since moved to 5 (tests/test_agent_v5.py); v4's own runs replay with v4."""
+    assert VERSIONS[:4] == (1, 2, 3, 4) and levers.ISSUE_BOUND_SINCE == 4 < VERSION
+    assert make("agent", agent_version=4).version == LimiterAgent(4).version == 4
+    with pytest.raises(ValueError, match="agent version 6"):
+        LimiterAgent(6)
 
 
 def test_the_reliefs_and_the_tma_ring_are_invisible_before_v4():

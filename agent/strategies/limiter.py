@@ -16,7 +16,10 @@ the current best's and the diagnosis. The rank is a tuple the output prints for 
      SPILL_SMALL new bytes, 1 for a small new spill, 0 otherwise (higher ranks later);
   4. the resident rows it gains, then the predicted band: the catalog's (the seed's 5090 leads),
      widened to what the same lever did to another kernel earlier in this run, raised to the ratio
-     of resident rows (Little's law) when it adds rows, capped at 1.0 when its cost is class 2.
+     of resident rows (Little's law) when it adds rows, capped at 1.0 when its cost is class 2. From
+     agent 5 a move that shares a lever with moves already measured against this best takes its band
+     from them instead: log margins add over levers, each lever's prior is the band above (a restorer's
+     centred at 1.0), and the posterior of that small Gaussian regression (lever_factors) gives the band.
 
 Compound moves are the shelf made actionable: a lever whose cost is a resource (it was shelved
 after losing with more registers, a CTA fewer or spills, or the figures show that cost before it
@@ -32,6 +35,7 @@ from kernel_src.knobs import KnobError, Knobs
 
 from ..levers import WGMMA_SINCE, Lever
 from .base import Move, Proposal, State, Trial
+from .lever_factors import fit, prior_of
 
 # Diagnoses under which resident work hides latency (seed 2.7: at 2 warps/scheduler the QK ->
 # softmax -> PV chain has no second warp to fill its slots; v7 exp1: three barrier domains paid).
@@ -50,9 +54,17 @@ SPILL_SMALL = 128
 # before it a wgmma-seeded run had nothing to tune and stopped "exhausted"); 4 diagnoses `issue_bound`
 # (agent.levers.ISSUE_BOUND_SINCE), reads the levers' declared reliefs of it (their band, relief 1.5)
 # and has `tma_ring`, TMA from a kv_overlap kernel (before it session 6's v3 run kept kv_overlap, read
-# `unknown` and stopped on the plateau at 0.906x SDPA flash with TMA and the tall tile out of reach).
-VERSIONS = (1, 2, 3, 4)
-VERSION = 4
+# `unknown` and stopped on the plateau at 0.906x SDPA flash with TMA and the tall tile out of reach);
+# 5 corrects each move's band with what the moves measured against the current best say about the levers
+# it shares with them (SHARED_SINCE; before it session 7's v4 run from the naive seed spent 12 of 20
+# experiments on compounds whose shared levers had already lost at that very best, each still predicted
+# from the catalog, and never reached the plateau).
+VERSIONS = (1, 2, 3, 4, 5)
+VERSION = 5
+# From this agent version a move's band is the posterior of lever_factors.fit over the margins measured
+# against the current best (KEPT, SLOWER, NULL: the outcomes with a usable margin).
+SHARED_SINCE = 5
+MEASURED = ("KEPT", "SLOWER", "NULL")
 MAX_COMPOUND = 3
 
 
@@ -123,7 +135,73 @@ class LimiterAgent:
 
     # ---- what to measure -------------------------------------------------------------------
     def assess(self, state: State, move: Move) -> tuple[tuple, tuple[float, float], str] | None:
-        """(rank key, predicted band, one-line rationale), or None when it is not a candidate now."""
+        """(rank key, predicted band, one-line rationale), or None when it is not a candidate now.
+
+        From SHARED_SINCE the band of a move that shares a lever with a move measured against this best
+        is the posterior of what those measurements say (`_shared`); the figures, relief and cost are
+        read as before, and the band's middle ranks it as before."""
+        if self.version < SHARED_SINCE:
+            return self._assess(state, move)
+        prior = _before_this_best(state)
+        got = self._assess(prior, move)
+        if got is None:
+            return None
+        key, band, why = got
+        shared = self._shared(state, prior, move, band)
+        if shared is None:
+            return got
+        band, note = shared
+        mid = (band[0] * band[1]) ** 0.5
+        key = (*key[:1], mid >= state.t_keep, *key[2:5], mid, *key[6:])
+        head, _, tail = why.rpartition(" [relief")
+        return key, band, f"{head}; {note} [relief{tail}"
+
+    def _shared(self, state: State, prior: State, move: Move,
+                band: tuple[float, float]) -> tuple[tuple[float, float], str] | None:
+        """The band of `move` given the margins measured against the current best (lever_factors), or
+        None when no such move shares a lever with it (its band is then v4's, untouched).
+
+        Each lever's prior is read from the first move that holds it, the candidate first and then the
+        measured moves in order: a move's first lever takes that move's band as v4 assesses it before
+        anything was measured at this best; a restorer (a later lever of a compound, whose gain v2+ does
+        not count) is centred at 1.0 with the spread of its band alone at this best."""
+        names = {lv.name for lv in state.levers}
+        measured = [t for t in state.trials if t.base_key == state.best.key() and t.outcome in MEASURED
+                    and t.margin and t.move.levers and set(t.move.levers) <= names]
+        if not any(set(t.move.levers) & set(move.levers) for t in measured):
+            return None
+        priors = {}
+        for i, m in enumerate([move] + [t.move for t in measured]):
+            for j, n in enumerate(m.levers):
+                if n in priors:
+                    continue
+                if j:
+                    priors[n] = prior_of(self._alone(prior, n), centre=1.0)
+                else:
+                    priors[n] = prior_of(band if i == 0 else self._band(prior, m))
+        post = fit(priors, [(t.move.levers, t.margin) for t in measured], state.t_noise)
+        seen = [n for n in move.levers if post.moves[n]]
+        note = "levers measured at this best: " + ", ".join(
+            f"{n} ~{post.factor(n):.2f} from {post.moves[n]} move{'s' if post.moves[n] > 1 else ''}" for n in seen)
+        got = post.band(move.levers)
+        return got, f"{note}; band {got[0]:.3f}-{got[1]:.3f} from them"
+
+    def _band(self, state: State, move: Move) -> tuple[float, float]:
+        got = self._assess(state, move)
+        return got[1] if got else next(lv for lv in state.levers if lv.name == move.levers[0]).predicted
+
+    def _alone(self, state: State, name: str) -> tuple[float, float]:
+        """The band the lever gets as a single move at this best, or its catalog band where it is none."""
+        lv = next(lv for lv in state.levers if lv.name == name)
+        if lv.applies_to(state.best, state.causal, version=self.version):
+            try:
+                return self._band(state, Move(levers=(name,), knobs=lv.apply(state.best)))
+            except KnobError:
+                pass
+        return lv.predicted
+
+    def _assess(self, state: State, move: Move) -> tuple[tuple, tuple[float, float], str] | None:
+        """v4's assessment (every version's before SHARED_SINCE)."""
         f, b = state.static.get(move.knobs.key()), state.best_static
         if f is not None and f.refusal:
             return None
@@ -231,6 +309,15 @@ class LimiterAgent:
     def remaining(self, state: State) -> list[tuple[str, str]]:
         return [(p.move.name, f"predicted {p.point():.3f} (band {p.predicted[0]:.3f}-{p.predicted[1]:.3f}) < t_keep "
                  f"{state.t_keep:.4f}; " + p.rationale) for p in self.ranked(state) if not p.promising(state.t_keep)]
+
+
+def _before_this_best(state: State) -> State:
+    """The state as it stood before anything was measured against the current best: the priors of
+    `_shared` (the look-back of `earlier` would otherwise count a same-best margin twice)."""
+    best = state.best.key()
+    if all(t.base_key != best for t in state.trials):
+        return state
+    return state.model_copy(update={"trials": tuple(t for t in state.trials if t.base_key != best)})
 
 
 def _apply_all(base: Knobs, levers: list[Lever]) -> Knobs | None:
