@@ -37,7 +37,7 @@
 //   FA_KV_RELEASE   0 a block barrier frees each K/V buffer | 1 (TMA ring only) each warp counts itself
 //                   done with a buffer and the last one issues its refill: no thread waits for another |
 //                   2 a producer warpgroup (128 more threads, setmaxnreg) issues every copy once a
-//                   buffer's count says every consumer warp is done with it (warp specialisation)
+//                   buffer's "empty" mbarrier says every consumer warp is done with it (warp specialisation)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -353,6 +353,7 @@ __host__ __device__ constexpr int smem_bytes() {
   return (K::BR + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
+         // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          (K::STAGING == STAGE_TMA ? (K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
@@ -648,10 +649,14 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   constexpr bool TMA = K::STAGING == STAGE_TMA;
   uint64_t* kbar = reinterpret_cast<uint64_t*>(Vs + K::BC * NS * TL::STRIDE);
   uint64_t* vbar = kbar + NS;
-  // FA_KV_RELEASE: per stage, a count of the warps done with its buffer (8 bytes a stage after the
+  // FA_KV_RELEASE=1: per stage, a count of the warps done with its buffer (8 bytes a stage after the
   // K and V barriers, zeroed once per CTA, never reset: it only grows, and a multiple of WARPS means
   // every warp is done). The warp that completes the count refills the buffer, so no thread waits.
   [[maybe_unused]] unsigned int* released = reinterpret_cast<unsigned int*>(vbar + NS);
+  // FA_KV_RELEASE=2: in the same 8 bytes a stage, the stage's "empty" mbarrier (arrival count WARPS,
+  // initialised once per CTA): each consumer warp arrives once per block it used the buffer for, so its
+  // n-th phase completes when every warp is done with the stage's n-th fill
+  [[maybe_unused]] uint64_t* empty = vbar + NS;
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
   auto tma_tile = [&](T* dst, const void* map, uint64_t* bar, int kb) {
     mbar_expect_tx(bar, K::BC * D * (int)sizeof(T));
@@ -691,17 +696,26 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #if FA_STAGING == 2
   if constexpr (K::PRODUCER) {
     // Warp specialisation (issue 10 step 4): one thread of the producer warpgroup issues every K/V copy
-    // of the item in order, each once the stage's count shows every consumer warp done with that
+    // of the item in order, each once the stage's empty barrier shows every consumer warp done with that
     // buffer's previous block; the consumers never issue a copy nor wait for one another. Hypothesis:
     // the copies' issue and the refill decisions leave the consumers' instruction stream entirely
     // (the arm is issue-bound), and the ring runs NS blocks ahead of the slowest consumer warpgroup.
+    // The first form polled a per-stage count with ld.acquire in a spin loop: H200, N=8192 fp16, paired
+    // against kv_release=barrier, 0.72x and 0.80x (results/2026-11-30_h200_session7, arm_screen and
+    // naive_n8192), and ncu reads this kernel family issue-bound (not_selected + dispatch ~45-48% of
+    // stalls): the spinning thread took issue slots from the consumer warps of its SM sub-partition.
+    // Now it waits as FlashAttention-3's and CUTLASS's pipelines do: mbarrier.try_wait.parity on the
+    // stage's empty barrier, which suspends the thread in hardware until the phase completes (or a
+    // time limit, then it asks again). Fill n of a stage (n counted per stage across the CTA's items,
+    // as the consumers' arrivals are) waits for the barrier's phase n - 1, parity (n & 1) ^ 1; for n = 0
+    // that is the phase before the first, which a fresh barrier reads as complete. A stage's phase
+    // cannot run two ahead of its fills (its n-th phase needs the n-th fill consumed), so one parity
+    // bit names the phase. Not yet run on a GPU.
     if constexpr (producer) {
       if (threadIdx.x == K::THREADS) {
         for (int kb = kb_lo; kb < kb_hi; ++kb) {
           const int st = stage_of(kb);
-          const unsigned int want = tma.fills[st] * K::WARPS;
-          while ((int)(ld_acquire_u32(released + st) - want) < 0) {
-          }
+          mbar_wait(empty + st, (tma.fills[st] & 1u) ^ 1u);
           ++tma.fills[st];
           tma_fill(kb);
         }
@@ -1039,7 +1053,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       // waiting on one here cost 11 registers at t128x64w8, 127 -> 138, a CTA/SM at 256 threads).
       __syncwarp();
       if constexpr (K::PRODUCER) {
-        if (lane == 0) warps_done(released + stage_of(kb));  // the producer refills it
+        if (lane == 0) mbar_arrive(empty + stage_of(kb));  // the producer refills it
       } else {
         if (lane == 0 && (warps_done(released + stage_of(kb)) + 1) % K::WARPS == 0 && kb + NS < kb_hi)
           tma_fill(kb + NS);
@@ -1242,8 +1256,10 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   if (threadIdx.x == 0) {  // once per CTA; every thread's first wait comes after a block barrier
     uint64_t* bars = reinterpret_cast<uint64_t*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
     for (int i = 0; i < 2 * K::KV_STAGES; ++i) mbar_init(bars + i, 1);
-    // FA_KV_RELEASE's counts of warps done with each stage's buffer
-    for (int i = 0; i < (K::KV_RELEASE ? K::KV_STAGES : 0); ++i) reinterpret_cast<unsigned int*>(bars + 2 * K::KV_STAGES)[i] = 0;
+    // FA_KV_RELEASE=1's counts of warps done with each stage's buffer
+    for (int i = 0; i < (K::KV_RELEASE == 1 ? K::KV_STAGES : 0); ++i) reinterpret_cast<unsigned int*>(bars + 2 * K::KV_STAGES)[i] = 0;
+    // FA_KV_RELEASE=2's empty barriers: one arrival per consumer warp completes a phase
+    for (int i = 0; i < (K::PRODUCER ? K::KV_STAGES : 0); ++i) mbar_init(bars + 2 * K::KV_STAGES + i, K::WARPS);
     mbar_init_fence();
   }
 #else
@@ -1291,12 +1307,12 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)
   if constexpr (K::PRODUCER) {
-    // the barriers and counts thread 0 initialised above, before the producer's first copy arms one
+    // the barriers thread 0 initialised above, before the producer's first copy arms one or waits on one
     // (the consumers' first wait comes after their own Q barrier, which the producer does not join)
     __syncthreads();
     // register reallocation: the producer warpgroup gives its registers back (it issues copies and
-    // polls a count), the consumer warpgroups take them, within this CTA's share of the file; each
-    // then runs its own copy of the item loop (the same barriers, in the same order)
+    // waits on the empty barriers), the consumer warpgroups take them, within this CTA's share of the
+    // file; each then runs its own copy of the item loop (the same barriers, in the same order)
     if (threadIdx.x >= K::THREADS) {
       setmaxnreg_dec<PRODUCER_REGS>();
       items(std::integral_constant<int, ROLE_PRODUCER>{});

@@ -81,7 +81,7 @@ class Epilogue(str, Enum):
 class KvRelease(str, Enum):
     barrier = "barrier"  # a block barrier at the end of each key block frees its K/V buffer for the next copy
     last_warp = "last_warp"  # TMA ring: each warp counts itself done with a buffer; the last one refills it, no thread waits
-    producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy: warp specialisation
+    producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy, waiting on each stage's empty mbarrier: warp specialisation
 
 
 class VLoad(str, Enum):
@@ -294,7 +294,8 @@ class Knobs(BaseModel):
         tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
-        # a K and a V mbarrier per stage, and with kv_release last_warp or producer the stage's count of warps done (8 B)
+        # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with
+        # producer its empty mbarrier (8 B either way)
         bars = (16 if self.kv_release == KvRelease.barrier else 24) * self.kv_stages if self.staging == Staging.tma else 0
         return tiles + p_tile + bars + slot
 
