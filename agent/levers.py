@@ -404,6 +404,19 @@ CATALOG: tuple[Lever, ...] = (
         "on its sub-partition): 0.72x and 0.80x against kv_release=barrier at N8192; the mbarrier wait is not yet run.",
     ),
     Lever(
+        # the agent version being added on another branch (agent.strategies.limiter.VERSIONS still ends at 4):
+        # an agent of version 4 never proposes it; a ladder run (no version) and a replay of version 5 do
+        name="pingpong", sets={"pingpong": "on"}, targets=("issue_latency_chain", "tensor_bound"),
+        requires={"compute": ("wgmma",), "kv_release": ("producer",), "warps": (8,)}, predicted=(0.9, 1.15),
+        since=5,
+        hypothesis="FlashAttention-3's ping-pong between the two consumer warpgroups of a warp-specialised kernel: two "
+        "named barriers make the warpgroups issue their GEMMs in turns (QK^T and PV of each key block, warpgroup 0 "
+        "first), so one warpgroup's softmax runs while the tensor cores work on the other's GEMMs, where otherwise "
+        "both drift into step and do their softmax at the same time. Costs a barrier wait before each GEMM issue "
+        "and a few instructions of the softmax's tail that ptxas sinks past the wait. Same wgmma in the same order "
+        "within each warpgroup: bitwise equal. Built, not yet run on a GPU.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -75,6 +75,17 @@ __device__ __forceinline__ unsigned int warps_done(unsigned int* count) {
   asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n" : "=r"(prev) : "r"(smem_u32(count)) : "memory");
   return prev;
 }
+// FA_PINGPONG: named barrier ID of THREADS threads, waited on (bar.sync) or only arrived at (bar.arrive,
+// which never waits); id 0 is __syncthreads' and 1 the consumers' Q barrier with FA_KV_RELEASE=2. The id is
+// an immediate: with a register id ptxas reserves all 16 of the CTA's barriers ("used 16 barriers").
+template <int ID, int THREADS>
+__device__ __forceinline__ void named_sync() {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
+}
+template <int ID, int THREADS>
+__device__ __forceinline__ void named_arrive() {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
+}
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(
       "{\n.reg .pred p;\nWAIT:\n"
