@@ -393,12 +393,28 @@ CATALOG: tuple[Lever, ...] = (
                         evidence="FlashAttention-3's design (a producer warpgroup, setmaxnreg 24-40 / 232-240); "
                         "not measured here: built in session 6, not yet run"),),
         hypothesis="Warp specialisation on the TMA ring: a producer warpgroup (128 more threads) issues every K/V copy "
-        "of the item in order, each once the stage's count shows every consumer warp done with the buffer, and "
+        "of the item in order, each once the stage's empty mbarrier shows every consumer warp done with the buffer "
+        "(its thread suspended in mbarrier.try_wait, not spinning on a count), and "
         "setmaxnreg moves its registers to the consumers (40 kept; the consumers get the rest of the CTA's share, "
         "232 at t128x64w8 on one CTA/SM). The consumers' instruction stream loses the copies and the refill "
         "decisions, and the ring runs a full stage ahead of the slowest consumer. Costs a CTA/SM where two fitted "
         "(t128x64w8: 384 threads, one CTA), which the larger tiles it affords (BC 128 with the pipeline: 168 "
-        "registers at entry, no spill) may pay back. Same arithmetic: bitwise equal. Built, not yet run (session 6).",
+        "registers at entry, no spill) may pay back. Same arithmetic: bitwise equal. H200 session 7, the first "
+        "form (the producer thread polling a per-stage count with ld.acquire, taking issue slots from the consumers "
+        "on its sub-partition): 0.72x and 0.80x against kv_release=barrier at N8192; the mbarrier wait is not yet run.",
+    ),
+    Lever(
+        # the agent version being added on another branch (agent.strategies.limiter.VERSIONS still ends at 4):
+        # an agent of version 4 never proposes it; a ladder run (no version) and a replay of version 5 do
+        name="pingpong", sets={"pingpong": "on"}, targets=("issue_latency_chain", "tensor_bound"),
+        requires={"compute": ("wgmma",), "kv_release": ("producer",), "warps": (8,)}, predicted=(0.9, 1.15),
+        since=5,
+        hypothesis="FlashAttention-3's ping-pong between the two consumer warpgroups of a warp-specialised kernel: two "
+        "named barriers make the warpgroups issue their GEMMs in turns (QK^T and PV of each key block, warpgroup 0 "
+        "first), so one warpgroup's softmax runs while the tensor cores work on the other's GEMMs, where otherwise "
+        "both drift into step and do their softmax at the same time. Costs a barrier wait before each GEMM issue "
+        "and a few instructions of the softmax's tail that ptxas sinks past the wait. Same wgmma in the same order "
+        "within each warpgroup: bitwise equal. Built, not yet run on a GPU.",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

@@ -129,5 +129,14 @@ def hopper_set() -> list[Knobs]:
     producer_set = [tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="producer"),
                     tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer"),
                     tma.replace(bc=32, kv_stages=3, persistent="on", causal_mask="split", kv_release="producer")]
-    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set + release_set + producer_set
+    # pingpong=on (session 7b, built, not yet run): the producer kernel's two consumer warpgroups in turns, on the
+    # measured tile, on BC 128 with the pipeline (its first QK^T a turn of its own), on three stages of a persistent
+    # grid with the causal split loop and the pipeline (turns across items of different lengths and both loops) and
+    # on split-KV with the causal split loop (empty splits take no turn). scripts/device_ladder.py pairs each
+    # bitwise with its pingpong=off build as well as with its cp.async build (the producer's own pair)
+    pingpong_set = [tma.replace(br=128, warps=8, kv_release="producer", pingpong="on", **m) for m in (
+        dict(kv_stages=2, rescale_skip="on", rescale_lazy="on"), dict(bc=128, kv_stages=2, pipeline="on"),
+        dict(bc=32, kv_stages=3, persistent="on", causal_mask="split", pipeline="on"),
+        dict(kv_stages=2, causal_mask="split", split_kv=2))]
+    out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set + release_set + producer_set + pingpong_set
     return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]

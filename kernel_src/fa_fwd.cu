@@ -37,7 +37,9 @@
 //   FA_KV_RELEASE   0 a block barrier frees each K/V buffer | 1 (TMA ring only) each warp counts itself
 //                   done with a buffer and the last one issues its refill: no thread waits for another |
 //                   2 a producer warpgroup (128 more threads, setmaxnreg) issues every copy once a
-//                   buffer's count says every consumer warp is done with it (warp specialisation)
+//                   buffer's "empty" mbarrier says every consumer warp is done with it (warp specialisation)
+//   FA_PINGPONG     0 | 1 (FA_KV_RELEASE=2, wgmma, two consumer warpgroups) two named barriers take the
+//                   warpgroups' GEMM issue in turns, so one warpgroup's softmax runs under the other's GEMMs
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -129,6 +131,9 @@
 #ifndef FA_KV_RELEASE
 #define FA_KV_RELEASE 0
 #endif
+#ifndef FA_PINGPONG
+#define FA_PINGPONG 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -173,7 +178,7 @@ enum { ROLE_ALL = 0, ROLE_CONSUMER = 1, ROLE_PRODUCER = 2 };
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
-          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0>
+          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -182,6 +187,7 @@ struct Knobs {
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
+  static constexpr int PINGPONG = PINGPONG_;
   // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
   static constexpr bool PRODUCER = KV_RELEASE == 2;
   static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
@@ -202,6 +208,8 @@ struct Knobs {
   static_assert(!RESCALE_LAZY || (EXP == EXP_EX2 && RESCALE_SKIP), "the lazy max counts in log2 units, pays through the vote");
   static_assert(!PIPELINE || KV_STAGES >= 2, "QK^T one block ahead reads the next K from the ring");
   static_assert(!KV_RELEASE || (STAGING == STAGE_TMA && KV_STAGES >= 2), "the last warp done refills the TMA ring's buffer");
+  static_assert(!PINGPONG || (PRODUCER && COMPUTE == WGMMA && WARPS == 8),
+                "pingpong takes turns between two consumer warpgroups beside a producer warpgroup");
 };
 
 // Shared-memory tile addressing; writer and reader use the same map, so no layout can
@@ -353,6 +361,7 @@ __host__ __device__ constexpr int smem_bytes() {
   return (K::BR + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
+         // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          (K::STAGING == STAGE_TMA ? (K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
@@ -648,10 +657,14 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   constexpr bool TMA = K::STAGING == STAGE_TMA;
   uint64_t* kbar = reinterpret_cast<uint64_t*>(Vs + K::BC * NS * TL::STRIDE);
   uint64_t* vbar = kbar + NS;
-  // FA_KV_RELEASE: per stage, a count of the warps done with its buffer (8 bytes a stage after the
+  // FA_KV_RELEASE=1: per stage, a count of the warps done with its buffer (8 bytes a stage after the
   // K and V barriers, zeroed once per CTA, never reset: it only grows, and a multiple of WARPS means
   // every warp is done). The warp that completes the count refills the buffer, so no thread waits.
   [[maybe_unused]] unsigned int* released = reinterpret_cast<unsigned int*>(vbar + NS);
+  // FA_KV_RELEASE=2: in the same 8 bytes a stage, the stage's "empty" mbarrier (arrival count WARPS,
+  // initialised once per CTA): each consumer warp arrives once per block it used the buffer for, so its
+  // n-th phase completes when every warp is done with the stage's n-th fill
+  [[maybe_unused]] uint64_t* empty = vbar + NS;
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
   auto tma_tile = [&](T* dst, const void* map, uint64_t* bar, int kb) {
     mbar_expect_tx(bar, K::BC * D * (int)sizeof(T));
@@ -691,17 +704,26 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
 #if FA_STAGING == 2
   if constexpr (K::PRODUCER) {
     // Warp specialisation (issue 10 step 4): one thread of the producer warpgroup issues every K/V copy
-    // of the item in order, each once the stage's count shows every consumer warp done with that
+    // of the item in order, each once the stage's empty barrier shows every consumer warp done with that
     // buffer's previous block; the consumers never issue a copy nor wait for one another. Hypothesis:
     // the copies' issue and the refill decisions leave the consumers' instruction stream entirely
     // (the arm is issue-bound), and the ring runs NS blocks ahead of the slowest consumer warpgroup.
+    // The first form polled a per-stage count with ld.acquire in a spin loop: H200, N=8192 fp16, paired
+    // against kv_release=barrier, 0.72x and 0.80x (results/2026-11-30_h200_session7, arm_screen and
+    // naive_n8192), and ncu reads this kernel family issue-bound (not_selected + dispatch ~45-48% of
+    // stalls): the spinning thread took issue slots from the consumer warps of its SM sub-partition.
+    // Now it waits as FlashAttention-3's and CUTLASS's pipelines do: mbarrier.try_wait.parity on the
+    // stage's empty barrier, which suspends the thread in hardware until the phase completes (or a
+    // time limit, then it asks again). Fill n of a stage (n counted per stage across the CTA's items,
+    // as the consumers' arrivals are) waits for the barrier's phase n - 1, parity (n & 1) ^ 1; for n = 0
+    // that is the phase before the first, which a fresh barrier reads as complete. A stage's phase
+    // cannot run two ahead of its fills (its n-th phase needs the n-th fill consumed), so one parity
+    // bit names the phase. Not yet run on a GPU.
     if constexpr (producer) {
       if (threadIdx.x == K::THREADS) {
         for (int kb = kb_lo; kb < kb_hi; ++kb) {
           const int st = stage_of(kb);
-          const unsigned int want = tma.fills[st] * K::WARPS;
-          while ((int)(ld_acquire_u32(released + st) - want) < 0) {
-          }
+          mbar_wait(empty + st, (tma.fills[st] & 1u) ^ 1u);
           ++tma.fills[st];
           tma_fill(kb);
         }
@@ -734,10 +756,50 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
   // s_gemm waits for it before the softmax (synchronous); with FA_PIPELINE the next block's group is
   // issued here and waited for with this block's PV. Hypothesis: the same work in 1/4 of mma.sync's
   // issue slots, with no ldmatrix at all.
+  //
+  // Ping-pong (FA_PINGPONG=1, FlashAttention-3's overlap between warpgroups; two consumer warpgroups beside the
+  // producer warpgroup): the warpgroups issue their GEMMs in turns. A turn is the issue of one wgmma group, a
+  // block's QK^T or its PV: the warpgroup waits on its own named barrier (bar.sync of 256 threads: its own 128
+  // and the other's 128 arrivals), issues, commits, and arrives on the other's (bar.arrive, no wait).
+  // Hypothesis: running the same code on the same K/V stage, the two warpgroups drift into step, do their
+  // softmax at the same time while the tensor cores idle, then queue on them together; in turns, warpgroup 1's
+  // QK^T runs under warpgroup 0's softmax and warpgroup 0's PV under warpgroup 1's. Costs a wait before each
+  // issue (ptxas also sinks the last few P packs and l sums past it). The same wgmma in the same order within
+  // each warpgroup: bitwise equal. Built, not yet run on a GPU.
+  // The bookkeeping: warpgroup 1 arrives once on warpgroup 0's barrier at the start of each item with a key
+  // block, so warpgroup 0 goes first. Both take the same turns in the same order (the pipeline's first QK^T,
+  // then each block's QK^T and PV; every condition on a turn is the item's, never the warp's), so turns
+  // alternate 0, 1, 0, 1, ... With T turns each in an item, barrier 2 (warpgroup 0's) gets T syncs and
+  // 1 + (T - 1) arrivals (warpgroup 1 does not arrive after its last turn, the last block's PV) and barrier 3
+  // T syncs and T arrivals: nothing is pending when an item ends, whatever its length (causal tiles, an empty
+  // split takes no turn), and the persistent grid's next item starts afresh. On each barrier the arrivals run
+  // at most one turn ahead of the syncs, so no generation completes on one warpgroup alone. Data waits (K or V
+  // landed) come before a turn's sync and a buffer's release (its empty barrier) after its turn, so a refill
+  // never waits on a turn that waits on it. scripts/model_pingpong.py runs this protocol under random schedules.
+  // Warpgroup w waits on named barrier 2 + w (0 is __syncthreads', 1 the consumers' Q barrier); the branches
+  // on the warpgroup are warp-uniform.
+  [[maybe_unused]] const int my_wg = warp / 4;
+  auto turn_begin = [&] {
+    if constexpr (K::PINGPONG) {
+      if (my_wg == 0) named_sync<2, 256>();
+      else named_sync<3, 256>();
+    }
+  };
+  auto turn_end = [&](bool more) {  // more: this warpgroup takes another turn in this item
+    if constexpr (K::PINGPONG) {
+      if (my_wg == 0) named_arrive<3, 256>();
+      else if (more) named_arrive<2, 256>();
+    }
+    (void)more;
+  };
+  if constexpr (K::PINGPONG) {
+    if (my_wg == 1 && kb_lo < kb_hi) named_arrive<2, 256>();  // warpgroup 0's first turn
+  }
   auto s_issue = [&](const T* Kb, float (&s)[MT][NT][4]) {
 #pragma unroll
     for (int j = 0; j < NT; ++j) s[0][j][0] = s[0][j][1] = s[0][j][2] = s[0][j][3] = 0.f;
     const int wg = warp / 4;
+    turn_begin();
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
@@ -748,6 +810,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       else wgmma_ss_n128<0, T>(&s[0][0][0], da, db, 1);
     }
     wg_commit();
+    turn_end(true);  // a PV turn follows every QK^T in the item
   };
 #endif
   auto s_gemm = [&](const T* Kb, float (&s)[MT][NT][4]) {
@@ -995,6 +1058,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     if constexpr (K::COMPUTE == WGMMA) {
       // O += P V: P from registers (the A-fragment the softmax just packed), V by descriptor from
       // its swizzled tile read transposed (MN-major), one 64-column tile of O per wgmma m64n64k16.
+      turn_begin();  // (FA_PINGPONG) after this block's V has landed
       wg_fence();
 #pragma unroll
       for (int kk = 0; kk < K::BC / 16; ++kk) {
@@ -1004,6 +1068,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
           wgmma_rs_n64<1, T>(&o[0][h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
       }
       wg_commit();
+      turn_end(kb + 1 < kb_hi);  // the item's last PV is warpgroup 1's last turn: no arrival after it
       wg_wait<0>();
     }
 #endif
@@ -1039,7 +1104,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       // waiting on one here cost 11 registers at t128x64w8, 127 -> 138, a CTA/SM at 256 threads).
       __syncwarp();
       if constexpr (K::PRODUCER) {
-        if (lane == 0) warps_done(released + stage_of(kb));  // the producer refills it
+        if (lane == 0) mbar_arrive(empty + stage_of(kb));  // the producer refills it
       } else {
         if (lane == 0 && (warps_done(released + stage_of(kb)) + 1) % K::WARPS == 0 && kb + NS < kb_hi)
           tma_fill(kb + NS);
@@ -1242,8 +1307,10 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   if (threadIdx.x == 0) {  // once per CTA; every thread's first wait comes after a block barrier
     uint64_t* bars = reinterpret_cast<uint64_t*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
     for (int i = 0; i < 2 * K::KV_STAGES; ++i) mbar_init(bars + i, 1);
-    // FA_KV_RELEASE's counts of warps done with each stage's buffer
-    for (int i = 0; i < (K::KV_RELEASE ? K::KV_STAGES : 0); ++i) reinterpret_cast<unsigned int*>(bars + 2 * K::KV_STAGES)[i] = 0;
+    // FA_KV_RELEASE=1's counts of warps done with each stage's buffer
+    for (int i = 0; i < (K::KV_RELEASE == 1 ? K::KV_STAGES : 0); ++i) reinterpret_cast<unsigned int*>(bars + 2 * K::KV_STAGES)[i] = 0;
+    // FA_KV_RELEASE=2's empty barriers: one arrival per consumer warp completes a phase
+    for (int i = 0; i < (K::PRODUCER ? K::KV_STAGES : 0); ++i) mbar_init(bars + 2 * K::KV_STAGES + i, K::WARPS);
     mbar_init_fence();
   }
 #else
@@ -1291,12 +1358,12 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)
   if constexpr (K::PRODUCER) {
-    // the barriers and counts thread 0 initialised above, before the producer's first copy arms one
+    // the barriers thread 0 initialised above, before the producer's first copy arms one or waits on one
     // (the consumers' first wait comes after their own Q barrier, which the producer does not join)
     __syncthreads();
     // register reallocation: the producer warpgroup gives its registers back (it issues copies and
-    // polls a count), the consumer warpgroups take them, within this CTA's share of the file; each
-    // then runs its own copy of the item loop (the same barriers, in the same order)
+    // waits on the empty barriers), the consumer warpgroups take them, within this CTA's share of the
+    // file; each then runs its own copy of the item loop (the same barriers, in the same order)
     if (threadIdx.x >= K::THREADS) {
       setmaxnreg_dec<PRODUCER_REGS>();
       items(std::integral_constant<int, ROLE_PRODUCER>{});
@@ -1363,7 +1430,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
-                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE>;
+                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1522,7 +1589,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (23 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (24 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1530,7 +1597,7 @@ FA_API void fa_config(int* out) {
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
-  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE;
+  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -81,7 +81,7 @@ class Epilogue(str, Enum):
 class KvRelease(str, Enum):
     barrier = "barrier"  # a block barrier at the end of each key block frees its K/V buffer for the next copy
     last_warp = "last_warp"  # TMA ring: each warp counts itself done with a buffer; the last one refills it, no thread waits
-    producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy: warp specialisation
+    producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy, waiting on each stage's empty mbarrier: warp specialisation
 
 
 class VLoad(str, Enum):
@@ -108,6 +108,7 @@ _CODES = {
     "rescale_lazy": list(Switch),
     "pipeline": list(Switch),
     "kv_release": list(KvRelease),
+    "pingpong": list(Switch),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -115,7 +116,8 @@ _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
 _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
              "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1,
              "softmax": Softmax.separate, "kv_overlap": Switch.off, "epilogue": Epilogue.direct,
-             "rescale_lazy": Switch.off, "pipeline": Switch.off, "kv_release": KvRelease.barrier}
+             "rescale_lazy": Switch.off, "pipeline": Switch.off, "kv_release": KvRelease.barrier,
+             "pingpong": Switch.off}
 
 
 # ptxas refuses a wgmma m64n128 (64 fp32 accumulators a thread) under this register target: "Insufficient
@@ -154,6 +156,7 @@ class Knobs(BaseModel):
     rescale_lazy: Switch = Switch.off  # keep a row's max until it grows by more than 2^8 (exact after 1/l)
     pipeline: Switch = Switch.off  # QK^T of the next key block issued before this block's softmax
     kv_release: KvRelease = KvRelease.barrier  # what frees a K/V ring buffer for its next TMA copy
+    pingpong: Switch = Switch.off  # two consumer warpgroups issue their GEMMs in turns (named barriers)
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -202,6 +205,11 @@ class Knobs(BaseModel):
             # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
             raise ValueError(f"knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the "
                              f"consumers; min_ctas={self.min_ctas} leaves them too few (t128x64w8 spills at 2): use 0 or 1")
+        if self.pingpong == Switch.on and (self.kv_release != KvRelease.producer or self.compute != Compute.wgmma
+                                           or self.warps != 8):
+            raise ValueError("knob 'pingpong'=on takes turns between two consumer warpgroups beside a producer "
+                             "warpgroup: it needs kv_release=producer, compute=wgmma and warps=8, not "
+                             f"kv_release={self.kv_release.value}, compute={self.compute.value}, warps={self.warps}")
         if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")
@@ -294,7 +302,8 @@ class Knobs(BaseModel):
         tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
-        # a K and a V mbarrier per stage, and with kv_release last_warp or producer the stage's count of warps done (8 B)
+        # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with
+        # producer its empty mbarrier (8 B either way)
         bars = (16 if self.kv_release == KvRelease.barrier else 24) * self.kv_stages if self.staging == Staging.tma else 0
         return tiles + p_tile + bars + slot
 

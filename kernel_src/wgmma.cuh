@@ -53,12 +53,11 @@ __device__ __forceinline__ void mbar_init_fence() {
 __device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
 }
-// FA_KV_RELEASE=2: the producer thread reads a buffer's count with acquire semantics (it pairs with
-// the consumers' acq_rel adds below) before its TMA overwrites the buffer
-__device__ __forceinline__ unsigned int ld_acquire_u32(const unsigned int* p) {
-  unsigned int v;
-  asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
-  return v;
+// FA_KV_RELEASE=2: a consumer warp's arrival on a stage's "empty" barrier once it is done with the buffer
+// (release semantics at CTA scope, PTX's default for mbarrier.arrive); the producer thread's wait on it
+// (mbar_wait below, acquire) orders its TMA overwrite after every consumer's reads
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
 // per-warpgroup register reallocation (sm_90a): every thread of the warpgroup executes the same one
 template <int N>
@@ -75,6 +74,17 @@ __device__ __forceinline__ unsigned int warps_done(unsigned int* count) {
   unsigned int prev;
   asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n" : "=r"(prev) : "r"(smem_u32(count)) : "memory");
   return prev;
+}
+// FA_PINGPONG: named barrier ID of THREADS threads, waited on (bar.sync) or only arrived at (bar.arrive,
+// which never waits); id 0 is __syncthreads' and 1 the consumers' Q barrier with FA_KV_RELEASE=2. The id is
+// an immediate: with a register id ptxas reserves all 16 of the CTA's barriers ("used 16 barriers").
+template <int ID, int THREADS>
+__device__ __forceinline__ void named_sync() {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
+}
+template <int ID, int THREADS>
+__device__ __forceinline__ void named_arrive() {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
 }
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(

@@ -1,8 +1,9 @@
 """Issue 3's correctness proof on a GPU: every configuration of the pairwise covering set on
 fp16/bf16 x D64/128 x causal/non-causal x N in {1, 97, 333, 1000} x MHA/GQA/MQA, the tier's
 bound for each; and every lever that promises identical output compared bitwise against the same
-configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper]
-(--hopper: the Hopper arm's set, kernel_src.covering.hopper_set, into hopper_correctness.json)"""
+configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper] [--only SUBSTR]...
+(--hopper: the Hopper arm's set, kernel_src.covering.hopper_set, into hopper_correctness.json; --only, repeatable:
+only the configurations whose label contains one of the SUBSTRs, with their pairs, e.g. --only kv_release=)"""
 
 import json
 import sys
@@ -18,7 +19,7 @@ from kernel_src.covering import covering_set, hopper_set
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
            "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct",
-           "pipeline": "off", "kv_release": "barrier"}
+           "pipeline": "off", "kv_release": "barrier", "pingpong": "off"}
 
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)
@@ -26,7 +27,11 @@ dev = probe()
 lab = Lab(Shape(B=2, H=16, N=2048, D=128), dev.limits, Path("/tmp/facache"), budget_s=1.0)
 every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
 HOPPER = "--hopper" in sys.argv
+ONLY = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--only"]
 cs = hopper_set() if HOPPER else covering_set()
+if ONLY:
+    cs = [k for k in cs if any(o in k.label() for o in ONLY)]
+    print(f"--only {' '.join(ONLY)}: {len(cs)} configurations", flush=True)
 # rescale_lazy (not bitwise) needs the rescale vote: a lazy configuration keeps its rescale_skip;
 # the wgmma arm reads Q by descriptor and has one V path and one epilogue: those stay (its pipeline,
 # from session 5, pairs with pipeline off like the mma.sync one)
@@ -36,7 +41,10 @@ partners = {k.key(): k.replace(**{n: v for n, v in BITWISE.items()
                                   if not (n == "rescale_skip" and k.rescale_lazy.value == "on")
                                   and not (k.compute.value == "wgmma" and n in KEEP_WGMMA)},
                                **({"staging": "cp_async"} if k.staging.value == "tma" else {})) for k in cs}
-knobs = {k.key(): k for k in cs} | {p.key(): p for p in partners.values()}
+# pingpong's own pair: the same warp-specialised kernel without the turns (its partner above is the cp.async
+# build with every bitwise knob off, which also pairs the producer's empty-barrier wait)
+turns_off = {k.key(): k.replace(pingpong="off") for k in cs if k.pingpong.value == "on"}
+knobs = {k.key(): k for k in cs} | {p.key(): p for p in partners.values()} | {p.key(): p for p in turns_off.values()}
 specs = {key: BuildSpec(knobs=k, arch=dev.arch, **every) for key, k in knobs.items()}
 t0 = time.time()
 built = build(list(specs.values()), lab.cache_dir / "build")
@@ -44,6 +52,7 @@ print(f"built {len(specs)} libraries in {time.time() - t0:.0f} s; failed: "
       f"{[knobs[k].label() for k, s in specs.items() if not built[s.key()].ok]}", flush=True)
 libs = {key: built[s.key()].library for key, s in specs.items() if built[s.key()].ok}
 pairs = [[k.key(), partners[k.key()].key()] for k in cs if partners[k.key()].key() != k.key()]
+pairs += [[key, off.key()] for key, off in turns_off.items()]
 configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c)
            for dt in ("float16", "bfloat16") for d in (64, 128) for c in (False, True) for n in (1, 97, 333, 1000)
            for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]

@@ -157,10 +157,10 @@ def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_pat
     assert lib.fa_dispatch_pick(2, 128, 0, 2048) == -3 and lib.fa_dispatch_pick(0, 96, 0, 2048) == -3
     order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
              "causal_mask", "cta_order", "min_ctas", "store", "v_load", "persistent", "split_kv",
-             "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline"]  # fa_config's array in fa_fwd.cu
+             "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong"]  # fa_config's array
     built = []
     for name in kernels:
-        cfg = (ctypes.c_int * 22)()
+        cfg = (ctypes.c_int * 24)()
         getattr(lib, name)(cfg)
         built.append(list(cfg))
     want = [[Knobs.parse(json.loads(c)).defines()[f"FA_{k.upper()}"] for k in order]

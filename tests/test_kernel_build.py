@@ -192,9 +192,10 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     from kernel_src.covering import covering_set, hopper_set
 
     hs = hopper_set()
-    assert len(hs) == 40 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
-    assert sum(k.staging.value == "tma" for k in hs) == 19 and sum(k.pipeline.value == "on" for k in hs) == 5
-    assert sum(k.kv_release.value == "last_warp" for k in hs) == 4 and sum(k.kv_release.value == "producer" for k in hs) == 3
+    assert len(hs) == 44 and all(k.compute.value == "wgmma" and k.needs_arch() == "sm_90" for k in hs)
+    assert sum(k.staging.value == "tma" for k in hs) == 23 and sum(k.pipeline.value == "on" for k in hs) == 7
+    assert sum(k.kv_release.value == "last_warp" for k in hs) == 4 and sum(k.kv_release.value == "producer" for k in hs) == 7
+    assert sum(k.pingpong.value == "on" for k in hs) == 4
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
 
 
@@ -281,6 +282,42 @@ def test_kv_release_is_the_tma_ring_s_and_counts_its_bytes():
     assert ws.defines()["FA_KV_RELEASE"] == 2
     with pytest.raises(KnobError, match="min_ctas=2 leaves them too few"):
         ws.replace(min_ctas=2)
+
+
+def test_pingpong_is_the_producer_kernel_s_two_warpgroups():
+    """pingpong=on (session 7b): turns between the two consumer warpgroups beside the producer warpgroup; refused
+    with a sentence naming the knob anywhere else, off by default and out of the key."""
+    from kernel_src.knobs import KnobError
+
+    ring = WGMMA.replace(staging="tma", kv_stages=2, br=128, warps=8)
+    ws = ring.replace(kv_release="producer")
+    for bad in (ring, ring.replace(kv_release="last_warp"), ws.replace(br=64, warps=4)):
+        with pytest.raises(KnobError, match="knob 'pingpong'=on .* needs kv_release=producer, compute=wgmma and warps=8"):
+            bad.replace(pingpong="on")
+    with pytest.raises(KnobError):
+        Knobs(compute="mma", staging="cp_async", kv_stages=2, br=128, warps=8).replace(pingpong="on")
+    pp = ws.replace(pingpong="on")
+    assert pp.defines()["FA_PINGPONG"] == 1 and ws.defines()["FA_PINGPONG"] == 0
+    assert pp.threads() == ws.threads() and pp.smem_bytes(128) == ws.smem_bytes(128)  # two named barriers, no bytes
+    assert "pingpong" not in ws.canonical() and pp.label().endswith("/kv_release=producer/pingpong=on")
+
+
+def test_pingpong_builds_for_sm90a_without_spill_on_two_more_named_barriers(tmp_path):
+    """The turns' two named barriers (ids 2 and 3, immediates: a register id made ptxas reserve all 16) on the
+    measured tile and FlashAttention-3's BC 128 with the pipeline; every instantiation, no spill, setmaxnreg kept
+    (no C7507/C7508), the consumers' registers at entry as without the turns."""
+    tma = WGMMA.replace(staging="tma", br=128, warps=8, kv_stages=2, kv_release="producer")
+    knobs = [tma.replace(rescale_skip="on", rescale_lazy="on", pingpong="on"),
+             tma.replace(bc=128, pipeline="on", pingpong="on")]
+    specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
+    res = build(specs, tmp_path)
+    for spec in specs:
+        r = res[spec.key()]
+        assert r.ok, r.log[-2000:]
+        recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
+        assert len(recs) == 8 and all(x.spill_stores == 0 and x.spill_loads == 0 for x in recs), recs
+        assert all(x.registers == 168 and x.barriers == 4 for x in recs), recs
+        assert not any(c in r.log for c in ("C7507", "C7508", "C7512")), r.log[-2000:]
 
 
 def test_static_counts_tensor_copies_for_tma_staging():

@@ -30,7 +30,8 @@ ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
        "qk_pipeline"}  # the arm's pipeline: session 5
 # the arm's own (session 5): TMA staging, wgmma only
-ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup"}  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
+ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
+            "pingpong"}  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -60,7 +61,7 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
     # masks and the order only under a causal mask
     # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
-    want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup"} - (
+    want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup", "pingpong"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:
@@ -165,3 +166,15 @@ def test_from_a_tma_kernel_the_ring_levers_keep_tma_and_tma_is_not_offered_again
     assert "tma" not in moves
     assert moves["kv_double_buffer"].staging.value == "tma" and moves["kv_double_buffer"].kv_stages == 2
     assert all(k.compute.value == "wgmma" for k in moves.values())
+
+
+def test_pingpong_applies_to_a_two_warpgroup_producer_kernel_from_version_5():
+    """The lever of session 7b: only where the knob is valid (kv_release=producer, wgmma, warps=8), and from
+    agent version 5 (VERSIONS still ends at 4: agent 4 never proposes it; a catalog read with no version does)."""
+    ws = WG.replace(staging="tma", br=128, warps=8, kv_release="producer")
+    pp = levers.get("pingpong")
+    assert pp.since == 5 and pp.applies_to(ws, version=5) and pp.applies_to(ws) and not pp.applies_to(ws, version=4)
+    assert pp.apply(ws) == ws.replace(pingpong="on") and not pp.applies_to(ws.replace(pingpong="on"), version=5)
+    for other in (ws.replace(kv_release="barrier"), ws.replace(kv_release="last_warp"), ws.replace(br=64, warps=4)):
+        assert not pp.applies_to(other, version=5), other.label()
+    assert "pingpong" not in {m.name for m in LimiterAgent(4).moves(_state(ws))}
