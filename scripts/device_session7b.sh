@@ -18,7 +18,7 @@
 # ~10-20 s, SDPA comparator ~8 s); a screen cut at its cap keeps every experiment it finished (one transaction
 # each). Everything lands in $OUT/s7b: each step's output (.txt), databases with their artifacts (recordings).
 set -uo pipefail
-T0=$(date +%s); DEADLINE=$(( T0 + ${BUDGET:-230} ))
+T0=$(date +%s); DEADLINE=$(( T0 + ${BUDGET:-215} ))
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
 R=$OUT/s7b; mkdir -p $R; cp scripts/device_session7b.sh $R/device_session7b.sh.as_run
@@ -42,7 +42,7 @@ SEED="--seed-knob compute=wgmma --seed-knob layout=sw128 --seed-knob staging=tma
 --seed-knob rescale_lazy=on --seed-knob softmax=fused"
 SCREEN="--seqlen 8192 --screen --no-profile --time-budget 1.5 --budget 1"
 
-step hopper_tier 75 python3 scripts/device_ladder.py $R/tier --hopper --only kv_release=
+step hopper_tier 70 python3 scripts/device_ladder.py $R/tier --hopper --only kv_release=
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^failures: 0$" $R/hopper_tier.txt; then
   step producer_screen 90 python3 -m agent run $SEED $SCREEN $(only producer_warpgroup) --db $R/producer_screen.db

@@ -149,8 +149,8 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     return {k: v for k, v in dims.items() if not (k in LATER_KNOBS and v == [default[k]])}
 
 
-# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6
-LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release")
+# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7
+LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong")
 
 
 def knobs_of(choice: dict) -> Knobs:
