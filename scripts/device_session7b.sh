@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 7b (written on the CPU machine, not yet run): one call on nvidia-h200, carrying .whl
-# (scripts/fetch_wheels.sh fills it), at most BUDGET (230) s from its first line to the last step's end:
+# Session 7b (ran in session 7: results/2026-11-30_h200_session7/s7b/, README there): one call on nvidia-h200, carrying .whl
+# (scripts/fetch_wheels.sh fills it), at most BUDGET (215) s from its first line to the last step's end:
 #   device tool `run`: command "bash scripts/device_session7b.sh", kind nvidia-h200, carry [".whl"], timeout_s 270
 # 1. The Hopper tier on the kv_release configurations only (--only kv_release=): last_warp, producer with its
 #    empty-mbarrier wait (new), producer + pingpong (new); 11 configurations and their partners, 19 libraries,
@@ -59,3 +59,6 @@ else
 fi
 echo "# total $(( $(date +%s) - T0 )) s"
 for f in $R/*.txt; do echo "== $f"; cat $f; done
+# one archive: the device tool returns a bounded number of files and folders of bounded depth (the run in
+# session 7 lost producer_screen.txt, the tier's json and both recordings to that)
+tar -C $OUT -czf $OUT/s7b.tgz s7b && rm -rf $R

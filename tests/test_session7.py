@@ -180,3 +180,31 @@ def test_sigkill_twenty_times_then_resume_ends_with_the_uninterrupted_keeps(tmp_
     assert k["kills_wanted"] == 20 and len(k["cycles"]) == 20
     assert "same keeps: yes (uninterrupted: hopper_tile, exp2; killed and resumed: hopper_tile, exp2)" in s
     assert "final kernel: f05a7b7cd398 vs f05a7b7cd398" in (f / "compare.txt").read_text()
+
+
+def _rows(path) -> list[dict]:
+    db = open_db(path, read_only=True)
+    try:
+        return q.history(db, 1)
+    finally:
+        db.close()
+
+
+def test_the_producer_wait_and_pingpong_pass_the_tier_and_what_they_measured():
+    """Session 7b (s7b/, one nvidia-h200 call at 381108a): the kv_release tier with the producer's
+    empty-mbarrier wait and knob pingpong, 11 configurations, 19 libraries, 15 bitwise pairs, 0
+    failures. Against kv_release=barrier on the 0.94x-cuDNN kernel the producer warpgroup is SLOWER
+    0.7322 (the spinning form: 0.7226, 0.8042); on the producer kernel pingpong is KEPT 1.0336
+    (replicate 1.0407). The recordings did not come back, so these are read from the databases."""
+    s7b = RES / "s7b"
+    tier = (s7b / "hopper_tier.txt").read_text()
+    assert "--only kv_release=: 11 configurations" in tier and "96 configurations x 19 libraries + 15 bitwise pairs" in tier
+    assert "failures: 0" in tier.splitlines()
+    assert sum("kv_release=producer" in k.label() and k.pingpong.value == "on" for k in hopper_set()) >= 1
+    prod = [r for r in _rows(s7b / "producer_screen.db") if r["seq"] is not None]
+    assert [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in prod] == [("producer_warpgroup", "SLOWER", 0.7322)]
+    assert prod[0]["base_knobs"]["softmax"] == "fused" and prod[0]["base_knobs"]["kv_release"] == "barrier"
+    ping = [r for r in _rows(s7b / "pingpong_screen.db") if r["seq"] is not None]
+    assert [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in ping] == [("pingpong", "KEPT", 1.0336)]
+    assert "replicate 1.0407" in ping[0]["detail"] and "C2 passed twice, bitwise equal" in ping[0]["detail"]
+    assert ping[0]["base_knobs"]["kv_release"] == "producer" and ping[0]["knobs"]["pingpong"] == "on"
