@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from agent.cli import app
 from agent.loop import SearchOptions, run_search
+from kernel_src.knobs import Knobs
 from agent.reanchor import reanchor
 from agent.strategies import make
 from agent.strategies.base import Move, Proposal, State, sample_valid, space
@@ -351,3 +352,21 @@ def test_random_draws_ahead_are_the_draws_it_makes_next_and_leave_its_rng_alone(
     assert spread == alone and len(set(alone)) == len(alone)
     for i, peeked in enumerate(ahead[:-3]):
         assert peeked == alone[i + 1:i + 4]  # the next three draws, known before they are made
+
+
+def test_pingpong_joins_kv_release_in_the_samplers_space():
+    """pingpong is valid only with kv_release=producer: in random search's and TPE's space it is one
+    more value of kv_release, never a dimension of its own, whose "on" half would be invalid nearly
+    everywhere (a TPE draw from the mma seed took 1274 asks that way). Every valid configuration keeps
+    exactly one point: producer+pingpong decodes to kv_release=producer, pingpong=on."""
+    from agent.levers import CATALOG
+    from agent.strategies.base import PRODUCER_PINGPONG, knobs_of, space
+
+    seed = Knobs.parse_assignments(["compute=wgmma", "layout=sw128", "staging=tma", "br=128", "warps=8", "bc=64", "kv_stages=2", "q_in=smem", "exp=ex2"])
+    dims = space(tuple(CATALOG), seed, False)
+    assert "pingpong" not in dims and dims["kv_release"][-1] == PRODUCER_PINGPONG
+    choice = {d: v[0] for d, v in dims.items()} | {"kv_release": PRODUCER_PINGPONG}
+    k = knobs_of(choice)
+    assert k.kv_release.value == "producer" and k.pingpong.value == "on"
+    old = space(tuple(lv for lv in CATALOG if lv.name != "pingpong"), seed, False)  # a run recorded before it
+    assert "pingpong" not in old and PRODUCER_PINGPONG not in old["kv_release"]

@@ -32,7 +32,12 @@ class TpeSearch(Sampler):
             return self._next
         dims = space(state.levers, state.seed or state.best, state.causal)
         seen = state.measured_keys() | {state.best.key()}
-        for _ in range(500):
+        # as many tries as random search's (base.sample_valid): with kv_release and pingpong in the space
+        # most combinations are invalid (session 7: a first draw took 1274 asks), and a draw has to be
+        # found within one call, or a resumed run, which asks once per finished experiment, would not
+        # draw again what the run drew (the loop itself may ask several times). Raising the cap keeps
+        # the sequence of asks, so recorded runs draw what they drew.
+        for _ in range(10_000):
             t = self.study.ask()
             choice = {d: vals[t.suggest_int(d, 0, len(vals) - 1)] if d == "tile" else
                       t.suggest_categorical(d, vals) for d, vals in dims.items()}
