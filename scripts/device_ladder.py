@@ -22,16 +22,18 @@ BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask":
            "pipeline": "off", "kv_release": "barrier", "pingpong": "off"}
 
 out = Path(sys.argv[1])
-out.mkdir(parents=True, exist_ok=True)
-dev = probe()
-lab = Lab(Shape(B=2, H=16, N=2048, D=128), dev.limits, Path("/tmp/facache"), budget_s=1.0)
-every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
 HOPPER = "--hopper" in sys.argv
 ONLY = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--only"]
 cs = hopper_set() if HOPPER else covering_set()
 if ONLY:
     cs = [k for k in cs if any(o in k.label() for o in ONLY)]
     print(f"--only {' '.join(ONLY)}: {len(cs)} configurations", flush=True)
+    if not cs:
+        sys.exit(f"--only {' '.join(ONLY)} matches no configuration label of the {'Hopper' if HOPPER else 'covering'} set")
+out.mkdir(parents=True, exist_ok=True)
+dev = probe()
+lab = Lab(Shape(B=2, H=16, N=2048, D=128), dev.limits, Path("/tmp/facache"), budget_s=1.0)
+every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
 # rescale_lazy (not bitwise) needs the rescale vote: a lazy configuration keeps its rescale_skip;
 # the wgmma arm reads Q by descriptor and has one V path and one epilogue: those stay (its pipeline,
 # from session 5, pairs with pipeline off like the mma.sync one)
