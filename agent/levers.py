@@ -417,6 +417,21 @@ CATALOG: tuple[Lever, ...] = (
         "within each warpgroup: bitwise equal. Built, not yet run on a GPU.",
     ),
     Lever(
+        # since=5: the version current when it was added (no agent v5 run had been recorded on a GPU, so no replay
+        # changes); earlier agents' replays never propose it
+        name="unrolled_copies", sets={"copies": "unrolled"}, targets=("issue_latency_chain", "issue_bound"),
+        requires={"compute": TENSOR, "staging": ("cp_async", "tma")}, predicted=(1.0, 1.15), simpler=True,
+        since=5,
+        hypothesis="Issue a tile's global->shared copies as a fixed, unrolled count per thread from one address per "
+        "tile, with the row test only in a tile that crosses N, instead of a strided loop whose trip count the "
+        "compiler cannot see (each chunk its own 64-bit address, row test and branch): on the agent's N=8192 "
+        "mma.sync kernel about 300 of the key loop's ~1,030 instructions issue one block's K and V copies, against "
+        "its 128 HMMA. The instructions and their address chains go back to an issue-bound kernel; FlashAttention-2 "
+        "copies from pointers computed once. Same bytes to the same places: bitwise identical.",
+        on_wgmma="On the arm Q's tile is staged by cp.async once per item (TMA moves K and V), or K and V too with "
+        "cp.async staging: fewer instructions there, a smaller share of the kernel. Bitwise identical.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

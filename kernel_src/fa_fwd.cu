@@ -40,6 +40,9 @@
 //                   buffer's "empty" mbarrier says every consumer warp is done with it (warp specialisation)
 //   FA_PINGPONG     0 | 1 (FA_KV_RELEASE=2, wgmma, two consumer warpgroups) two named barriers take the
 //                   warpgroups' GEMM issue in turns, so one warpgroup's softmax runs under the other's GEMMs
+//   FA_COPIES       0 a tile's global->shared copies in a strided loop over chunks (or elements), bounds
+//                   tested each | 1 a fixed count per thread, unrolled, from one address per tile; the row
+//                   test only in a tile that crosses N (same bytes to the same places: bitwise equal)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -134,6 +137,9 @@
 #ifndef FA_PINGPONG
 #define FA_PINGPONG 0
 #endif
+#ifndef FA_COPIES
+#define FA_COPIES 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -178,7 +184,8 @@ enum { ROLE_ALL = 0, ROLE_CONSUMER = 1, ROLE_PRODUCER = 2 };
 template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_ = 1,
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
-          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0>
+          int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0,
+          int COPIES_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -187,7 +194,7 @@ struct Knobs {
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
-  static constexpr int PINGPONG = PINGPONG_;
+  static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_;
   // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
   static constexpr bool PRODUCER = KV_RELEASE == 2;
   static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
@@ -313,9 +320,63 @@ __device__ __forceinline__ int soff(int r, int c) {
   return Tile<D, K::LAYOUT>::off(r, c);
 }
 
+// Unrolled copies (FA_COPIES=1). The strided loop above compiles, per tile, to a loop whose trip
+// count ptxas cannot see (it starts at threadIdx.x), each chunk with its own 64-bit address, row
+// test and branch: on the H200 build of the agent's N=8192 kernel (t128x32w4, two stages) about 300
+// of the key loop's ~1,030 SASS instructions issue the K and V copies of one block, against its 128
+// HMMA (results/2026-11-30_cpu_build_checks/unrolled_copies.txt). Here a thread's chunks are a fixed
+// count PER, RSTEP rows apart in one column: one address per tile and immediate offsets, no row test
+// unless the tile crosses N (then src-size 0 zero-fills, as in the loop). The same bytes reach the
+// same places. Hypothesis: the kernel is issue-bound (wait + short_scoreboard 68% of stalls at 2
+// warps per scheduler, results/2026-11-30_h200_session5 exp 21), so the copies' issue slots and
+// their address chains go back to the MMAs and the softmax: FlashAttention-2 issues its tile copies
+// from pointers computed once. Not yet run on a GPU.
+template <class K, int D, int ROWS, typename T>
+__device__ __forceinline__ void stage_unrolled(T* s, const T* g, int row0, int N, bool commit) {
+  if constexpr (K::STAGING != STAGE_SCALAR) {
+    constexpr int CH = D / 8, PER = ROWS * CH / K::THREADS, RSTEP = K::THREADS / CH;
+    const int rt = threadIdx.x / CH, c = (threadIdx.x % CH) * 8;
+    const T* src = g + (size_t)(row0 + rt) * D + c;
+    if (row0 + ROWS <= N) {
+#pragma unroll
+      for (int it = 0; it < PER; ++it) cp_async16(s + soff<K, D, ROWS>(rt + it * RSTEP, c), src + it * RSTEP * D, 16);
+    } else {
+#pragma unroll
+      for (int it = 0; it < PER; ++it) {
+        const bool ok = row0 + rt + it * RSTEP < N;
+        cp_async16(s + soff<K, D, ROWS>(rt + it * RSTEP, c), ok ? src + it * RSTEP * D : g, ok ? 16 : 0);
+      }
+    }
+    if (commit) cp_async_commit();
+  } else {
+    using TL = Tile<D, K::LAYOUT>;
+    constexpr int PER = ROWS * D / K::THREADS, RSTEP = K::THREADS / D;
+    const int rt = threadIdx.x / D, c = threadIdx.x % D;
+    const T* src = g + (size_t)(row0 + rt) * D + c;
+    const bool full = row0 + ROWS <= N;
+    constexpr int BATCH = PER < 8 ? PER : 8;  // loads in flight before their stores, 8 registers at most
+#pragma unroll
+    for (int b = 0; b < PER; b += BATCH) {
+      T v[BATCH];
+#pragma unroll
+      for (int it = 0; it < BATCH; ++it) {
+        const int r = rt + (b + it) * RSTEP;
+        v[it] = full || row0 + r < N ? src[(b + it) * RSTEP * D] : Pack<T>::cast(0.f);
+      }
+#pragma unroll
+      for (int it = 0; it < BATCH; ++it) s[TL::off(rt + (b + it) * RSTEP, c)] = v[it];
+    }
+  }
+}
+
 template <class K, int D, int ROWS, typename T>
 __device__ __forceinline__ void stage(T* s, const T* g, int row0, int N, bool commit = true) {
   using TL = Tile<D, K::LAYOUT>;
+  constexpr int UNIT = K::STAGING != STAGE_SCALAR ? D / 8 : D;  // what one thread moves at a time, per row
+  if constexpr (K::COPIES == 1 && (ROWS * UNIT) % K::THREADS == 0 && K::THREADS % UNIT == 0) {
+    stage_unrolled<K, D, ROWS>(s, g, row0, N, commit);
+    return;
+  }
   if (K::STAGING != STAGE_SCALAR) {  // cp.async (with TMA staging, Q's tile: once per item)
     constexpr int CHUNKS = D / 8;
     for (int i = threadIdx.x; i < ROWS * CHUNKS; i += K::THREADS) {
@@ -1430,7 +1491,8 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
-                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG>;
+                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG,
+                  FA_COPIES>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1589,7 +1651,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (24 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (25 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1597,7 +1659,7 @@ FA_API void fa_config(int* out) {
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
-  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG;
+  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

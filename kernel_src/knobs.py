@@ -84,6 +84,11 @@ class KvRelease(str, Enum):
     producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy, waiting on each stage's empty mbarrier: warp specialisation
 
 
+class Copies(str, Enum):
+    loop = "loop"  # a strided loop over a tile's chunks, each with its own address and row test
+    unrolled = "unrolled"  # a fixed count per thread, unrolled, one address per tile; the row test only at N
+
+
 class VLoad(str, Enum):
     ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
     lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
@@ -109,6 +114,7 @@ _CODES = {
     "pipeline": list(Switch),
     "kv_release": list(KvRelease),
     "pingpong": list(Switch),
+    "copies": list(Copies),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -157,6 +163,7 @@ class Knobs(BaseModel):
     pipeline: Switch = Switch.off  # QK^T of the next key block issued before this block's softmax
     kv_release: KvRelease = KvRelease.barrier  # what frees a K/V ring buffer for its next TMA copy
     pingpong: Switch = Switch.off  # two consumer warpgroups issue their GEMMs in turns (named barriers)
+    copies: Copies = Copies.loop  # how a thread issues its part of a tile's global->shared copies
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":

@@ -1,9 +1,10 @@
 """Issue 3's correctness proof on a GPU: every configuration of the pairwise covering set on
 fp16/bf16 x D64/128 x causal/non-causal x N in {1, 97, 333, 1000} x MHA/GQA/MQA, the tier's
 bound for each; and every lever that promises identical output compared bitwise against the same
-configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper] [--only SUBSTR]...
+configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper] [--only SUBSTR]... [--copies unrolled]
 (--hopper: the Hopper arm's set, kernel_src.covering.hopper_set, into hopper_correctness.json; --only, repeatable:
-only the configurations whose label contains one of the SUBSTRs, with their pairs, e.g. --only kv_release=)"""
+only the configurations whose label contains one of the SUBSTRs, with their pairs, e.g. --only kv_release=;
+--copies unrolled: the set with copies=unrolled, each paired bitwise with its copies=loop build)"""
 
 import json
 import sys
@@ -19,12 +20,15 @@ from kernel_src.covering import covering_set, hopper_set
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
            "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct",
-           "pipeline": "off", "kv_release": "barrier", "pingpong": "off"}
+           "pipeline": "off", "kv_release": "barrier", "pingpong": "off", "copies": "loop"}
 
 out = Path(sys.argv[1])
 HOPPER = "--hopper" in sys.argv
 ONLY = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--only"]
+COPIES = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--copies"), "loop")
 cs = hopper_set() if HOPPER else covering_set()
+if COPIES != "loop":
+    cs = [k.replace(copies=COPIES) for k in cs]
 if ONLY:
     cs = [k for k in cs if any(o in k.label() for o in ONLY)]
     print(f"--only {' '.join(ONLY)}: {len(cs)} configurations", flush=True)

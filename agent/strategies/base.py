@@ -160,8 +160,9 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
 PRODUCER_PINGPONG = "producer+pingpong"  # space()'s kv_release value for kv_release=producer, pingpong=on
 
 
-# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7
-LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong")
+# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7, copies in
+# session 8
+LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies")
 
 
 def knobs_of(choice: dict) -> Knobs:
