@@ -432,6 +432,23 @@ CATALOG: tuple[Lever, ...] = (
         "cp.async staging: fewer instructions there, a smaller share of the kernel. Bitwise identical.",
     ),
     Lever(
+        # no diagnosis names an MUFU-bound kernel yet (the profile reads no XU pipe): the band is the H200's guess for an
+        # issue-bound kernel, below t_keep, so the agent ranks it last and the margin table measures it (since=5 as above)
+        name="exp_poly_quarter", sets={"exp_poly": "quarter"}, targets=("tensor_bound",),
+        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.9, 1.02), since=5,
+        hypothesis="Compute one in four of P's exponentials by a cubic on the FMA pipe (round to an integer with the "
+        "1.5 x 2^23 shifter, 2^f by Horner, 2^j into the exponent field) instead of MUFU.EX2, which issues at a quarter "
+        "of the FMA rate (FlashAttention-4's trade on Blackwell): relief for a kernel whose MUFU pipe saturates (the RTX "
+        "5090), about 8 FMA/ALU instructions for each MUFU saved, so a loss where the kernel is issue-bound. Relative "
+        "error 7.5e-5, under fp16's rounding of P.",
+    ),
+    Lever(
+        name="exp_poly_half", sets={"exp_poly": "half"}, targets=("tensor_bound",),
+        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.85, 1.02), since=5,
+        hypothesis="Half of P's exponentials by the cubic on the FMA pipe (see exp_poly_quarter): twice the relief of "
+        "the MUFU pipe and twice the FMA/ALU instructions.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

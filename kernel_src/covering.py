@@ -24,7 +24,9 @@ HOPPER_ONLY = {"compute": "wgmma", "layout": "sw128"}
 # `copies` (session 8) changes no arithmetic, only how a tile's copies are issued: the set stays the one the
 # earlier covering runs proved (copies=loop) and `covering_set(copies="unrolled")` is the same set moved to the
 # unrolled copies, each paired bitwise with its loop build by scripts/device_ladder.py --copies unrolled.
-PINNED = {"copies": "loop"}
+# exp_poly (session 8, not bitwise) likewise: `scripts/device_ladder.py --move exp_poly=half` runs the set with it
+# moved wherever it is valid (exp=ex2), against the tier's bound.
+PINNED = {"copies": "loop", "exp_poly": "off"}
 DOMAINS: dict[str, list] = {
     **{name: [v.value for v in values if HOPPER_ONLY.get(name) != v.value] if name not in PINNED else [PINNED[name]]
        for name, values in _CODES.items()},

@@ -40,6 +40,8 @@
 //                   buffer's "empty" mbarrier says every consumer warp is done with it (warp specialisation)
 //   FA_PINGPONG     0 | 1 (FA_KV_RELEASE=2, wgmma, two consumer warpgroups) two named barriers take the
 //                   warpgroups' GEMM issue in turns, so one warpgroup's softmax runs under the other's GEMMs
+//   FA_EXP_POLY     0 | 1 a quarter | 2 half of the probabilities' exponentials (FA_EXP=1) by a cubic on
+//                   the FMA pipe instead of MUFU.EX2 (relative error 7.5e-5, below fp16's rounding)
 //   FA_COPIES       0 a tile's global->shared copies in a strided loop over chunks (or elements), bounds
 //                   tested each | 1 a fixed count per thread, unrolled, from one address per tile; the row
 //                   test only in a tile that crosses N (same bytes to the same places: bitwise equal)
@@ -140,6 +142,9 @@
 #ifndef FA_COPIES
 #define FA_COPIES 0
 #endif
+#ifndef FA_EXP_POLY
+#define FA_EXP_POLY 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -185,7 +190,7 @@ template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, i
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
           int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0,
-          int COPIES_ = 0>
+          int COPIES_ = 0, int EXP_POLY_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -194,7 +199,7 @@ struct Knobs {
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
-  static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_;
+  static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_, EXP_POLY = EXP_POLY_;
   // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
   static constexpr bool PRODUCER = KV_RELEASE == 2;
   static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
@@ -215,6 +220,7 @@ struct Knobs {
   static_assert(!RESCALE_LAZY || (EXP == EXP_EX2 && RESCALE_SKIP), "the lazy max counts in log2 units, pays through the vote");
   static_assert(!PIPELINE || KV_STAGES >= 2, "QK^T one block ahead reads the next K from the ring");
   static_assert(!KV_RELEASE || (STAGING == STAGE_TMA && KV_STAGES >= 2), "the last warp done refills the TMA ring's buffer");
+  static_assert(!EXP_POLY || (EXP == EXP_EX2 && COMPUTE != SCALAR), "the cubic computes 2^x: ex2 units, tensor-core paths");
   static_assert(!PINGPONG || (PRODUCER && COMPUTE == WGMMA && WARPS == 8),
                 "pingpong takes turns between two consumer warpgroups beside a producer warpgroup");
 };
@@ -277,6 +283,31 @@ __device__ __forceinline__ float fexp(float x) {
     return y;
   }
   return expf(x);
+}
+
+// 2^x on the FMA pipe (FA_EXP_POLY), for a part whose MUFU pipe saturates: MUFU.EX2 issues at a
+// quarter of the FMA rate, and the exponentials of P are one MUFU per score (FlashAttention-4 moves
+// a share of them to a polynomial on Blackwell). Round x to the nearest integer j with the 1.5 x 2^23
+// shifter (an FADD; j lands in t's low mantissa bits), f = x - j in [-0.5, 0.5], 2^f by a cubic
+// (Horner, three FFMA; coefficients fitted here for minimax relative error, 7.5e-5 in fp32, under
+// fp16's 4.9e-4 rounding of P), and 2^j added to the exponent field as an integer (a shift and an
+// add). x below -125 (a masked score, -inf) reads 0, as ex2.approx.ftz gives. About 8 instructions
+// on the FMA and ALU pipes for one MUFU: a trade for an MUFU-bound kernel, a loss for an issue-bound
+// one (the H200's mma.sync kernels read issue-bound). Not bitwise: within the tier's bound.
+__device__ __forceinline__ float ex2_poly(float x) {
+  const float xc = fmaxf(x, -127.f);
+  const float t = xc + 12582912.f;
+  const float f = xc - (t - 12582912.f);
+  float p = fmaf(fmaf(fmaf(0.05517050f, f, 0.24260852f), f, 0.69326097f), f, 0.99992824f);
+  p = __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
+  return x < -125.f ? 0.f : p;
+}
+// The exponential of the E-th of a thread's four scores of an n-tile (E = 0..3: rows g and g+8, two
+// columns each): with FA_EXP_POLY=1 the fourth goes to the cubic, with 2 the second and the fourth.
+template <class K, int E>
+__device__ __forceinline__ float pexp(float x) {
+  if constexpr ((K::EXP_POLY == 1 && E == 3) || (K::EXP_POLY == 2 && (E & 1))) return ex2_poly(x);
+  return fexp<K::EXP>(x);
 }
 
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
@@ -1089,11 +1120,11 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
         float p0, p1, p2, p3;
         if constexpr (FUSED) {
           const float n0 = -meff[mt][0] * sc, n1 = -meff[mt][1] * sc;  // hoisted out of j by the compiler
-          p0 = fexp<K::EXP>(fmaf(s[mt][j][0], sc, n0)); p1 = fexp<K::EXP>(fmaf(s[mt][j][1], sc, n0));
-          p2 = fexp<K::EXP>(fmaf(s[mt][j][2], sc, n1)); p3 = fexp<K::EXP>(fmaf(s[mt][j][3], sc, n1));
+          p0 = pexp<K, 0>(fmaf(s[mt][j][0], sc, n0)); p1 = pexp<K, 1>(fmaf(s[mt][j][1], sc, n0));
+          p2 = pexp<K, 2>(fmaf(s[mt][j][2], sc, n1)); p3 = pexp<K, 3>(fmaf(s[mt][j][3], sc, n1));
         } else {
-          p0 = fexp<K::EXP>(s[mt][j][0] - meff[mt][0]); p1 = fexp<K::EXP>(s[mt][j][1] - meff[mt][0]);
-          p2 = fexp<K::EXP>(s[mt][j][2] - meff[mt][1]); p3 = fexp<K::EXP>(s[mt][j][3] - meff[mt][1]);
+          p0 = pexp<K, 0>(s[mt][j][0] - meff[mt][0]); p1 = pexp<K, 1>(s[mt][j][1] - meff[mt][0]);
+          p2 = pexp<K, 2>(s[mt][j][2] - meff[mt][1]); p3 = pexp<K, 3>(s[mt][j][3] - meff[mt][1]);
         }
         l[mt][0] += p0 + p1;
         l[mt][1] += p2 + p3;
@@ -1492,7 +1523,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
                   FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG,
-                  FA_COPIES>;
+                  FA_COPIES, FA_EXP_POLY>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1651,7 +1682,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (25 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (26 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1659,7 +1690,7 @@ FA_API void fa_config(int* out) {
   out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
-  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES;
+  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES; out[25] = FA_EXP_POLY;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -89,6 +89,12 @@ class Copies(str, Enum):
     unrolled = "unrolled"  # a fixed count per thread, unrolled, one address per tile; the row test only at N
 
 
+class ExpPoly(str, Enum):
+    off = "off"  # every exponential of P on MUFU.EX2
+    quarter = "quarter"  # one in four by a cubic on the FMA pipe
+    half = "half"  # one in two
+
+
 class VLoad(str, Enum):
     ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
     lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
@@ -115,6 +121,7 @@ _CODES = {
     "kv_release": list(KvRelease),
     "pingpong": list(Switch),
     "copies": list(Copies),
+    "exp_poly": list(ExpPoly),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -123,7 +130,7 @@ _MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "caus
              "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1,
              "softmax": Softmax.separate, "kv_overlap": Switch.off, "epilogue": Epilogue.direct,
              "rescale_lazy": Switch.off, "pipeline": Switch.off, "kv_release": KvRelease.barrier,
-             "pingpong": Switch.off}
+             "pingpong": Switch.off, "exp_poly": ExpPoly.off}
 
 
 # ptxas refuses a wgmma m64n128 (64 fp32 accumulators a thread) under this register target: "Insufficient
@@ -164,6 +171,7 @@ class Knobs(BaseModel):
     kv_release: KvRelease = KvRelease.barrier  # what frees a K/V ring buffer for its next TMA copy
     pingpong: Switch = Switch.off  # two consumer warpgroups issue their GEMMs in turns (named barriers)
     copies: Copies = Copies.loop  # how a thread issues its part of a tile's global->shared copies
+    exp_poly: ExpPoly = ExpPoly.off  # a share of P's exponentials by a cubic on the FMA pipe instead of MUFU
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -217,6 +225,9 @@ class Knobs(BaseModel):
             raise ValueError("knob 'pingpong'=on takes turns between two consumer warpgroups beside a producer "
                              "warpgroup: it needs kv_release=producer, compute=wgmma and warps=8, not "
                              f"kv_release={self.kv_release.value}, compute={self.compute.value}, warps={self.warps}")
+        if self.exp_poly != ExpPoly.off and self.exp != Exp.ex2:
+            raise ValueError(f"knob 'exp_poly'={self.exp_poly.value} computes 2^x by a polynomial: it needs exp=ex2 "
+                             f"(scores in log2 units), not exp={self.exp.value}")
         if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")

@@ -1,10 +1,11 @@
 """Issue 3's correctness proof on a GPU: every configuration of the pairwise covering set on
 fp16/bf16 x D64/128 x causal/non-causal x N in {1, 97, 333, 1000} x MHA/GQA/MQA, the tier's
 bound for each; and every lever that promises identical output compared bitwise against the same
-configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper] [--only SUBSTR]... [--copies unrolled]
+configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper] [--only SUBSTR]... [--copies unrolled] [--move KNOB=VALUE]...
 (--hopper: the Hopper arm's set, kernel_src.covering.hopper_set, into hopper_correctness.json; --only, repeatable:
 only the configurations whose label contains one of the SUBSTRs, with their pairs, e.g. --only kv_release=;
---copies unrolled: the set with copies=unrolled, each paired bitwise with its copies=loop build)"""
+--copies unrolled: the set with copies=unrolled, each paired bitwise with its copies=loop build; --move, repeatable:
+the set with that knob moved wherever it is valid, the configurations where it is not left out, e.g. --move exp_poly=half)"""
 
 import json
 import sys
@@ -29,6 +30,18 @@ COPIES = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--c
 cs = hopper_set() if HOPPER else covering_set()
 if COPIES != "loop":
     cs = [k.replace(copies=COPIES) for k in cs]
+MOVES = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--move"]
+if MOVES:
+    from kernel_src.knobs import KnobError
+
+    moved = []
+    for k in cs:
+        try:
+            moved.append(k.replace(**dict(m.split("=", 1) for m in MOVES)))
+        except KnobError:
+            pass
+    print(f"--move {' '.join(MOVES)}: {len(moved)} of {len(cs)} configurations", flush=True)
+    cs = moved
 if ONLY:
     cs = [k for k in cs if any(o in k.label() for o in ONLY)]
     print(f"--only {' '.join(ONLY)}: {len(cs)} configurations", flush=True)

@@ -29,7 +29,8 @@ ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_
        "rescale_skip", "lazy_rescale", "softmax_ffma", "mask_predicate", "mask_split", "persistent_grid",
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
        "qk_pipeline",  # the arm's pipeline: session 5
-       "unrolled_copies"}  # Q's cp.async tile on the arm (K/V too with cp.async staging): session 8
+       "unrolled_copies",  # Q's cp.async tile on the arm (K/V too with cp.async staging): session 8
+       "exp_poly_quarter", "exp_poly_half"}  # a share of P's exponentials on the FMA pipe: session 8
 # the arm's own (session 5): TMA staging, wgmma only
 ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
             "pingpong"}  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
@@ -62,9 +63,9 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
     # masks and the order only under a causal mask
     # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
-    # unrolled_copies is agent 5's (session 8)
+    # unrolled_copies and exp_poly_* are agent 5's (session 8)
     want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup", "pingpong",
-                               "unrolled_copies"} - (
+                               "unrolled_copies", "exp_poly_quarter", "exp_poly_half"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:

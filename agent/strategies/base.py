@@ -154,15 +154,21 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     if len(dims.get("pingpong", ())) > 1 and "producer" in dims.get("kv_release", ()):
         dims.pop("pingpong")
         dims["kv_release"] = [*dims["kv_release"], PRODUCER_PINGPONG]
+    # exp_poly (session 8) is valid only with exp=ex2: it joins exp's dimension the same way
+    if len(dims.get("exp_poly", ())) > 1 and "ex2" in dims.get("exp", ()):
+        polys = [v for v in dims.pop("exp_poly") if v != "off"]
+        dims["exp"] = [*dims["exp"], *(EX2_POLY + v for v in polys)]
     return dims
 
 
 PRODUCER_PINGPONG = "producer+pingpong"  # space()'s kv_release value for kv_release=producer, pingpong=on
+EX2_POLY = "ex2+poly_"  # space()'s exp values "ex2+poly_quarter", "ex2+poly_half": exp=ex2 with that exp_poly
 
 
-# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7, copies in
-# session 8
-LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies")
+# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7, copies and
+# exp_poly in session 8
+LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",
+               "exp_poly")
 
 
 def knobs_of(choice: dict) -> Knobs:
@@ -171,6 +177,8 @@ def knobs_of(choice: dict) -> Knobs:
     c["br"], c["warps"] = c.pop("tile")
     if c.get("kv_release") == PRODUCER_PINGPONG:
         c["kv_release"], c["pingpong"] = "producer", "on"
+    if str(c.get("exp", "")).startswith(EX2_POLY):
+        c["exp"], c["exp_poly"] = "ex2", c["exp"].removeprefix(EX2_POLY)
     return Knobs.parse(c)
 
 
