@@ -58,7 +58,7 @@ class SearchOptions(BaseModel):
     renoise_factor: float = 2.0
     renoise: bool = True
     # the agent's revision (agent.strategies.limiter.VERSIONS): a replay runs the one it recorded
-    agent_version: int = 5
+    agent_version: int = 6
     # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
     # absolute anchor (screens recorded before this setting had none)
     screen_comparator: bool = True

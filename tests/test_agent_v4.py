@@ -70,8 +70,8 @@ def test_version_4_remains_beside_the_earlier_ones():
     """The default since moved to 5 (tests/test_agent_v5.py); v4's own runs replay with v4."""
     assert VERSIONS[:4] == (1, 2, 3, 4) and levers.ISSUE_BOUND_SINCE == 4 < VERSION
     assert make("agent", agent_version=4).version == LimiterAgent(4).version == 4
-    with pytest.raises(ValueError, match="agent version 6"):
-        LimiterAgent(6)
+    with pytest.raises(ValueError, match="agent version 7"):
+        LimiterAgent(7)
 
 
 def test_the_reliefs_and_the_tma_ring_are_invisible_before_v4():

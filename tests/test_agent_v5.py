@@ -83,9 +83,9 @@ def _decisions(events) -> list[tuple]:
             for e, k in events if e in ("kept", "rejected")]
 
 
-def test_version_5_is_the_default():
-    assert VERSIONS == (1, 2, 3, 4, 5) and VERSION == SHARED_SINCE == 5
-    assert strategies.make("agent").version == SearchOptions().agent_version == 5
+def test_version_5_carries_margins_and_6_is_the_default():
+    assert VERSIONS == (1, 2, 3, 4, 5, 6) and SHARED_SINCE == 5 and VERSION == 6  # 6: tests/test_session8.py
+    assert strategies.make("agent").version == SearchOptions().agent_version == 6
 
 
 def test_the_v4_replay_repeats_the_recorded_run(v4):

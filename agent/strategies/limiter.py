@@ -59,11 +59,21 @@ SPILL_SMALL = 128
 # it shares with them (SHARED_SINCE; before it session 7's v4 run from the naive seed spent 12 of 20
 # experiments on compounds whose shared levers had already lost at that very best, each still predicted
 # from the catalog, and never reached the plateau).
-VERSIONS = (1, 2, 3, 4, 5)
-VERSION = 5
+# 6 judges a single lever by its own band until something measured it as a compound's first lever or alone
+# (RESTORER_SINCE; before it session 8's v5 run from the naive seed measured qk_pipeline+padding at 0.8958,
+# split the loss by the two priors' spreads, put 83% of it on padding, a restorer there, whose band from the
+# row-major seed is wide, and never measured padding alone: it stopped on the plateau at 0.969x SDPA flash on
+# the swizzled layout, where the padded one had run 1.006-1.012x, results/2026-11-30_h200_session8).
+VERSIONS = (1, 2, 3, 4, 5, 6)
+VERSION = 6
 # From this agent version a move's band is the posterior of lever_factors.fit over the margins measured
 # against the current best (KEPT, SLOWER, NULL: the outcomes with a usable margin).
 SHARED_SINCE = 5
+# From this version a compound's margin does not carry to the single move of a lever it held as a restorer
+# (a later lever of the compound, brought to relieve the first one's cost, whose gain is not counted): that loss
+# says more about the compound's first lever than about the restorer, and the single move that would tell them
+# apart costs one experiment. The compound's margin still carries to every move that holds its first lever.
+RESTORER_SINCE = 6
 MEASURED = ("KEPT", "SLOWER", "NULL")
 MAX_COMPOUND = 3
 
@@ -168,6 +178,8 @@ class LimiterAgent:
         names = {lv.name for lv in state.levers}
         measured = [t for t in state.trials if t.base_key == state.best.key() and t.outcome in MEASURED
                     and t.margin and t.move.levers and set(t.move.levers) <= names]
+        if self.version >= RESTORER_SINCE and len(move.levers) == 1:
+            measured = [t for t in measured if move.levers[0] not in t.move.levers[1:]]
         if not any(set(t.move.levers) & set(move.levers) for t in measured):
             return None
         priors = {}
