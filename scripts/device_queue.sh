@@ -7,9 +7,15 @@
 # one-vs-two-GPU table when both screens exist, and everything under $R/NAME.tgz with a summary.
 queue_env() {  # W
   local W=$1
+  # The queue runs from its own copy of the source: the device tool copies the working tree again at the start of
+  # every call, so a step that started (imported the package) while the next call's copy was under way failed
+  # (session 8: a `baseline` with "cannot import name 'queries' from 'store'" and a random run's A/A null, each at
+  # the second the `wait` call began).
+  local SRC=$W/src
+  mkdir -p $SRC && cp -r agent experiments kernel_src profiler store scripts pyproject.toml $SRC/
   cat > $W/env.sh <<EOF
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 COLUMNS=200
-cd $PWD
+export PYTHONPATH=/tmp/site:$SRC PYTHONUNBUFFERED=1 COLUMNS=200
+cd $SRC
 T0=$(date +%s)
 one() {  # one DEADLINE GPUS NAME CMD...: one step on those GPUs, its own database, killed at the deadline
   local dl=\$1 gpus=\$2 name=\$3; shift 3; local left=\$(( dl - \$(date +%s) ))
@@ -58,7 +64,7 @@ queue_wait() {  # W R NAME
     done
   fi
   [ -f $W/q.done ] && echo "# queue done" || echo "# queue still running"
-  tar -C /tmp/w --exclude='*.so' --exclude='*.o' -czf $R/$NAME.tgz $NAME
+  tar -C /tmp/w --exclude='*.so' --exclude='*.o' --exclude="$NAME/src" -czf $R/$NAME.tgz $NAME
   for f in $W/*.txt; do echo "== $f"; grep -E "^#|KEPT|SDPA|stopped|failures|variant|configurations x|worst" $f | cut -c1-200 | tail -16; done > $R/summary.txt
   [ -f $W/side_by_side.md ] && cat $W/side_by_side.md >> $R/summary.txt
   cat $R/summary.txt
