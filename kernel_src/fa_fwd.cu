@@ -293,7 +293,9 @@ __device__ __forceinline__ float fexp(float x) {
 // fp16's 4.9e-4 rounding of P), and 2^j added to the exponent field as an integer (a shift and an
 // add). x below -125 (a masked score, -inf) reads 0, as ex2.approx.ftz gives. About 8 instructions
 // on the FMA and ALU pipes for one MUFU: a trade for an MUFU-bound kernel, a loss for an issue-bound
-// one (the H200's mma.sync kernels read issue-bound). Not bitwise: within the tier's bound.
+// one (the H200's mma.sync kernels read issue-bound). Not bitwise: within the tier's bound. H200
+// against the unrolled-copies kernel: quarter 0.955 / half 0.924 at N=8192 fp16, 0.966 / 0.903 at
+// causal N=32768 bf16, all SLOWER (results/2026-11-30_h200_session8/s8b); the 5090 not measured.
 __device__ __forceinline__ float ex2_poly(float x) {
   const float xc = fmaxf(x, -127.f);
   const float t = xc + 12582912.f;
@@ -361,7 +363,9 @@ __device__ __forceinline__ int soff(int r, int c) {
 // same places. Hypothesis: the kernel is issue-bound (wait + short_scoreboard 68% of stalls at 2
 // warps per scheduler, results/2026-11-30_h200_session5 exp 21), so the copies' issue slots and
 // their address chains go back to the MMAs and the softmax: FlashAttention-2 issues its tile copies
-// from pointers computed once. Not yet run on a GPU.
+// from pointers computed once. H200 against that kernel: 1.1234 KEPT at N=8192 fp16, 1.1188 KEPT at
+// causal N=32768 bf16; with it the kernel runs 1.006-1.012x SDPA flash at N=8192 in six processes
+// (results/2026-11-30_h200_session8).
 template <class K, int D, int ROWS, typename T>
 __device__ __forceinline__ void stage_unrolled(T* s, const T* g, int row0, int N, bool commit) {
   if constexpr (K::STAGING != STAGE_SCALAR) {

@@ -134,6 +134,27 @@ def test_fa2_knobs_compile_for_three_archs_without_spills(tmp_path):
             assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.knobs.label(), spec.arch, rec)
 
 
+# issue 9's kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_session8): BR 128 x BC 32 on
+# 4 warps, two m16 tiles a warp, unrolled copies
+S5_UNROLLED = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, kv_stages=2,
+                    q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on", copies="unrolled")
+
+
+def test_issue9_kernel_compiles_for_three_archs_without_spills(tmp_path):
+    """Every instantiation (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90 and sm_120, 0 spills; the same tile
+    on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/issue9_spills.txt)."""
+    specs = [BuildSpec(knobs=S5_UNROLLED, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128))
+             for a in ("sm_80", "sm_90", "sm_120")]
+    res = build(specs, tmp_path)
+    for spec in specs:
+        r = res[spec.key()]
+        assert r.ok, r.log[-2000:]
+        recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
+        assert len(recs) == 8
+        for rec in recs:
+            assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (spec.arch, rec)
+
+
 def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
     """Issue 10's first step: the probe compiles for sm_90a with shared-memory and register-A warpgroup
     MMAs, and the same source is refused for plain sm_90 (wgmma needs the arch-specific target)."""
