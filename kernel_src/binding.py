@@ -37,7 +37,9 @@ class KernelLib:
         self.knobs = self._read_knobs()
 
     def _read_knobs(self) -> Knobs:
-        out = (ctypes.c_int * 26)()
+        # one int a knob (26 since session 8); room to spare, so a library with more knobs than this binding
+        # knows never writes past the buffer
+        out = (ctypes.c_int * 64)()
         self._lib.fa_config(out)
         # the order of fa_config's array in fa_fwd.cu
         order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
