@@ -425,8 +425,8 @@ CATALOG: tuple[Lever, ...] = (
         hypothesis="Issue a tile's global->shared copies as a fixed, unrolled count per thread from one address per "
         "tile, with the row test only in a tile that crosses N, instead of a strided loop whose trip count the "
         "compiler cannot see (each chunk its own 64-bit address, row test and branch): on the agent's N=8192 "
-        "mma.sync kernel about 300 of the key loop's ~1,030 instructions issue one block's K and V copies, against "
-        "its 128 HMMA. The instructions and their address chains go back to an issue-bound kernel; FlashAttention-2 "
+        "mma.sync kernel the key loop holds 1,033 SASS instructions against its 128 HMMA, 844 with the copies "
+        "unrolled. The instructions and their address chains go back to an issue-bound kernel; FlashAttention-2 "
         "copies from pointers computed once. Same bytes to the same places: bitwise identical.",
         on_wgmma="On the arm Q's tile is staged by cp.async once per item (TMA moves K and V), or K and V too with "
         "cp.async staging: fewer instructions there, a smaller share of the kernel. Bitwise identical.",

@@ -355,9 +355,9 @@ __device__ __forceinline__ int soff(int r, int c) {
 
 // Unrolled copies (FA_COPIES=1). The strided loop above compiles, per tile, to a loop whose trip
 // count ptxas cannot see (it starts at threadIdx.x), each chunk with its own 64-bit address, row
-// test and branch: on the H200 build of the agent's N=8192 kernel (t128x32w4, two stages) about 300
-// of the key loop's ~1,030 SASS instructions issue the K and V copies of one block, against its 128
-// HMMA (results/2026-11-30_cpu_build_checks/unrolled_copies.txt). Here a thread's chunks are a fixed
+// test and branch: in the sm_90 build of session 5's best kernel (t128x32w4, two stages) the key loop
+// holds 1,033 SASS instructions against its 128 HMMA, 844 with the copies unrolled (IMAD 111 -> 59,
+// LEA 59 -> 19; results/2026-11-30_cpu_build_checks/unrolled_copies.txt). Here a thread's chunks are a fixed
 // count PER, RSTEP rows apart in one column: one address per tile and immediate offsets, no row test
 // unless the tile crosses N (then src-size 0 zero-fills, as in the loop). The same bytes reach the
 // same places. Hypothesis: the kernel is issue-bound (wait + short_scoreboard 68% of stalls at 2

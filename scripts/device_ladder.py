@@ -18,6 +18,7 @@ from experiments.device import probe
 from experiments.lab import Lab
 from experiments.problem import Shape
 from kernel_src.covering import covering_set, hopper_set
+from kernel_src.knobs import KnobError, Knobs
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
            "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct",
@@ -27,20 +28,23 @@ out = Path(sys.argv[1])
 HOPPER = "--hopper" in sys.argv
 ONLY = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--only"]
 COPIES = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--copies"), "loop")
-cs = hopper_set() if HOPPER else covering_set()
-if COPIES != "loop":
-    cs = [k.replace(copies=COPIES) for k in cs]
 MOVES = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--move"]
+if COPIES != "loop":
+    MOVES.append(f"copies={COPIES}")
+bad = [m for m in MOVES if "=" not in m or m.split("=", 1)[0] not in Knobs.model_fields]
+if bad:
+    sys.exit(f"--move takes KNOB=VALUE with a knob of kernel_src.knobs.Knobs, not {', '.join(bad)}")
+cs = hopper_set() if HOPPER else covering_set()
 if MOVES:
-    from kernel_src.knobs import KnobError
-
     moved = []
     for k in cs:
         try:
             moved.append(k.replace(**dict(m.split("=", 1) for m in MOVES)))
-        except KnobError:
-            pass
+        except KnobError as e:
+            why = str(e)
     print(f"--move {' '.join(MOVES)}: {len(moved)} of {len(cs)} configurations", flush=True)
+    if not moved:
+        sys.exit(f"--move {' '.join(MOVES)} is valid in no configuration of the set: {why}")
     cs = moved
 if ONLY:
     cs = [k for k in cs if any(o in k.label() for o in ONLY)]

@@ -13,6 +13,7 @@ from test_strategies import _replay
 
 from agent.levers import get
 from agent.strategies.base import Move
+from agent.strategies.lever_factors import prior_of
 from agent.strategies.limiter import RESTORER_SINCE, VERSION, LimiterAgent
 from kernel_src.covering import covering_set
 from kernel_src.knobs import Knobs
@@ -138,6 +139,10 @@ def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(recordings, tmp_
     pad = Move(levers=("padding",), knobs=get("padding").apply(st.best))
     v5 = LimiterAgent(5).assess(st, pad)[1]
     assert 0.86 < v5[0] < 0.87 and 1.05 < v5[1] < 1.06 and (v5[0] * v5[1]) ** 0.5 < st.t_keep
+    # the split: two levers measured only together share the deficit in proportion to their prior variances
+    # (lever_factors), padding's from its own band, qk_pipeline's from the compound's (its first lever's)
+    var_pad, var_qk = prior_of(get("padding").predicted).sd ** 2, prior_of(get("qk_pipeline").predicted).sd ** 2
+    assert round(var_pad / (var_pad + var_qk), 2) == 0.83 and get("qk_pipeline").predicted == (0.9, 1.12)
     assert LimiterAgent(6).assess(st, pad)[1] == get("padding").predicted == (1.05, 1.7)
     assert "padding" not in [p.move.name for p in LimiterAgent(5).ask(st, n=6)]
     assert LimiterAgent(6).ask(st, n=1)[0].move.name == "padding" and VERSION == RESTORER_SINCE == 6
