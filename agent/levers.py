@@ -432,6 +432,20 @@ CATALOG: tuple[Lever, ...] = (
         "cp.async staging: fewer instructions there, a smaller share of the kernel. Bitwise identical.",
     ),
     Lever(
+        # session 9 (issue 9 item 2): the register relief that lets FA2's 128 x 64 tile on 4 warps build without
+        # spilling on sm_80/sm_90 (results/2026-11-30_cpu_build_checks/pv_slab_experiment.txt); since=6, the
+        # version current when it was added
+        name="pv_slab", sets={"pv_slab": "on"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
+        requires={"compute": ("mma",), "pipeline": ("off",), "kv_overlap": ("off",)}, predicted=(0.97, 1.06),
+        since=6,
+        hypothesis="Make P and multiply it into O one 16-key slab at a time instead of packing the whole key block's "
+        "P first, and mask each score against one per-row limit: in a warp with two m16 tiles at D=128, O's 128 "
+        "accumulators, S and the block's packed P are live together and ptxas spills (128 x 64 on 4 warps: 16-120 B); "
+        "a slab's S dies as its P is packed, so the tile fits in 255 registers. The block's V is waited for before "
+        "its exponentials rather than under them, a loss where nothing spilled. Same sums in the same order: "
+        "bitwise identical.",
+    ),
+    Lever(
         # no diagnosis names an MUFU-bound kernel yet (the profile reads no XU pipe): the band is the H200's guess for an
         # issue-bound kernel, below t_keep, so the agent ranks it last and the margin table measures it (since=5 as above)
         name="exp_poly_quarter", sets={"exp_poly": "quarter"}, targets=("tensor_bound",),

@@ -44,7 +44,7 @@ class KernelLib:
         # the order of fa_config's array in fa_fwd.cu
         order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
                  "causal_mask", "cta_order", "min_ctas", "store", "v_load", "persistent", "split_kv",
-                 "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies", "exp_poly"]
+                 "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies", "exp_poly", "pv_slab"]
         data = {n: (out[i] if n in _INTS else _CODES[n][out[i]].value) for i, n in enumerate(order)}
         return Knobs.parse(data)
 

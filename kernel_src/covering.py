@@ -26,7 +26,9 @@ HOPPER_ONLY = {"compute": "wgmma", "layout": "sw128"}
 # unrolled copies, each paired bitwise with its loop build by scripts/device_ladder.py --copies unrolled.
 # exp_poly (session 8, not bitwise) likewise: `scripts/device_ladder.py --move exp_poly=half` runs the set with it
 # moved wherever it is valid (exp=ex2), against the tier's bound.
-PINNED = {"copies": "loop", "exp_poly": "off"}
+# pv_slab (session 9, bitwise) likewise: `--move pv_slab=on` pairs each configuration where it is valid with its
+# off build.
+PINNED = {"copies": "loop", "exp_poly": "off", "pv_slab": "off"}
 DOMAINS: dict[str, list] = {
     **{name: [v.value for v in values if HOPPER_ONLY.get(name) != v.value] if name not in PINNED else [PINNED[name]]
        for name, values in _CODES.items()},

@@ -45,6 +45,10 @@
 //   FA_COPIES       0 a tile's global->shared copies in a strided loop over chunks (or elements), bounds
 //                   tested each | 1 a fixed count per thread, unrolled, from one address per tile; the row
 //                   test only in a tile that crosses N (same bytes to the same places: bitwise equal)
+//   FA_PV_SLAB      0 P of the whole key block, then O += P V | 1 (mma.sync, no pipeline) P made and
+//                   multiplied into O one 16-key slab at a time, and the mask tests each score against one
+//                   per-row limit: P's live range is one slab, not the block (same sums in the same
+//                   order: bitwise equal)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -145,6 +149,9 @@
 #ifndef FA_EXP_POLY
 #define FA_EXP_POLY 0
 #endif
+#ifndef FA_PV_SLAB
+#define FA_PV_SLAB 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -190,7 +197,7 @@ template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, i
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
           int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0,
-          int COPIES_ = 0, int EXP_POLY_ = 0>
+          int COPIES_ = 0, int EXP_POLY_ = 0, int PV_SLAB_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -199,7 +206,7 @@ struct Knobs {
   static constexpr int V_LOAD = V_LOAD_, PERSISTENT = PERSISTENT_, SPLITS = SPLITS_;
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
-  static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_, EXP_POLY = EXP_POLY_;
+  static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_, EXP_POLY = EXP_POLY_, PV_SLAB = PV_SLAB_;
   // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
   static constexpr bool PRODUCER = KV_RELEASE == 2;
   static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
@@ -221,6 +228,8 @@ struct Knobs {
   static_assert(!PIPELINE || KV_STAGES >= 2, "QK^T one block ahead reads the next K from the ring");
   static_assert(!KV_RELEASE || (STAGING == STAGE_TMA && KV_STAGES >= 2), "the last warp done refills the TMA ring's buffer");
   static_assert(!EXP_POLY || (EXP == EXP_EX2 && COMPUTE != SCALAR), "the cubic computes 2^x: ex2 units, tensor-core paths");
+  static_assert(!PV_SLAB || (COMPUTE == MMA && !PIPELINE && !KV_OVERLAP && STAGING != STAGE_TMA),
+                "P slab by slab: mma.sync's register fragments, the plain block schedule");
   static_assert(!PINGPONG || (PRODUCER && COMPUTE == WGMMA && WARPS == 8),
                 "pingpong takes turns between two consumer warpgroups beside a producer warpgroup");
 };
@@ -553,16 +562,33 @@ __device__ __forceinline__ void body_scalar(const T* Qg, const T* Kg, const T* V
 template <class K, bool CAUSAL, bool MASK, int NT, bool SCALE = K::SOFTMAX == SOFTMAX_SEPARATE>
 __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], int k0, int rowa, int rowb, int t,
                                            int N, float scale, bool edge) {
+  // FA_PV_SLAB=1 (see body_mma): the first masked column of each row, relative to this thread's first
+  // column, computed once (a key col is masked when col >= lim: the tail, or past the diagonal), so
+  // each element's test is a compile-time offset against it: fewer live values than a column and a row
+  // index per element. Integer arithmetic on the same conditions: the same elements are masked.
+  [[maybe_unused]] int lim[2];
+  if constexpr (MASK && K::PV_SLAB) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      int l = FA_DEFECT != DEF_NO_TAIL_MASK ? N : 0x3fffffff;
+      if (CAUSAL) l = min(l, (h ? rowb : rowa) + 1 + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE));
+      lim[h] = edge ? l - k0 - 2 * t : 0x3fffffff;
+    }
+  }
 #pragma unroll
   for (int j = 0; j < NT; ++j) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const int col = k0 + j * 8 + 2 * t + (e & 1);
-      const int row = e < 2 ? rowa : rowb;
       float v = s[j][e];
       if constexpr (SCALE) v *= (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
-      if (MASK && edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
-                   (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
+      if constexpr (K::PV_SLAB) {
+        if (MASK && j * 8 + (e & 1) >= lim[e >> 1]) v = -INFINITY;
+      } else {
+        const int col = k0 + j * 8 + 2 * t + (e & 1);
+        const int row = e < 2 ? rowa : rowb;
+        if (MASK && edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
+                     (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
+      }
       s[j][e] = v;
       mx[e >> 1] = fmaxf(mx[e >> 1], v);
     }
@@ -1116,11 +1142,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
           o[mt][i][2] *= alpha[mt][1]; o[mt][i][3] *= alpha[mt][1];
         }
     }
-    uint32_t pf[MT][NT][2];  // P packed to the input dtype, two values per register
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
+    // P of n-tile j of m-tile mt: its four exponentials, added to the row sums, packed two to a register
+    auto p_tile = [&](int mt, int j, uint32_t* out) {
         float p0, p1, p2, p3;
         if constexpr (FUSED) {
           const float n0 = -meff[mt][0] * sc, n1 = -meff[mt][1] * sc;  // hoisted out of j by the compiler
@@ -1132,9 +1155,50 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
         }
         l[mt][0] += p0 + p1;
         l[mt][1] += p2 + p3;
-        pf[mt][j][0] = Pack<T>::two(p0, p1);
-        pf[mt][j][1] = Pack<T>::two(p2, p3);
+        out[0] = Pack<T>::two(p0, p1);
+        out[1] = Pack<T>::two(p2, p3);
+    };
+    // P slab by slab (FA_PV_SLAB=1, issue 9 item 2). Hypothesis: in a two-m-tile warp (BR 128 on 4 warps)
+    // at D=128, O (128 fp32) and S (MT x BC/2) are live together, and packing the whole block's P before
+    // the first PV MMA keeps P's MT x BC/4 registers live beside them: ptxas spills 16-120 B at 128 x 64
+    // (results/2026-11-30_cpu_build_checks/bc64_spill_scan.txt). Made one 16-key slab at a time and
+    // multiplied in at once, each slab's S dies as its P is packed and P's live range is one slab (MT x 4
+    // registers), so FA2's 128 x 64 tile on 4 warps fits in 255 registers without spilling (sm_80/sm_90).
+    // The cost: this block's V is waited for before its exponentials, not under them. Each row's sum and
+    // each accumulator add the same terms in the same order: bitwise equal.
+    constexpr bool SLAB = K::PV_SLAB;
+    if constexpr (SLAB && NS > 1) {
+      cp_async_wait<2 * NS - 2>();  // this block's V, before any P
+      async_visible<K>();
+      if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
+    }
+    if constexpr (SLAB) {
+#pragma unroll
+      for (int kk = 0; kk < K::BC / 16; ++kk) {
+        uint32_t a[MT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          p_tile(mt, 2 * kk, a[mt]);
+          p_tile(mt, 2 * kk + 1, a[mt] + 2);
+        }
+#pragma unroll
+        for (int i = 0; i < DT; i += 2) {
+          uint32_t b[4];
+          v_frag<K, T, D>(b, Vb, kk, i, lane);
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt) {
+            mma16816<T>(o[mt][i], a[mt], b);
+            mma16816<T>(o[mt][i + 1], a[mt], b + 2);
+          }
+        }
       }
+    }
+    uint32_t pf[SLAB ? 1 : MT][SLAB ? 1 : NT][2];  // P packed to the input dtype, two values per register
+    if constexpr (!SLAB) {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j) p_tile(mt, j, pf[mt][j]);
     if constexpr (NS > 1 && TMA) {
 #if FA_STAGING == 2
       wait_v(kb);  // this block's V
@@ -1144,6 +1208,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       async_visible<K>();
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
     }
+    }  // !SLAB
     if constexpr (OVERLAP) {
       cp_async_wait<0>();  // V(kb)
       async_visible<K>();
@@ -1169,7 +1234,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
     }
 #endif
     // O += P V, each V fragment feeding MT m-tiles
-    if constexpr (K::COMPUTE != WGMMA) {
+    if constexpr (K::COMPUTE != WGMMA && !SLAB) {
 #pragma unroll
     for (int kk = 0; kk < K::BC / 16; ++kk) {
 #pragma unroll
@@ -1527,7 +1592,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
                   FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG,
-                  FA_COPIES, FA_EXP_POLY>;
+                  FA_COPIES, FA_EXP_POLY, FA_PV_SLAB>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1695,6 +1760,7 @@ FA_API void fa_config(int* out) {
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
   out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES; out[25] = FA_EXP_POLY;
+  out[26] = FA_PV_SLAB;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

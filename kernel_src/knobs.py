@@ -122,6 +122,7 @@ _CODES = {
     "pingpong": list(Switch),
     "copies": list(Copies),
     "exp_poly": list(ExpPoly),
+    "pv_slab": list(Switch),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -172,6 +173,7 @@ class Knobs(BaseModel):
     pingpong: Switch = Switch.off  # two consumer warpgroups issue their GEMMs in turns (named barriers)
     copies: Copies = Copies.loop  # how a thread issues its part of a tile's global->shared copies
     exp_poly: ExpPoly = ExpPoly.off  # a share of P's exponentials by a cubic on the FMA pipe instead of MUFU
+    pv_slab: Switch = Switch.off  # P made and multiplied into O one 16-key slab at a time (mma.sync)
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -228,6 +230,12 @@ class Knobs(BaseModel):
         if self.exp_poly != ExpPoly.off and self.exp != Exp.ex2:
             raise ValueError(f"knob 'exp_poly'={self.exp_poly.value} computes 2^x by a polynomial: it needs exp=ex2 "
                              f"(scores in log2 units), not exp={self.exp.value}")
+        if self.pv_slab == Switch.on and (self.compute != Compute.mma or self.pipeline == Switch.on
+                                          or self.kv_overlap == Switch.on):
+            raise ValueError("knob 'pv_slab'=on makes P and multiplies it into O one 16-key slab at a time in "
+                             "mma.sync's register fragments, on the plain block schedule: it needs compute=mma, "
+                             f"pipeline=off and kv_overlap=off, not compute={self.compute.value}, "
+                             f"pipeline={self.pipeline.value}, kv_overlap={self.kv_overlap.value}")
         if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")

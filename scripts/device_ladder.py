@@ -22,7 +22,8 @@ from kernel_src.knobs import KnobError, Knobs
 
 BITWISE = {"kv_stages": 1, "q_in": "regs", "rescale_skip": "off", "causal_mask": "runtime", "cta_order": "launch",
            "store": "default", "v_load": "ldmatrix_trans", "persistent": "off", "kv_overlap": "off", "epilogue": "direct",
-           "pipeline": "off", "kv_release": "barrier", "pingpong": "off", "copies": "loop"}
+           "pipeline": "off", "kv_release": "barrier", "pingpong": "off", "copies": "loop",
+           "pv_slab": "off"}
 
 out = Path(sys.argv[1])
 HOPPER = "--hopper" in sys.argv

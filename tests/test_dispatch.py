@@ -158,7 +158,7 @@ def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_pat
     order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
              "causal_mask", "cta_order", "min_ctas", "store", "v_load", "persistent", "split_kv",
              "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",
-             "exp_poly"]  # fa_config's array
+             "exp_poly", "pv_slab"]  # fa_config's array
     built = []
     for name in kernels:
         # the library writes one int a knob: a buffer shorter than that is a write past its end (the knob

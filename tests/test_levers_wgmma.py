@@ -37,7 +37,7 @@ ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
-            "wgmma"}
+            "wgmma", "pv_slab"}
 
 
 def _state(best: Knobs, arch: str = "sm_90", causal: bool = False) -> State:

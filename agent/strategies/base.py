@@ -166,9 +166,9 @@ EX2_POLY = "ex2+poly_"  # space()'s exp values "ex2+poly_quarter", "ex2+poly_hal
 
 
 # issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7, copies and
-# exp_poly in session 8
+# exp_poly in session 8, pv_slab in session 9
 LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",
-               "exp_poly")
+               "exp_poly", "pv_slab")
 
 
 def knobs_of(choice: dict) -> Knobs:
