@@ -579,13 +579,13 @@ __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], in
   for (int j = 0; j < NT; ++j) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
+      [[maybe_unused]] const int col = k0 + j * 8 + 2 * t + (e & 1);  // (FA_PV_SLAB=0's test, in its order)
+      [[maybe_unused]] const int row = e < 2 ? rowa : rowb;
       float v = s[j][e];
       if constexpr (SCALE) v *= (FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale);
       if constexpr (K::PV_SLAB) {
         if (MASK && j * 8 + (e & 1) >= lim[e >> 1]) v = -INFINITY;
       } else {
-        const int col = k0 + j * 8 + 2 * t + (e & 1);
-        const int row = e < 2 ? rowa : rowb;
         if (MASK && edge && ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) ||
                      (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))) v = -INFINITY;
       }
@@ -1193,7 +1193,7 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
         }
       }
     }
-    uint32_t pf[SLAB ? 1 : MT][SLAB ? 1 : NT][2];  // P packed to the input dtype, two values per register
+    [[maybe_unused]] uint32_t pf[SLAB ? 1 : MT][SLAB ? 1 : NT][2];  // P packed to the input dtype, two values per register
     if constexpr (!SLAB) {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)

@@ -15,6 +15,6 @@ declare -A CFG=(
 norm() { grep -v '^//' $1 | sed -E 's/_ZN2fa[A-Za-z0-9_]*//g; s/%(f|r|rd|p|fd|h|hh)[0-9]+/%\1/g'; }
 for name in "${!CFG[@]}"; do
   for v in old new; do nvcc -O3 -std=c++17 -ptx ${CFG[$name]} $W/$v.cu -o $W/$v.ptx; done
-  n=$(diff <(norm $W/old.ptx) <(norm $W/new.ptx) | wc -l)
+  n=$( (diff <(norm $W/old.ptx) <(norm $W/new.ptx) || true) | wc -l)  # a difference is a result, not an abort
   echo "$name: $(norm $W/old.ptx | wc -l) PTX lines, $n lines differ"
 done
