@@ -1,6 +1,7 @@
 """Registers and spills with pv_slab (P made and multiplied into O one 16-key slab at a time) against without, on
 sm_80, sm_90 and sm_120, no GPU: issue 9's kernels, S5 unrolled (BR 128 x BC 32 on 4 warps) and FlashAttention-2's
-128 x 64 on 4 warps (BC 64, with and without the persistent grid, and with one K/V stage, which fits sm_120's 99 KB),
+128 x 64 on 4 warps (BC 64, with and without the persistent grid, with one K/V stage, which fits sm_120's 99 KB, and
+with the predicate mask),
 each built as the tool builds it (fp16/bf16, D 64/128, causal or not); the worst instantiation of each build.
   PYTHONPATH=. python3 scripts/check_pv_slab.py [CACHE_DIR]"""
 import sys
@@ -11,8 +12,11 @@ from profiler.ptxas import parse_ptxas
 
 S5U = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, kv_stages=2,
             q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on", copies="unrolled")
-KERNELS = {"S5U": S5U, "B64": S5U.replace(bc=64, persistent="on"), "B64np": S5U.replace(bc=64),
-           "B64_ks1": S5U.replace(bc=64, persistent="on", kv_stages=1)}
+B64 = S5U.replace(bc=64, persistent="on")
+# B64PR: with the predicate mask (a function template per block kind: interior blocks carry no mask code); its
+# one-stage build with pv_slab on is B64L, the lean 128 x 64 kernel
+KERNELS = {"S5U": S5U, "B64": B64, "B64np": S5U.replace(bc=64), "B64_ks1": B64.replace(kv_stages=1),
+           "B64PR": B64.replace(causal_mask="predicate"), "B64PR_ks1": B64.replace(causal_mask="predicate", kv_stages=1)}
 ARCHS = ("sm_80", "sm_90", "sm_120")
 
 

@@ -155,6 +155,27 @@ def test_issue9_kernel_compiles_for_three_archs_without_spills(tmp_path):
             assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (spec.arch, rec)
 
 
+# issue 9 item 2: FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
+# mask (interior blocks carry no mask code), one K/V stage (fits sm_120's 99 KB); session 9 on the H200: 1.004-1.006x
+# SDPA flash at N8192 D128 fp16, 1.033x causal (results/2026-11-30_h200_session9)
+B64_LEAN = S5_UNROLLED.replace(bc=64, persistent="on", causal_mask="predicate", pv_slab="on", kv_stages=1)
+
+
+def test_issue9_bc64_lean_kernel_compiles_for_three_archs_without_spills(tmp_path):
+    """Every instantiation of the lean 128 x 64 kernel on sm_80, sm_90 and sm_120: 255 registers at most, 0 spills
+    (without pv_slab it spills on all three: results/2026-11-30_cpu_build_checks/pv_slab.txt)."""
+    specs = [BuildSpec(knobs=B64_LEAN, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128))
+             for a in ("sm_80", "sm_90", "sm_120")]
+    res = build(specs, tmp_path)
+    for spec in specs:
+        r = res[spec.key()]
+        assert r.ok, r.log[-2000:]
+        recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
+        assert len(recs) == 8
+        for rec in recs:
+            assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.arch, rec)
+
+
 def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
     """Issue 10's first step: the probe compiles for sm_90a with shared-memory and register-A warpgroup
     MMAs, and the same source is refused for plain sm_90 (wgmma needs the arch-specific target)."""
