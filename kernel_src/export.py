@@ -105,6 +105,15 @@ int main(int argc, char** argv) {
 '''
 
 
+def nvcc_arch(knobs: Knobs) -> tuple[str, str]:
+    """The -arch flag the exported file builds with, and the archs it builds for: a wgmma kernel exists on sm_90a
+    alone (plain sm_90 refuses its instructions), every other one on any sm_80+ part."""
+    if knobs.needs_arch():  # not -arch=sm_90a: nvcc 13 then also emits compute_90 PTX, which has no wgmma
+        num = knobs.needs_arch().removeprefix("sm_")
+        return f"-gencode arch=compute_{num}a,code=sm_{num}a", f"sm_{num}a only: Hopper's warpgroup MMA"
+    return "-arch=sm_90", "any of sm_80, sm_86, sm_89, sm_90, sm_120"
+
+
 def standalone(knobs: Knobs, head_dim: int = 128, dtype: str = "float16") -> str:
     if head_dim not in (64, 128):
         raise ValueError("head dim must be 64 or 128")
@@ -119,7 +128,7 @@ def standalone(knobs: Knobs, head_dim: int = 128, dtype: str = "float16") -> str
     head = [
         f"// fa5090-search export: {knobs.label()}, D={head_dim}, {dtype}",
         f"// knobs: {knobs.canonical()}",
-        "// build: nvcc -O3 -std=c++17 -arch=sm_90 attn.cu -o attn   (any of sm_80, sm_86, sm_89, sm_90, sm_120)",
+        f"// build: nvcc -O3 -std=c++17 {nvcc_arch(knobs)[0]} attn.cu -o attn   ({nvcc_arch(knobs)[1]})",
         "// run:   ./attn [B H N causal Hkv]   - checks 64 sampled rows against a CPU reference, then times it",
         *[f"#define {k} {v}" for k, v in sorted(defines.items())],
         f"#define EXPORT_D {head_dim}",

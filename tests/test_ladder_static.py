@@ -77,6 +77,23 @@ def test_exported_file_builds_with_one_nvcc_command(tmp_path):
     assert "warning" not in p.stderr
 
 
+@nvcc
+def test_an_exported_wgmma_kernel_says_sm_90a_and_builds_with_it(tmp_path):
+    """A wgmma kernel's instructions exist on sm_90a alone: the build line in the file and the one printed name
+    the sm_90a target (they said -arch=sm_90, which has no wgmma; nvcc 13's -arch=sm_90a also emits compute_90 PTX and
+    fails the same way), and the file compiles with that command."""
+    out = tmp_path / "wg.cu"
+    res = runner.invoke(app, ["export", "compute=wgmma", "layout=sw128", "staging=cp_async", "exp=ex2", "q_in=smem",
+                              "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    flag = "-gencode arch=compute_90a,code=sm_90a"
+    assert f"nvcc -O3 -std=c++17 {flag} {out} -o attn" in res.output.replace("\n", "")
+    assert f"// build: nvcc -O3 -std=c++17 {flag} attn.cu -o attn   (sm_90a only" in out.read_text()
+    p = subprocess.run(["nvcc", "-O3", "-std=c++17", *flag.split(), "-c", str(out), "-o", str(tmp_path / "wg.o")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+
+
 def test_export_refuses_bad_input(tmp_path):
     res = runner.invoke(app, ["export", "compute=tensor", "-o", str(tmp_path / "x.cu")])
     assert res.exit_code == 1 and "knob 'compute' cannot be 'tensor'" in res.output

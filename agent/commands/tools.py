@@ -259,7 +259,7 @@ def export(
         _fail("--arch applies to export --dispatch only (build the single file for any arch yourself)", 2)
     out = out or Path("attn.cu")
     db_path = db_paths[0]
-    from kernel_src.export import standalone
+    from kernel_src.export import nvcc_arch, standalone
 
     problem: dict = {}
     ref = what[0] if len(what) == 1 else ""
@@ -282,7 +282,7 @@ def export(
     except ValueError as e:
         _fail(str(e), 2)
     causal = f" {int(problem['causal'])}" if "causal" in problem else ""
-    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 -arch=sm_90 {out} -o attn"
+    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 {nvcc_arch(knobs)[0]} {out} -o attn"
                   + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""),
                   soft_wrap=True, highlight=False)  # the nvcc command stays one line, to copy
 
