@@ -1172,7 +1172,8 @@ __device__ __forceinline__ void body_mma(const T* Qg, const T* Kg, const T* Vg, 
       async_visible<K>();
       if (FA_DEFECT != DEF_MISSING_SYNC) __syncthreads();
     }
-    if constexpr (SLAB) {
+    if constexpr (SLAB) {  // the PV MMAs of the block path below, one slab's P at a time (a copy of that loop, so
+                           // that pv_slab=off keeps the PTX it had: pv_slab_off_identical.txt)
 #pragma unroll
       for (int kk = 0; kk < K::BC / 16; ++kk) {
         uint32_t a[MT][4];

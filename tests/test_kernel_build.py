@@ -140,19 +140,25 @@ S5_UNROLLED = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", 
                     q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on", copies="unrolled")
 
 
-def test_issue9_kernel_compiles_for_three_archs_without_spills(tmp_path):
-    """Every instantiation (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90 and sm_120, 0 spills; the same tile
-    on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/issue9_spills.txt)."""
-    specs = [BuildSpec(knobs=S5_UNROLLED, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128))
-             for a in ("sm_80", "sm_90", "sm_120")]
-    res = build(specs, tmp_path)
+def _every_instantiation_on_three_archs(knobs: Knobs, cache) -> list[tuple[str, object]]:
+    """ptxas's record of each of the 8 instantiations (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90, sm_120."""
+    specs = [BuildSpec(knobs=knobs, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128)) for a in ("sm_80", "sm_90", "sm_120")]
+    res = build(specs, cache)
+    out = []
     for spec in specs:
         r = res[spec.key()]
         assert r.ok, r.log[-2000:]
         recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
         assert len(recs) == 8
-        for rec in recs:
-            assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (spec.arch, rec)
+        out += [(spec.arch, rec) for rec in recs]
+    return out
+
+
+def test_issue9_kernel_compiles_for_three_archs_without_spills(tmp_path):
+    """Every instantiation (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90 and sm_120, 0 spills; the same tile
+    on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/issue9_spills.txt)."""
+    for arch, rec in _every_instantiation_on_three_archs(S5_UNROLLED, tmp_path):
+        assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (arch, rec)
 
 
 # issue 9 item 2: FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
@@ -164,16 +170,8 @@ B64_LEAN = S5_UNROLLED.replace(bc=64, persistent="on", causal_mask="predicate", 
 def test_issue9_bc64_lean_kernel_compiles_for_three_archs_without_spills(tmp_path):
     """Every instantiation of the lean 128 x 64 kernel on sm_80, sm_90 and sm_120: 255 registers at most, 0 spills
     (without pv_slab it spills on all three: results/2026-11-30_cpu_build_checks/pv_slab.txt)."""
-    specs = [BuildSpec(knobs=B64_LEAN, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128))
-             for a in ("sm_80", "sm_90", "sm_120")]
-    res = build(specs, tmp_path)
-    for spec in specs:
-        r = res[spec.key()]
-        assert r.ok, r.log[-2000:]
-        recs = [x for x in parse_ptxas(r.log) if x.entry and "fa_fwd_kernel" in x.function]
-        assert len(recs) == 8
-        for rec in recs:
-            assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.arch, rec)
+    for arch, rec in _every_instantiation_on_three_archs(B64_LEAN, tmp_path):
+        assert rec.spill_stores == 0 and rec.spill_loads == 0, (arch, rec)
 
 
 def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
