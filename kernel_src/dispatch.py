@@ -1,6 +1,6 @@
 """A dispatch table: one library whose `fa_fwd` picks, per (dtype, head dim, causal, N bucket), the
 configuration measured fastest there (FlashAttention-2 switches tile shapes by head dim,
-causality and arch the same way; issue 9 item 6).
+causality and arch the same way).
 
 The knobs are preprocessor defines, so each configuration is the kernel source pasted once more
 inside a namespace of its own (kernels, template statics and host stubs stay apart; the knobs
@@ -19,7 +19,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from .knobs import HEADERS, SOURCE, Knobs
+from .knobs import SOURCE, Knobs, inlined
 
 EDGES = (512, 1024, 2048, 4096, 8192, 16384, 32768)  # upper edges; one more bucket holds N > 32768
 N_MAX = 2**31 - 1
@@ -116,9 +116,7 @@ def kernels(rows: list[Row]) -> list[tuple[Knobs, str, int, bool]]:
 def _kernel_body() -> tuple[list[str], str, list[str]]:
     """The kernel source with its headers inlined: its system includes (hoisted above every
     namespace, where they belong), the body, and every macro the body defines (to #undef)."""
-    src = SOURCE.read_text()
-    for h in HEADERS:
-        src = src.replace(f'#include "{h.name}"', h.read_text().replace("#pragma once\n", ""))
+    src = inlined(SOURCE, banner=False)
     includes = sorted(set(re.findall(r"^#include <[^>]+>$", src, re.MULTILINE)))
     body = re.sub(r"^#include <[^>]+>\n", "", src, flags=re.MULTILINE)
     macros = sorted(set(re.findall(r"^\s*#\s*define\s+(\w+)", body, re.MULTILINE)))

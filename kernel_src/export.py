@@ -4,7 +4,7 @@ peer's standalone files, ../shared/seeds/002_ad8713791642b336.txt)."""
 
 from __future__ import annotations
 
-from .knobs import HEADERS, SOURCE, Knobs
+from .knobs import SOURCE, Knobs, inlined
 
 _MAIN = r'''
 // ---------------------------------------------------------------------------------------------
@@ -119,10 +119,7 @@ def standalone(knobs: Knobs, head_dim: int = 128, dtype: str = "float16") -> str
         raise ValueError("head dim must be 64 or 128")
     if dtype not in ("float16", "bfloat16"):
         raise ValueError("dtype must be float16 or bfloat16")
-    src = SOURCE.read_text()
-    for h in HEADERS:  # inline the headers: one file, one nvcc command
-        body = h.read_text().replace("#pragma once\n", "")
-        src = src.replace(f'#include "{h.name}"', f"// ---- {h.name} (inlined)\n" + body)
+    src = inlined(SOURCE)  # the headers inlined: one file, one nvcc command
     half = dtype == "float16"
     defines = {**knobs.defines(), "FA_DTYPES": 1 if half else 2, "FA_DIMS": 1 if head_dim == 64 else 2, "FA_CAUSALS": 3}
     head = [

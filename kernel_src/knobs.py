@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from enum import Enum
 from pathlib import Path
 
@@ -345,7 +346,9 @@ _FIRST_KNOBS = ("compute", "layout", "staging", "exp", "br", "bc", "warps")
 _DEFAULTS = SEED.model_dump(mode="json")
 
 
-HEADERS = (SOURCE.with_name("mma.cuh"), SOURCE.with_name("wgmma.cuh"))
+# Every header of the kernel's components (fa_fwd.cu includes them; wgmma_probe.cu and mma_peak.cu, separate
+# sources, include mma.cuh/wgmma.cuh): the build cache key hashes them all, and export inlines them
+HEADERS = tuple(sorted(SOURCE.parent.glob("*.cuh")))
 
 
 def source_hash(source: Path = SOURCE) -> str:
@@ -353,6 +356,31 @@ def source_hash(source: Path = SOURCE) -> str:
     for f in (source, *HEADERS):
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*(//.*)?$')
+
+
+def inlined(source: Path = SOURCE, banner: bool = True) -> str:
+    """The source as one text: each `#include "header"` of a kernel_src/ header replaced by the header's text,
+    recursively, the first time it is met, and dropped after that (what #pragma once does); `banner` marks
+    where each header starts. System includes stay where they are."""
+    seen: set[str] = set()
+
+    def expand(path: Path) -> str:
+        out = []
+        for line in path.read_text().splitlines(keepends=True):
+            m = _INCLUDE.match(line)
+            if m and (path.parent / m[1]).is_file():
+                if m[1] not in seen:
+                    seen.add(m[1])
+                    out.append((f"// ---- {m[1]} (inlined)\n" if banner else "") + expand(path.parent / m[1]))
+                continue
+            if line.strip() != "#pragma once":
+                out.append(line)
+        return "".join(out)
+
+    return expand(source)
 
 
 def _sentence(e: ValidationError) -> str:

@@ -1,4 +1,4 @@
-// fa5090-search: warpgroup MMA (wgmma.mma_async) for the Hopper arm, sm_90a only (issue 10).
+// fa5090-search: warpgroup MMA (wgmma.mma_async) for the Hopper arm, sm_90a only.
 // The descriptor encodings and the accumulator map used here are the ones kernel_src/wgmma_probe.cu
 // checked on the H200 (results/2026-11-30_h200_fa2_levers): K-major operands with the 128-byte
 // swizzle in 64-element column tiles of ROWS rows (SBO 1024 B between 8-row groups), A from registers
@@ -36,7 +36,7 @@ __device__ __forceinline__ void wg_wait() { asm volatile("wgmma.wait_group.sync.
 // that wgmma reads through; each writing thread, before the barrier that publishes the tile
 __device__ __forceinline__ void proxy_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
-// ---- TMA (staging=tma, issue 10 step 2): K/V tiles by cp.async.bulk.tensor, completion on mbarriers.
+// ---- TMA (staging=tma): K/V tiles by cp.async.bulk.tensor, completion on mbarriers.
 // One thread issues a tile's boxes after arming the stage's barrier with the tile's byte count; every
 // thread waits on the barrier's phase parity. The box is 64 columns (128 B) x BC rows of one head with
 // the 128-byte swizzle, which is exactly sw128_el's tile (1024-byte aligned), so the wgmma descriptors

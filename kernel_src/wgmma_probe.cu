@@ -1,4 +1,4 @@
-// fa5090-search: the Hopper arm's first step (issue 10), a probe of warpgroup MMA on sm_90a.
+// fa5090-search: a probe of warpgroup MMA on sm_90a, the first step of the Hopper arm.
 //
 // Not a kernel of the search space yet. It answers, on the GPU, the questions an attention kernel
 // built on wgmma.mma_async depends on, before one is written:

@@ -8,11 +8,9 @@
 # match it). The producer rows against BASE are printed too: they differ by design (the wait changed).
 set -euo pipefail
 BASE=$1; BASE_P=$2; W=$(mktemp -d); trap 'rm -rf $W' EXIT
-for b in $BASE $BASE_P; do
-  mkdir -p $W/$b
-  for f in fa_fwd.cu mma.cuh wgmma.cuh; do git show $b:kernel_src/$f > $W/$b/$f; done
-done
-mkdir -p $W/new; cp kernel_src/fa_fwd.cu kernel_src/mma.cuh kernel_src/wgmma.cuh $W/new/
+snap() { mkdir -p $2; for f in $(git ls-tree --name-only $1 kernel_src/ | grep -E '\.cuh?$'); do git show $1:$f > $2/${f#kernel_src/}; done; }  # every kernel source of commit $1 into $2
+for b in $BASE $BASE_P; do snap $b $W/$b; done
+mkdir -p $W/new; cp kernel_src/*.cu kernel_src/*.cuh $W/new/
 WG="-DFA_COMPUTE=2 -DFA_LAYOUT=3 -DFA_EXP=1 -DFA_Q_IN=1"
 TMA="$WG -DFA_STAGING=2"
 T128="-DFA_BR=128 -DFA_WARPS=8"

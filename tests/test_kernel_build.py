@@ -86,14 +86,14 @@ def test_defect_switch_compiles_and_changes_the_binary(tmp_path):
 
 def test_fault_switches_compile_match_the_kernels_enum_and_stay_out_of_the_defect_battery(tmp_path):
     """The hang and the illegal-address fault (scripts/device_faults.py) are FA_DEFECT values of
-    their own, numbered as fa_fwd.cu's enum numbers them, and never in DEFECTS: derive-tolerance
+    their own, numbered as the kernel's enum (defects.cuh) numbers them, and never in DEFECTS: derive-tolerance
     runs every defect in one process, which a hang or a sticky fault would end."""
     import re
 
     from experiments.defects import BASE, DEFECTS, FAULTS
-    from kernel_src.knobs import SOURCE
+    from kernel_src.knobs import inlined
 
-    body = re.search(r"enum \{\s*DEF_NONE = 0,(.*?)\};", SOURCE.read_text(), re.S).group(1)
+    body = re.search(r"enum \{\s*DEF_NONE = 0,(.*?)\};", inlined(), re.S).group(1)
     names = re.findall(r"\bDEF_([A-Z_]+)", body)
     enum = {n.lower(): i + 1 for i, n in enumerate(names)}
     for name, (code, _) in {**DEFECTS, **FAULTS}.items():

@@ -1,0 +1,69 @@
+// The tile scheduler: what a work item is and which items a CTA takes (launch order or heaviest first,
+// one CTA per item or a persistent grid pulling from a work list). The launch (fa_fwd.cu) sizes the
+// grid to match.
+#pragma once
+#include "config.cuh"
+
+namespace fa {
+
+// A work item is (query tile, batch x head, key split). One CTA per item: launch order makes
+// blockIdx.x the query tile, so each head's cheapest causal tile is dispatched first and its
+// heaviest last. Heaviest first (seed v5: 1.349x at causal N=2048 on the 5090): a 1-D grid whose
+// item i takes the heaviest remaining tile (tile T-1-i/(BH*S)): the same work, reordered, bitwise
+// the same output. H200, causal N=32768 bf16 (16,384 CTAs, no tail worth shortening): 0.870x;
+// consecutive CTAs no longer share a head's K/V: L2 hit 99.4% -> 86.7%, DRAM 0.6% -> 8.7% of peak
+// (ncu, results/2026-11-30_h200_profile_n32768_causal).
+struct Item {
+  int qt, bh, split;
+};
+template <class K>
+__device__ __forceinline__ Item decode(int i, int tiles, int BH) {
+  if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
+    const int rest = i % (BH * K::SPLITS);
+    return {tiles - 1 - i / (BH * K::SPLITS), rest % BH, rest / BH};
+  } else {
+    return {i % tiles, (i / tiles) % BH, i / (tiles * BH)};
+  }
+}
+
+// The persistent grid's work list: the next item to hand out and the CTAs that have finished.
+// The last CTA to finish puts both back to zero, so every launch starts from an empty list without
+// a memset on the stream (two launches of one library on concurrent streams would share it: the
+// tool launches on one stream).
+__device__ unsigned int g_work[2];
+
+// The items of this CTA, in order, each handed to work(Item): the one item of its launch position, or
+// with FA_PERSISTENT the items it pulls from the work list until the list is empty. slot: the 16 bytes
+// of shared memory where thread 0 puts the item it pulled for the others.
+template <class K, class Work>
+__device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, int BH, Work&& work) {
+  if constexpr (K::PERSISTENT) {
+    // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
+    // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
+    // item and, with heaviest first, is longest-processing-time scheduling proper; costs an atomic
+    // and two barriers per item. Same items, same arithmetic: bitwise the same output. H200 from
+    // the padded kernel: 0.918x at N=8192 fp16, 0.876x at causal N=32768 bf16; on top of K/V
+    // double buffering at N=8192 it was KEPT at 1.024x (results/2026-11-30_h200_search_n8192).
+    unsigned int* next = reinterpret_cast<unsigned int*>(slot);
+    const unsigned int total = (unsigned int)tiles * BH * K::SPLITS;
+    for (;;) {
+      __syncthreads();  // the previous item is done with shared memory and with *next
+      if (threadIdx.x == 0) *next = atomicAdd(&g_work[0], 1u);
+      __syncthreads();
+      const unsigned int i = *next;
+      if (i >= total) break;
+      work(decode<K>((int)i, tiles, BH));
+    }
+    if (threadIdx.x == 0 && atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
+      g_work[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
+      g_work[1] = 0;
+    }
+  } else {
+    (void)slot;
+    const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH)
+                                                          : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
+    work(it);
+  }
+}
+
+}  // namespace fa

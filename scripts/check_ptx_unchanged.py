@@ -1,0 +1,237 @@
+"""The kernel's device code is unchanged by a restructuring of kernel_src/: for every configuration of the checked
+sets, the PTX that nvcc emits from BASE's kernel_src/ and from the working tree's, compared line by line after
+dropping comment lines, stripping the mangled names (_ZN2fa...) and the virtual-register numbers (the method of
+scripts/check_knobs_off_identical.sh): "same" or "differs". The detail says how close "same" is: "raw identical"
+(byte for byte, comments aside), "identical after renumbering registers" (each kernel's virtual registers numbered
+in order of first use: the same dataflow, registers named differently) or only "identical with register numbers
+stripped". No GPU needed.
+
+The sets: kernel_src.covering.covering_set() on sm_80, sm_90 and sm_120, the same set with copies=unrolled and
+with exp_poly=quarter / exp_poly=half / pv_slab=on moved in wherever valid (the covering set pins those knobs
+off, scripts/device_ladder.py --move runs them), hopper_set() on sm_90a (also with copies=unrolled and
+exp_poly=half where valid), and the defect and fault battery (experiments.defects) on its base configuration on
+the three archs. Every configuration compiles all eight instantiations (fp16/bf16 x D 64/128 x causal or not)
+unless --small (fp16 D=128, causal and not).
+
+    PYTHONPATH=$PWD python3 scripts/check_ptx_unchanged.py [--base 9547bf7] [--jobs 2] [--small] [--only SET]...
+        [--cache DIR] [--out FILE]
+
+BASE's PTX is cached under --cache (keyed by BASE, flags and nvcc version), so a second run compiles the new
+tree only. Exit status 0 when every configuration is "same", 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from experiments.defects import BASE as DEFECT_BASE, DEFECTS, FAULTS  # noqa: E402
+from kernel_src.covering import covering_set, hopper_set  # noqa: E402
+from kernel_src.knobs import KnobError, Knobs  # noqa: E402
+
+ARCHS = ("sm_80", "sm_90", "sm_120")
+EVERY = ["-DFA_DTYPES=3", "-DFA_DIMS=3", "-DFA_CAUSALS=3"]
+SMALL = ["-DFA_DTYPES=1", "-DFA_DIMS=2", "-DFA_CAUSALS=3"]
+RETRIES = 8  # further compiles of each side when the first two differ
+
+
+def moved(cs: list[Knobs], **move) -> list[Knobs]:
+    out = []
+    for k in cs:
+        try:
+            out.append(k.replace(**move))
+        except KnobError:
+            pass
+    return out
+
+
+def configurations() -> list[tuple[str, str, str, list[str]]]:
+    """(set, label, arch, -D flags) for every configuration checked."""
+    cov, hop = covering_set(), hopper_set()
+    sets = {
+        "covering": (cov, ARCHS),
+        "covering+copies=unrolled": (covering_set("unrolled"), ARCHS),
+        "covering+exp_poly=quarter": (moved(cov, exp_poly="quarter"), ARCHS),
+        "covering+exp_poly=half": (moved(cov, exp_poly="half"), ARCHS),
+        "covering+pv_slab=on": (moved(cov, pv_slab="on"), ARCHS),
+        "hopper": (hop, ("sm_90a",)),
+        "hopper+copies=unrolled": (moved(hop, copies="unrolled"), ("sm_90a",)),
+        "hopper+exp_poly=half": (moved(hop, exp_poly="half"), ("sm_90a",)),
+    }
+    out = []
+    for name, (knobs, archs) in sets.items():
+        for k in knobs:
+            defs = [f"-D{n}={v}" for n, v in sorted(k.defines().items())]
+            out += [(name, k.label(), a, defs) for a in archs]
+    base = [f"-D{n}={v}" for n, v in sorted(DEFECT_BASE.defines().items())]
+    for dname, (code, _) in {**DEFECTS, **FAULTS}.items():
+        out += [("defects", f"{DEFECT_BASE.label()} defect={dname}", a, base + [f"-DFA_DEFECT={code}"]) for a in ARCHS]
+    return out
+
+
+_MANGLED = re.compile(r"_ZN2fa[A-Za-z0-9_]*")
+_VREG = re.compile(r"%([a-z]+)[0-9]+")
+_VREG_NUM = re.compile(r"%([a-z]+)([0-9]+)")
+
+
+def code_lines(ptx: str) -> list[str]:
+    return [ln for ln in ptx.splitlines() if not ln.startswith("//")]
+
+
+def normalise(lines: list[str]) -> str:
+    """The project's method (scripts/check_knobs_off_identical.sh): mangled names and register numbers stripped."""
+    return "\n".join(_VREG.sub(r"%\1", _MANGLED.sub("", ln)) for ln in lines)
+
+
+def renumber(lines: list[str]) -> str:
+    """A stricter form: mangled names stripped, and each kernel's virtual registers renumbered in the order they
+    first appear (per register class; the .reg declarations' counts dropped). Two PTX texts equal here compute
+    the same values from the same values in the same order: only the registers' names differ."""
+    out, seen = [], {}
+    for ln in lines:
+        if ".entry " in ln:
+            seen = {}
+        ln = _MANGLED.sub("", ln)
+        if ln.lstrip().startswith(".reg "):
+            out.append(re.sub(r"<[0-9]+>", "<>", ln))
+            continue
+        out.append(_VREG_NUM.sub(lambda m: f"%{m[1]}{seen.setdefault(m[1], {}).setdefault(m[0], len(seen[m[1]]))}", ln))
+    return "\n".join(out)
+
+
+def digest(s: str) -> str:
+    return hashlib.sha256(s.encode()).hexdigest()
+
+
+def nvcc_version() -> str:
+    return subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
+def compile_ptx(src_dir: Path, arch: str, flags: list[str], inst: list[str]) -> tuple[str, str, str] | str:
+    """(raw, renumbered, normalised) digests of the PTX, or the compiler's error text."""
+    with tempfile.NamedTemporaryFile(suffix=".ptx") as f:
+        cmd = ["nvcc", "-O3", "-std=c++17", "-ptx", f"-arch={arch}", *flags, *inst, str(src_dir / "fa_fwd.cu"), "-o", f.name]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            return "compile error: " + p.stderr[-400:]
+        lines = code_lines(Path(f.name).read_text())
+    return digest("\n".join(lines)), digest(renumber(lines)), digest(normalise(lines))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", default="9547bf7")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--small", action="store_true", help="fp16 D=128 instantiations only (causal and not)")
+    ap.add_argument("--only", action="append", default=[], help="only this set (repeatable)")
+    ap.add_argument("--every", type=int, default=1, help="every N-th configuration of each set (a quick look)")
+    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "fa5090_ptx_check"))
+    ap.add_argument("--out", help="also write the report here")
+    ap.add_argument("--tree", help="the new kernel sources: this directory instead of the working tree's kernel_src/")
+    a = ap.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="ptxcheck."))
+    old, new = work / "old", work / "new"
+    old.mkdir()
+    new.mkdir()
+    base_sha = subprocess.run(["git", "rev-parse", a.base], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    names = subprocess.run(["git", "ls-tree", "--name-only", base_sha, "kernel_src/"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.split()
+    for n in names:
+        if n.endswith((".cu", ".cuh")):
+            (old / Path(n).name).write_bytes(subprocess.run(["git", "show", f"{base_sha}:{n}"], cwd=ROOT,
+                                                            capture_output=True, check=True).stdout)
+    for f in Path(a.tree or ROOT / "kernel_src").iterdir():  # a frozen copy: edits during the run do not leak in
+        if f.suffix in (".cu", ".cuh"):
+            (new / f.name).write_bytes(f.read_bytes())
+
+    inst = SMALL if a.small else EVERY
+    cfgs = [c for c in configurations() if not a.only or c[0] in a.only]
+    if a.every > 1:
+        index: dict[str, int] = {}
+        kept = []
+        for c in cfgs:
+            i = index[c[0]] = index.get(c[0], -1) + 1
+            if i % a.every == 0:
+                kept.append(c)
+        cfgs = kept
+    nv = nvcc_version()
+    cache = Path(a.cache) / base_sha[:12]
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def old_ptx(arch, flags):
+        key = digest(" ".join([nv, arch, *flags, *inst]))[:24]
+        hit = cache / key
+        if hit.exists() and len(hit.read_text().split()) == 3:
+            return tuple(hit.read_text().split())
+        r = compile_ptx(old, arch, flags, inst)
+        if isinstance(r, tuple):
+            hit.write_text(" ".join(r))
+        return r
+
+    def level(o, n) -> str:
+        return ("raw identical" if o[0] == n[0] else "identical after renumbering registers" if o[1] == n[1]
+                else "identical with register numbers stripped")
+
+    def one(c):
+        setname, label, arch, flags = c
+        o, n = old_ptx(arch, flags), compile_ptx(new, arch, flags, inst)
+        if isinstance(o, str) or isinstance(n, str):
+            return setname, label, arch, "differs", f"old: {o if isinstance(o, str) else 'ok'}; new: {n if isinstance(n, str) else 'ok'}"
+        if o[2] == n[2]:
+            return setname, label, arch, "same", level(o, n)
+        # cicc is not deterministic on some inputs (the same .ii gives different instruction orders from run to
+        # run, e.g. staging=scalar with copies=unrolled): compile both again and look for a common output
+        olds, news = {o[2]: o}, {n[2]: n}
+        for i in range(RETRIES):
+            for src, seen in ((old, olds), (new, news)):
+                r = compile_ptx(src, arch, flags, inst)
+                if isinstance(r, tuple):
+                    seen.setdefault(r[2], r)
+            common = set(olds) & set(news)
+            if common:
+                d = sorted(common)[0]
+                return (setname, label, arch, "same",
+                        f"{level(olds[d], news[d])}; nondeterministic compiler: BASE gave {len(olds)} and the tree "
+                        f"{len(news)} distinct PTX in {i + 2} compiles each, {len(common)} of them common")
+        return setname, label, arch, "differs", f"{len(olds)} distinct PTX from BASE, {len(news)} from the tree, none common in {RETRIES + 1} compiles each"
+
+    t0 = time.time()
+    with ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        rows = list(ex.map(one, cfgs))
+    opts = (" --small" if a.small else "") + (f" --every {a.every}" if a.every > 1 else "") + "".join(f" --only {o}" for o in a.only)
+    lines = [f"# scripts/check_ptx_unchanged.py --base {a.base} ({base_sha[:12]}){opts}; {nv}",
+             f"# instantiations: {' '.join(inst)}; new tree: {a.tree or 'the working tree of ' + ROOT.name}",
+             "# set\tconfiguration\tarch\tresult\tdetail"]
+    lines += ["\t".join(r) for r in rows]
+    same = sum(r[3] == "same" for r in rows)
+    raw = sum(r[4].startswith("raw identical") for r in rows)
+    renum = sum(r[4].startswith(("raw identical", "identical after renumbering")) for r in rows)
+    by_set = {}
+    for r in rows:
+        s = by_set.setdefault(r[0], [0, 0])
+        s[0] += 1
+        s[1] += r[3] == "same"
+    lines.append(f"# {same} of {len(rows)} same after normalisation ({renum} of them the same after renumbering registers, "
+                 f"{raw} byte-identical); "
+                 + "; ".join(f"{k} {v[1]}/{v[0]}" for k, v in by_set.items()) + f"; {time.time() - t0:.0f} s")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if a.out:
+        Path(a.out).write_text(text)
+    subprocess.run(["rm", "-rf", str(work)])
+    return 0 if same == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
