@@ -1,4 +1,4 @@
-"""ctypes binding to a built candidate library (the extern "C" ABI at the end of fa_fwd.cu).
+"""ctypes binding to a built candidate library (the extern "C" ABI at the end of kernel_src/fa_fwd.cu).
 
 A plain nvcc shared library loads in ~1 s; a torch extension recompiles torch headers for
 every candidate (53 s on the H200 machine, ../shared/device/README.md). Tensors are passed as
@@ -11,8 +11,11 @@ import ctypes
 import math
 from pathlib import Path
 
-from .knobs import _CODES, _INTS, Knobs
+from . import knob_table as table
+from .knobs import _CODES, Knobs
 
+CONFIG_BUFFER = 64  # ints; fa_config writes len(knob_table.KNOBS) of them
+assert len(table.KNOBS) <= CONFIG_BUFFER
 _DTYPES = {"torch.float16": 0, "torch.bfloat16": 1}
 
 
@@ -37,15 +40,12 @@ class KernelLib:
         self.knobs = self._read_knobs()
 
     def _read_knobs(self) -> Knobs:
-        # one int a knob (26 since session 8); room to spare, so a library with more knobs than this binding
-        # knows never writes past the buffer
-        out = (ctypes.c_int * 64)()
+        # fa_config writes one int per knob of kernel_src/knob_table.py, in its order (FA_CONFIG_COUNT of
+        # knobs_gen.cuh); the buffer has room to spare, so a library with more knobs than this binding knows
+        # never writes past it
+        out = (ctypes.c_int * CONFIG_BUFFER)()
         self._lib.fa_config(out)
-        # the order of fa_config's array in fa_fwd.cu
-        order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
-                 "causal_mask", "cta_order", "min_ctas", "store", "v_load", "persistent", "split_kv",
-                 "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies", "exp_poly", "pv_slab"]
-        data = {n: (out[i] if n in _INTS else _CODES[n][out[i]].value) for i, n in enumerate(order)}
+        data = {k.name: _CODES[k.name][out[i]].value if k.is_enum else out[i] for i, k in enumerate(table.KNOBS)}
         return Knobs.parse(data)
 
     def _check(self, code: int, what: str) -> None:

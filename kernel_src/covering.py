@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 
 from .arch import limits
-from .knobs import _CODES, KnobError, Knobs
+from . import knob_table as table
+from .knobs import KnobError, Knobs
 
 # Configurations must launch on the card that proves them: the H200's 227 KB opt-in at D=128
 # (t128x128w8 with three padded K/V stages needs 243,712 B and is left out; its pairs come from others).
@@ -18,24 +19,22 @@ ARCH = "sm_90"
 TILES = [(64, 32, 4), (64, 64, 4), (64, 128, 4), (128, 32, 8), (128, 64, 8), (128, 128, 8),
          (128, 32, 4), (128, 64, 4), (128, 128, 4)]
 # The Hopper arm (compute=wgmma, layout=sw128) exists on sm_90a alone; it is checked on its own
-# (tests/test_kernel_build.py compiles it, its GPU battery is the next step of issue 10), not in a
-# set that every architecture compiles.
-HOPPER_ONLY = {"compute": "wgmma", "layout": "sw128"}
-# `copies` (session 8) changes no arithmetic, only how a tile's copies are issued: the set stays the one the
-# earlier covering runs proved (copies=loop) and `covering_set(copies="unrolled")` is the same set moved to the
-# unrolled copies, each paired bitwise with its loop build by scripts/device_ladder.py --copies unrolled.
-# exp_poly (session 8, not bitwise) likewise: `scripts/device_ladder.py --move exp_poly=half` runs the set with it
-# moved wherever it is valid (exp=ex2), against the tier's bound.
-# pv_slab (session 9, bitwise) likewise: `--move pv_slab=on` pairs each configuration where it is valid with its
-# off build.
-PINNED = {"copies": "loop", "exp_poly": "off", "pv_slab": "off"}
+# (tests/test_kernel_build.py compiles it, hopper_set() below is its GPU battery), not in a set that every
+# architecture compiles: the values a knob has on that arm alone are knob_table's hopper_values.
+HOPPER_ONLY = {k.name: v for k in table.KNOBS for v in k.hopper_values}
+# A knob added after the covering runs were proved is pinned (knob_table's `pinned`): the set stays the one those
+# runs proved, and the knob is moved over it instead. `copies` changes no arithmetic, only how a tile's copies are
+# issued: `covering_set(copies="unrolled")` is the same set moved to the unrolled copies, each paired bitwise with
+# its loop build by scripts/device_ladder.py --copies unrolled. exp_poly (not bitwise) likewise:
+# `scripts/device_ladder.py --move exp_poly=half` runs the set with it moved wherever it is valid (exp=ex2), against
+# the tier's bound. pv_slab (bitwise) likewise: `--move pv_slab=on` pairs each configuration where it is valid with
+# its off build.
+PINNED = {k.name: k.pinned for k in table.KNOBS if k.pinned is not None}
 DOMAINS: dict[str, list] = {
-    **{name: [v.value for v in values if HOPPER_ONLY.get(name) != v.value] if name not in PINNED else [PINNED[name]]
-       for name, values in _CODES.items()},
+    **{k.name: [k.pinned] if k.pinned is not None else [v for v in k.values if v not in k.hopper_values]
+       for k in table.KNOBS if k.is_enum},
     "tile": TILES,
-    "kv_stages": [1, 2, 3],
-    "min_ctas": [0, 1, 2, 3, 4],
-    "split_kv": [1, 2, 4, 8],
+    **{k.name: list(k.values) for k in table.KNOBS if not k.is_enum and k.name not in ("br", "bc", "warps")},
 }
 
 
@@ -101,7 +100,7 @@ def _completable(partial: dict) -> bool:
 
 
 def hopper_set() -> list[Knobs]:
-    """The Hopper arm's configurations for its first GPU battery (issue 10): every tile the arm
+    """The Hopper arm's configurations for its GPU battery: every tile the arm
     allows (BC 32/64/128 on one or two warpgroups) and, on the 64x64 tile, each knob it shares with
     the mma.sync kernel moved off its default once (stages, rescale forms, softmax, masks, order,
     persistence, split-KV, overlap). Not a pairwise set: a first check that each part works."""
@@ -113,7 +112,7 @@ def hopper_set() -> list[Knobs]:
              dict(softmax="fused"), dict(causal_mask="predicate"), dict(causal_mask="split"),
              dict(cta_order="heaviest_first"), dict(persistent="on"), dict(split_kv=2), dict(kv_overlap="on"),
              dict(exp="expf"), dict(min_ctas=2), dict(store="cs")]
-    # TMA staging (issue 10 step 2, built in session 5, not yet run): each tile, the ring at 2 and 3
+    # TMA staging (its tier first passed on the H200 in results/2026-11-30_h200_session6): each tile, the ring at 2 and 3
     # stages (persistent, where the barrier phases cross items), split-KV with the split causal loop,
     # and the stack of shared knobs the mma.sync searches kept
     tma = base.replace(staging="tma")
@@ -122,11 +121,11 @@ def hopper_set() -> list[Knobs]:
         tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2),
         tma.replace(kv_stages=2, rescale_skip="on", rescale_lazy="on", softmax="fused", min_ctas=3,
                     cta_order="heaviest_first")]
-    # the intra-warpgroup overlap (pipeline=on on the arm, session 5, not yet run): cp.async and TMA
+    # the intra-warpgroup overlap (pipeline=on on the arm, first passed in results/2026-11-30_h200_session6): cp.async and TMA
     # rings, and three TMA stages on a persistent grid with causal split loops
     pipe_set = [base.replace(kv_stages=2, pipeline="on"), tma.replace(kv_stages=2, pipeline="on"),
                 tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split")]
-    # kv_release=last_warp (session 6, built, not yet run): the TMA ring without its block barrier, on the
+    # kv_release=last_warp (first passed in results/2026-11-30_h200_session7): the TMA ring without its block barrier, on the
     # tile that ran 1.743x SDPA flash (t128x64w8, two stages, lazy rescale), the one-warpgroup tile, three
     # stages on a persistent grid with the pipeline (counts carried across items) and split-KV with the
     # causal split loop; each pairs bitwise with its cp.async build in scripts/device_ladder.py
@@ -135,13 +134,13 @@ def hopper_set() -> list[Knobs]:
                    tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split",
                                kv_release="last_warp"),
                    tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2, kv_release="last_warp")]
-    # kv_release=producer (session 6, built, not yet run): warp specialisation with setmaxnreg on the 1.743x
+    # kv_release=producer (first passed in results/2026-11-30_h200_session7): warp specialisation with setmaxnreg on the 1.743x
     # tile, on BC 128 with the pipeline (FlashAttention-3's shape: one CTA/SM, 168 registers at entry) and
     # on three stages of a persistent grid with the causal split loop (the producer's counts across items)
     producer_set = [tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="producer"),
                     tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer"),
                     tma.replace(bc=32, kv_stages=3, persistent="on", causal_mask="split", kv_release="producer")]
-    # pingpong=on (session 7b, built, not yet run): the producer kernel's two consumer warpgroups in turns, on the
+    # pingpong=on (first passed in results/2026-11-30_h200_session7/s7b): the producer kernel's two consumer warpgroups in turns, on the
     # measured tile, on BC 128 with the pipeline (its first QK^T a turn of its own), on three stages of a persistent
     # grid with the causal split loop and the pipeline (turns across items of different lengths and both loops) and
     # on split-KV with the causal split loop (empty splits take no turn). scripts/device_ladder.py pairs each

@@ -13,126 +13,31 @@ import re
 from enum import Enum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
+
+from . import knob_table as table
 
 SOURCE = Path(__file__).with_name("fa_fwd.cu")
 
 
-class Compute(str, Enum):
-    scalar = "scalar"  # CUDA-core FMAs, the seed's v0
-    mma = "mma"  # mma.sync m16n8k16 + ldmatrix, v1
-    wgmma = "wgmma"  # warpgroup MMA from shared-memory descriptors, sm_90a only (issue 10)
-
-
-class Layout(str, Enum):
-    row_major = "row_major"
-    swizzle = "swizzle"
-    pad = "pad"
-    sw128 = "sw128"  # the 128-byte swizzle in 64-column tiles that wgmma's descriptors read
-
-
-class Staging(str, Enum):
-    scalar = "scalar"  # 2-byte loads through registers
-    cp_async = "cp_async"  # 16-byte LDGSTS
-    tma = "tma"  # K/V tiles by cp.async.bulk.tensor, mbarrier completion; compute=wgmma only (issue 10 step 2)
-
-
-class Exp(str, Enum):
-    expf = "expf"
-    ex2 = "ex2"  # ex2.approx, log2(e) folded into the host-side scale
-
-
-class QIn(str, Enum):
-    regs = "regs"  # Q fragments held in registers across the key loop
-    smem = "smem"  # re-read from shared memory every key block
-
-
-class Switch(str, Enum):
-    off = "off"
-    on = "on"
-
-
-class CausalMask(str, Enum):
-    runtime = "runtime"  # one body, a runtime flag in the per-element test
-    predicate = "predicate"  # a function template per block kind
-    split = "split"  # the key loop split at the diagonal, the mode a type
-
-
-class CtaOrder(str, Enum):
-    launch = "launch"
-    heaviest_first = "heaviest_first"
-
-
-class Store(str, Enum):
-    default = "default"
-    cs = "cs"  # streaming, evict-first
-    wt = "wt"  # write-through
-
-
-class Softmax(str, Enum):
-    separate = "separate"  # scale (FMUL), then exp(s - m) (FADD + MUFU): the row max in scaled units
-    fused = "fused"  # exp2(s * c - m * c): one FFMA + one MUFU, the row max in raw-score units
-
-
-class Epilogue(str, Enum):
-    direct = "direct"  # each thread stores its accumulator pairs, 4 B at a time
-    smem = "smem"  # through shared memory (the warp's own Q rows), then 16-byte coalesced stores
-
-
-class KvRelease(str, Enum):
-    barrier = "barrier"  # a block barrier at the end of each key block frees its K/V buffer for the next copy
-    last_warp = "last_warp"  # TMA ring: each warp counts itself done with a buffer; the last one refills it, no thread waits
-    producer = "producer"  # a producer warpgroup (128 more threads, setmaxnreg) issues every copy, waiting on each stage's empty mbarrier: warp specialisation
-
-
-class Copies(str, Enum):
-    loop = "loop"  # a strided loop over a tile's chunks, each with its own address and row test
-    unrolled = "unrolled"  # a fixed count per thread, unrolled, one address per tile; the row test only at N
-
-
-class ExpPoly(str, Enum):
-    off = "off"  # every exponential of P on MUFU.EX2
-    quarter = "quarter"  # one in four by a cubic on the FMA pipe
-    half = "half"  # one in two
-
-
-class VLoad(str, Enum):
-    ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
-    lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
-
+# The knobs are declared in kernel_src/knob_table.py; this module makes them a pydantic model. An enum
+# knob's values are an Enum (knobs with the same values share one: Switch), in the order of the integers
+# the kernel's macro receives.
+ENUMS: dict[str, type[Enum]] = {}
+for _k in table.KNOBS:
+    if _k.is_enum and _k.py_enum not in ENUMS:
+        ENUMS[_k.py_enum] = Enum(_k.py_enum, [(v, v) for v in _k.values], type=str, module=__name__,
+                                 qualname=_k.py_enum)
+    assert not _k.is_enum or tuple(m.value for m in ENUMS[_k.py_enum]) == _k.values, _k.name
+(Compute, Layout, Staging, Exp, QIn, Switch, CausalMask, CtaOrder, Store, Softmax, Epilogue, KvRelease, Copies,
+ ExpPoly, VLoad) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch", "CausalMask",
+                                       "CtaOrder", "Store", "Softmax", "Epilogue", "KvRelease", "Copies", "ExpPoly",
+                                       "VLoad"))
 
 # The enum order is the integer the kernel's #define receives.
-_CODES = {
-    "compute": list(Compute),
-    "layout": list(Layout),
-    "staging": list(Staging),
-    "exp": list(Exp),
-    "q_in": list(QIn),
-    "rescale_skip": list(Switch),
-    "causal_mask": list(CausalMask),
-    "cta_order": list(CtaOrder),
-    "store": list(Store),
-    "v_load": list(VLoad),
-    "persistent": list(Switch),
-    "softmax": list(Softmax),
-    "kv_overlap": list(Switch),
-    "epilogue": list(Epilogue),
-    "rescale_lazy": list(Switch),
-    "pipeline": list(Switch),
-    "kv_release": list(KvRelease),
-    "pingpong": list(Switch),
-    "copies": list(Copies),
-    "exp_poly": list(ExpPoly),
-    "pv_slab": list(Switch),
-}
+_CODES = {k.name: list(ENUMS[k.py_enum]) for k in table.KNOBS if k.is_enum}
 # integer knobs passed as they are
-_INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
-# knobs that only the tensor-core path reads
-_MMA_ONLY = {"kv_stages": 1, "q_in": QIn.regs, "rescale_skip": Switch.off, "causal_mask": CausalMask.runtime,
-             "store": Store.default, "v_load": VLoad.ldmatrix_trans, "persistent": Switch.off, "split_kv": 1,
-             "softmax": Softmax.separate, "kv_overlap": Switch.off, "epilogue": Epilogue.direct,
-             "rescale_lazy": Switch.off, "pipeline": Switch.off, "kv_release": KvRelease.barrier,
-             "pingpong": Switch.off, "exp_poly": ExpPoly.off}
+_INTS = tuple(k.name for k in table.KNOBS if not k.is_enum)
 
 
 # ptxas refuses a wgmma m64n128 (64 fp32 accumulators a thread) under this register target: "Insufficient
@@ -145,36 +50,11 @@ class KnobError(ValueError):
     """An unknown knob, a bad value or an invalid combination; the message names the knob."""
 
 
-class Knobs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class _Knobs(BaseModel):
+    """The methods and the validator of `Knobs`; its fields, one per row of kernel_src/knob_table.py, are added by
+    create_model below."""
 
-    compute: Compute = Compute.scalar
-    layout: Layout = Layout.row_major
-    staging: Staging = Staging.scalar
-    exp: Exp = Exp.expf
-    br: int = 64  # query rows per CTA; each warp owns 16
-    bc: int = 64  # key rows per key block
-    warps: int = 4
-    kv_stages: int = 1  # K/V buffers in flight (2, 3: a cp.async ring, K and V in separate groups)
-    q_in: QIn = QIn.regs
-    rescale_skip: Switch = Switch.off
-    causal_mask: CausalMask = CausalMask.runtime
-    cta_order: CtaOrder = CtaOrder.launch
-    min_ctas: int = 0  # __launch_bounds__ minimum CTAs per SM; 0: none
-    store: Store = Store.default
-    v_load: VLoad = VLoad.ldmatrix_trans
-    persistent: Switch = Switch.off  # resident CTAs pull work items from a list
-    split_kv: int = 1  # key splits per (query tile, head), merged by a combine kernel
-    softmax: Softmax = Softmax.separate
-    kv_overlap: Switch = Switch.off  # one K and one V buffer, V(j) loaded under S(j), K(j+1) under P(j)V(j)
-    epilogue: Epilogue = Epilogue.direct
-    rescale_lazy: Switch = Switch.off  # keep a row's max until it grows by more than 2^8 (exact after 1/l)
-    pipeline: Switch = Switch.off  # QK^T of the next key block issued before this block's softmax
-    kv_release: KvRelease = KvRelease.barrier  # what frees a K/V ring buffer for its next TMA copy
-    pingpong: Switch = Switch.off  # two consumer warpgroups issue their GEMMs in turns (named barriers)
-    copies: Copies = Copies.loop  # how a thread issues its part of a tile's global->shared copies
-    exp_poly: ExpPoly = ExpPoly.off  # a share of P's exponentials by a cubic on the FMA pipe instead of MUFU
-    pv_slab: Switch = Switch.off  # P made and multiplied into O one 16-key slab at a time (mma.sync)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -196,47 +76,10 @@ class Knobs(BaseModel):
             raise ValueError(f"knob 'split_kv' must be 1 (no split), 2, 4 or 8, not {self.split_kv}")
         if self.min_ctas not in (0, 1, 2, 3, 4):
             raise ValueError(f"knob 'min_ctas' must be 0 (no bound) to 4, not {self.min_ctas}")
-        if self.kv_stages > 1 and self.staging == Staging.scalar:
-            raise ValueError(f"knob 'kv_stages'={self.kv_stages} needs staging=cp_async (or tma): scalar loads land "
-                             "synchronously, so there is nothing to overlap")
-        if self.staging == Staging.tma and self.compute != Compute.wgmma:
-            raise ValueError("knob 'staging'=tma loads the 128-byte-swizzled tiles that wgmma reads: it needs "
-                             f"compute=wgmma (and layout=sw128), not compute={self.compute.value}")
-        if self.kv_overlap == Switch.on and (self.kv_stages != 1 or self.staging != Staging.cp_async):
-            raise ValueError("knob 'kv_overlap'=on is the one-buffer schedule (V under QK^T, the next K under PV): "
-                             f"it needs kv_stages=1 and staging=cp_async, not kv_stages={self.kv_stages}, "
-                             f"staging={self.staging.value}")
-        if self.epilogue == Epilogue.smem and (self.split_kv != 1 or self.store != Store.default):
-            raise ValueError("knob 'epilogue'=smem writes the normalised output with 16-byte default stores: it needs "
-                             f"split_kv=1 (not {self.split_kv}) and store=default (not {self.store.value})")
-        if self.rescale_lazy == Switch.on and (self.exp != Exp.ex2 or self.rescale_skip != Switch.on):
-            raise ValueError("knob 'rescale_lazy'=on counts its threshold in log2 units and saves work only through "
-                             "the rescale vote: it needs exp=ex2 and rescale_skip=on")
-        if self.pipeline == Switch.on and self.kv_stages < 2:
-            raise ValueError("knob 'pipeline'=on computes the next block's QK^T before this block's softmax, "
-                             "so the next K must already be in the ring: it needs kv_stages=2 or 3")
-        if self.kv_release != KvRelease.barrier and (self.staging != Staging.tma or self.kv_stages < 2):
-            raise ValueError(f"knob 'kv_release'={self.kv_release.value} frees a TMA ring's buffers by counts of the warps "
-                             f"done with them: it needs staging=tma and kv_stages=2 or 3, not staging={self.staging.value}, "
-                             f"kv_stages={self.kv_stages}")
-        if self.kv_release == KvRelease.producer and self.min_ctas > 1:
-            # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
-            raise ValueError(f"knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the "
-                             f"consumers; min_ctas={self.min_ctas} leaves them too few (t128x64w8 spills at 2): use 0 or 1")
-        if self.pingpong == Switch.on and (self.kv_release != KvRelease.producer or self.compute != Compute.wgmma
-                                           or self.warps != 8):
-            raise ValueError("knob 'pingpong'=on takes turns between two consumer warpgroups beside a producer "
-                             "warpgroup: it needs kv_release=producer, compute=wgmma and warps=8, not "
-                             f"kv_release={self.kv_release.value}, compute={self.compute.value}, warps={self.warps}")
-        if self.exp_poly != ExpPoly.off and self.exp != Exp.ex2:
-            raise ValueError(f"knob 'exp_poly'={self.exp_poly.value} computes 2^x by a polynomial: it needs exp=ex2 "
-                             f"(scores in log2 units), not exp={self.exp.value}")
-        if self.pv_slab == Switch.on and (self.compute != Compute.mma or self.pipeline == Switch.on
-                                          or self.kv_overlap == Switch.on):
-            raise ValueError("knob 'pv_slab'=on makes P and multiplies it into O one 16-key slab at a time in "
-                             "mma.sync's register fragments, on the plain block schedule: it needs compute=mma, "
-                             f"pipeline=off and kv_overlap=off, not compute={self.compute.value}, "
-                             f"pipeline={self.pipeline.value}, kv_overlap={self.kv_overlap.value}")
+        values = self.model_dump(mode="json")
+        for rule in table.RULES:  # the table's rules, in its order: the first one broken is the sentence
+            if not rule.holds(values):
+                raise ValueError(rule.sentence.format(**values))
         if (self.compute == Compute.wgmma) != (self.layout == Layout.sw128):
             raise ValueError("knob 'compute'=wgmma reads its tiles by descriptor and needs layout=sw128, and "
                              "layout=sw128 is that layout alone: set both or neither")
@@ -257,9 +100,9 @@ class Knobs(BaseModel):
                                  f"{65536 // (self.min_ctas * self.threads())} registers a thread, and compute=wgmma with bc=128 "
                                  f"issues m64n128 wgmma that ptxas cannot compile under {WGMMA_N128_REGS} (error C7602)")
         if self.compute == Compute.scalar:
-            for name, default in _MMA_ONLY.items():
-                if getattr(self, name) != default:
-                    raise ValueError(f"knob '{name}' applies to compute=mma only; the scalar path has no such stage")
+            for k in table.KNOBS:  # the knobs only the tensor-core arms read
+                if "scalar" not in k.arms and values[k.name] != k.default:
+                    raise ValueError(f"knob '{k.name}' applies to compute=mma only; the scalar path has no such stage")
         return self
 
     # ---- construction with clear errors -------------------------------------------------
@@ -310,8 +153,9 @@ class Knobs(BaseModel):
 
     # ---- what the compiler receives ------------------------------------------------------
     def defines(self) -> dict[str, int]:
-        d = {f"FA_{name.upper()}": _CODES[name].index(getattr(self, name)) for name in _CODES}
-        d.update({f"FA_{name.upper()}": getattr(self, name) for name in _INTS})
+        v = self.model_dump(mode="json")
+        d = {table.BY_NAME[n].macro: table.BY_NAME[n].code(v[n]) for n in _CODES}
+        d.update({table.BY_NAME[n].macro: v[n] for n in _INTS})
         return d
 
     # ---- pre-flight arithmetic -----------------------------------------------------------
@@ -340,6 +184,16 @@ class Knobs(BaseModel):
             return 0
         return self.split_kv * batch * heads * seqlen * (head_dim + 1) * 4
 
+
+def _field(k: table.Knob) -> tuple:
+    if k.is_enum:
+        return ENUMS[k.py_enum], ENUMS[k.py_enum](k.default)
+    return int, k.default
+
+
+Knobs = create_model("Knobs", __base__=_Knobs, __module__=__name__, **{k.name: _field(k) for k in table.KNOBS})
+Knobs.__qualname__ = "Knobs"
+Knobs.__doc__ = "One configuration of the kernel: a value per knob of kernel_src/knob_table.py, validated."
 
 SEED = Knobs()
 _FIRST_KNOBS = ("compute", "layout", "staging", "exp", "br", "bc", "warps")

@@ -13,6 +13,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from kernel_src.arch import ArchLimits, launch_refusal
+from kernel_src import knob_table as table
 from kernel_src.knobs import KnobError, Knobs
 from profiler.diagnosis import Diagnosis
 from profiler.static import StaticFigures
@@ -147,38 +148,35 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     # later draw of those recordings' replays.
     default = Knobs().model_dump(mode="json")
     dims = {k: v for k, v in dims.items() if not (k in LATER_KNOBS and v == [default[k]])}
-    # pingpong (session 7) is valid only with kv_release=producer: it joins kv_release's dimension as
-    # one more value, so no draw lands in the invalid half of pingpong=on (from the mma seed, 0.60% of
-    # the points were valid with it a dimension of its own, 0.95% now: results/2026-11-30_cpu_build_checks/
-    # tpe_draw_asks.txt). Each valid configuration still has one point.
-    if len(dims.get("pingpong", ())) > 1 and "producer" in dims.get("kv_release", ()):
-        dims.pop("pingpong")
-        dims["kv_release"] = [*dims["kv_release"], PRODUCER_PINGPONG]
-    # exp_poly (session 8) is valid only with exp=ex2: it joins exp's dimension the same way
-    if len(dims.get("exp_poly", ())) > 1 and "ex2" in dims.get("exp", ()):
-        polys = [v for v in dims.pop("exp_poly") if v != "off"]
-        dims["exp"] = [*dims["exp"], *(EX2_POLY + v for v in polys)]
+    # A knob valid only with one value of another is drawn as more values of that other's dimension (knob_table's
+    # `join`: pingpong with kv_release=producer as "producer+pingpong", exp_poly with exp=ex2 as "ex2+poly_<value>"),
+    # so no draw lands in the invalid half: from the mma seed, 0.60% of the points were valid with pingpong a
+    # dimension of its own, 0.95% joined (results/2026-11-30_cpu_build_checks/tpe_draw_asks.txt). Each valid
+    # configuration still has one point.
+    for k in table.KNOBS:
+        j = k.join
+        if j and len(dims.get(k.name, ())) > 1 and j.when in dims.get(j.parent, ()):
+            moved = [v for v in dims.pop(k.name) if v != k.default]
+            dims[j.parent] = [*dims[j.parent], *(j.label.format(value=v) for v in moved)]
     return dims
 
 
-PRODUCER_PINGPONG = "producer+pingpong"  # space()'s kv_release value for kv_release=producer, pingpong=on
-EX2_POLY = "ex2+poly_"  # space()'s exp values "ex2+poly_quarter", "ex2+poly_half": exp=ex2 with that exp_poly
+PRODUCER_PINGPONG = table.BY_NAME["pingpong"].join.label  # "producer+pingpong": kv_release=producer, pingpong=on
+EX2_POLY = table.BY_NAME["exp_poly"].join.label.removesuffix("{value}")  # "ex2+poly_": exp=ex2 with that exp_poly
 
-
-# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7, copies and
-# exp_poly in session 8, pv_slab in session 9
-LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",
-               "exp_poly", "pv_slab")
+# knobs added after the first random and TPE recordings (knob_table's `later`)
+LATER_KNOBS = tuple(k.name for k in table.KNOBS if k.later)
 
 
 def knobs_of(choice: dict) -> Knobs:
     """A point of `space` as Knobs (raises KnobError when the combination is invalid)."""
     c = dict(choice)
     c["br"], c["warps"] = c.pop("tile")
-    if c.get("kv_release") == PRODUCER_PINGPONG:
-        c["kv_release"], c["pingpong"] = "producer", "on"
-    if str(c.get("exp", "")).startswith(EX2_POLY):
-        c["exp"], c["exp_poly"] = "ex2", c["exp"].removeprefix(EX2_POLY)
+    for k in table.KNOBS:  # the joined values of space()
+        j = k.join
+        for v in k.values if j else ():
+            if v != k.default and c.get(j.parent) == j.label.format(value=v):
+                c[j.parent], c[k.name] = j.when, v
     return Knobs.parse(c)
 
 

@@ -1,0 +1,355 @@
+"""Every knob of the kernel, declared once.
+
+The table below is the one place a knob is declared: its name and values, its default, the macro the
+build defines (FA_<NAME>), the compute arms that accept it off its default, the one-line idea, and what the
+covering set and the samplers do with it; RULES are the rules between knobs that are a plain "if these
+values, then those". From it come
+
+- kernel_src/knobs_gen.cuh (`python3 -m kernel_src.knob_table --write`; tests/test_knob_table.py fails when
+  the committed header is stale): the macro defaults, the enums naming the values, the parameter and member
+  lists of Knobs<...>, the static_asserts of RULES and of the arms, Cfg's argument list, and fa_config with
+  its count;
+- kernel_src/knobs.py: the pydantic fields and enums of `Knobs` (which stays the validator and the identity:
+  its sentences, canonical JSON and key), RULES' checks, the scalar arm's check, and `defines()`;
+- kernel_src/binding.py: the order and count of fa_config's ints;
+- kernel_src/covering.py: the domains of the covering set (pinned knobs, values the Hopper arm alone has);
+- agent/strategies/base.py (random search, TPE): which knobs enter the samplers' space only once a lever moves
+  them, and the knobs sampled as one more value of another.
+
+To add a knob: append one Knob(...) row here (a new knob goes last, with later=True and pinned=its default,
+so that recorded runs, caches and replays keep their keys and draws), add its rules to RULES (or, for a rule
+that needs arithmetic, a check in knobs.py's validator), run `python3 -m kernel_src.knob_table --write`, and
+read K::<MEMBER> in the component that implements it. Its default must compile to the kernel as it was before
+(scripts/check_ptx_unchanged.py shows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+HEADER = Path(__file__).with_name("knobs_gen.cuh")
+ARMS = ("scalar", "mma", "wgmma")  # the values of `compute`
+TENSOR = ("mma", "wgmma")
+
+
+@dataclass(frozen=True)
+class Join:
+    """The samplers draw this knob as more values of another: `parent`=`when` with this knob off its default
+    is the value `label` (with {value}: one value per non-default value of this knob)."""
+
+    parent: str
+    when: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str  # the field of kernel_src.knobs.Knobs, the CLI's --knob NAME=VALUE
+    values: tuple  # an enum's values in the order of the macro's integers, or the allowed ints (() for br: any)
+    default: str | int
+    doc: str  # the idea, one line; the hypothesis and the figures are beside the code that reads it
+    py_enum: str | None = None  # the Python Enum class of an enum knob (knobs with the same values share one)
+    value_docs: tuple = ()  # a comment per value (enum knobs)
+    cxx_prefix: str | None = None  # the CUDA enum's names are prefix + VALUE; None: NAME_ (switches: no enum)
+    member: str | None = None  # the Knobs<...> member (default NAME upper-cased)
+    template: bool = True  # a Knobs<...> parameter (min_ctas is read by the launch bounds alone)
+    arms: tuple = ARMS  # the values of compute under which the knob may leave its default
+    later: bool = False  # added after recorded sampler runs: in their space only once a lever moves it
+    pinned: str | int | None = None  # held at this value in the covering set (a later knob, moved by --move)
+    hopper_values: tuple = ()  # values that exist on the Hopper arm alone (not in the all-arch covering set)
+    join: Join | None = None
+
+    @property
+    def macro(self) -> str:
+        return f"FA_{self.name.upper()}"
+
+    @property
+    def cxx_member(self) -> str:
+        return self.member or self.name.upper()
+
+    @property
+    def is_enum(self) -> bool:
+        return self.py_enum is not None
+
+    def code(self, value) -> int:
+        """The integer the kernel's macro receives for a value."""
+        return self.values.index(value) if self.is_enum else int(value)
+
+    def cxx_names(self) -> list[str] | None:
+        if not self.is_enum or self.py_enum == "Switch":
+            return None
+        prefix = self.cxx_prefix if self.cxx_prefix is not None else self.name.upper() + "_"
+        return [prefix + str(v).upper() for v in self.values]
+
+
+SWITCH = ("off", "on")
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("compute", ("scalar", "mma", "wgmma"), "scalar",
+         "scalar CUDA-core FMAs (the seed's v0) | mma.sync m16n8k16 + ldmatrix (v1) | warpgroup MMA "
+         "(wgmma.mma_async, sm_90a only; one warpgroup per 64 query rows)",
+         py_enum="Compute", cxx_prefix="", hopper_values=("wgmma",),
+         value_docs=("CUDA-core FMAs, the seed's v0", "mma.sync m16n8k16 + ldmatrix, v1",
+                     "warpgroup MMA from shared-memory descriptors, sm_90a only")),
+    Knob("layout", ("row_major", "swizzle", "pad", "sw128"), "row_major",
+         "the Q/K/V tiles in shared memory: row-major | XOR swizzle | padding | the 128-byte swizzle in 64-column "
+         "tiles that wgmma's descriptors read (compute=wgmma only)",
+         py_enum="Layout", cxx_prefix="", hopper_values=("sw128",),
+         value_docs=("", "", "", "the 128-byte swizzle in 64-column tiles that wgmma's descriptors read")),
+    Knob("staging", ("scalar", "cp_async", "tma"), "scalar",
+         "global -> shared: scalar 2-byte loads | 16-byte cp.async | TMA (compute=wgmma only): K/V tiles by "
+         "cp.async.bulk.tensor from one thread, completion on mbarriers",
+         py_enum="Staging", cxx_prefix="STAGE_",
+         value_docs=("2-byte loads through registers", "16-byte LDGSTS",
+                     "K/V tiles by cp.async.bulk.tensor, mbarrier completion; compute=wgmma only")),
+    Knob("exp", ("expf", "ex2"), "expf", "expf | ex2.approx with log2(e) folded into the host-side scale",
+         py_enum="Exp", cxx_prefix="EXP_", value_docs=("", "ex2.approx, log2(e) folded into the host-side scale")),
+    Knob("br", (), 64, "query rows per CTA: each warp owns 16 (BR = 16 x WARPS) or, mma.sync only, 32"),
+    Knob("bc", (16, 32, 64, 128), 64, "key rows per key block"),
+    Knob("warps", (1, 2, 4, 8), 4, "warps per CTA (the consumers', with kv_release=producer)"),
+    Knob("kv_stages", (1, 2, 3), 1,
+         "K/V buffers in flight: 1 (stage K and V, wait for both) | 2, 3: a ring, K and V in separate cp.async "
+         "groups so QK^T starts while V is in flight", arms=TENSOR),
+    Knob("q_in", ("regs", "smem"), "regs",
+         "Q fragments held in registers across the key loop | re-read from shared memory every key block",
+         py_enum="QIn", arms=TENSOR,
+         value_docs=("Q fragments held in registers across the key loop", "re-read from shared memory every key block")),
+    Knob("rescale_skip", SWITCH, "off", "skip O *= alpha when no row of the warp changed its max (bitwise the same)",
+         py_enum="Switch", arms=TENSOR),
+    Knob("causal_mask", ("runtime", "predicate", "split"), "runtime",
+         "a runtime branch per element | the predicate specialised per block kind (a function template) | "
+         "the key loop split at the diagonal (type tags)",
+         py_enum="CausalMask", cxx_prefix="MASK_", arms=TENSOR,
+         value_docs=("one body, a runtime flag in the per-element test", "a function template per block kind",
+                     "the key loop split at the diagonal, the mode a type")),
+    Knob("cta_order", ("launch", "heaviest_first"), "launch",
+         "launch order | heaviest first (longest-processing-time) under causality",
+         py_enum="CtaOrder", cxx_prefix="ORDER_"),
+    Knob("min_ctas", (0, 1, 2, 3, 4), 0, "__launch_bounds__ minimum CTAs per SM; 0: none", template=False),
+    Knob("store", ("default", "cs", "wt"), "default",
+         "the epilogue's stores: default | streaming (.cs) | write-through (.wt)",
+         py_enum="Store", cxx_prefix="STORE_", arms=TENSOR, value_docs=("", "streaming, evict-first", "write-through")),
+    Knob("v_load", ("ldmatrix_trans", "lds"), "ldmatrix_trans",
+         "V fragments by ldmatrix.trans | by 16-bit shared loads (the same bits)",
+         py_enum="VLoad", cxx_prefix="V_", arms=("mma",),
+         value_docs=("one LDSM.T per 4 fragment registers", "16-bit shared loads, packed by hand: the same bits")),
+    Knob("persistent", SWITCH, "off", "resident CTAs pull work items from a list (one CTA per item when off)",
+         py_enum="Switch", arms=TENSOR),
+    Knob("split_kv", (1, 2, 4, 8), 1, "key splits per (query tile, head), merged by a combine kernel",
+         member="SPLITS", arms=TENSOR),
+    Knob("softmax", ("separate", "fused"), "separate",
+         "scale, then exp(s - m) | exp2(s * c - m * c) in one FFMA, the max in raw units",
+         py_enum="Softmax", cxx_prefix="SOFTMAX_", arms=TENSOR, later=True,
+         value_docs=("scale (FMUL), then exp(s - m) (FADD + MUFU): the row max in scaled units",
+                     "exp2(s * c - m * c): one FFMA + one MUFU, the row max in raw-score units")),
+    Knob("kv_overlap", SWITCH, "off",
+         "one K and one V buffer: V(j) lands under QK^T(j), K(j+1) under P(j)V(j)",
+         py_enum="Switch", arms=TENSOR, later=True),
+    Knob("epilogue", ("direct", "smem"), "direct",
+         "4-byte stores from the accumulators | through shared memory, 16-byte stores",
+         py_enum="Epilogue", cxx_prefix="EPI_", arms=("mma",), later=True,
+         value_docs=("each thread stores its accumulator pairs, 4 B at a time",
+                     "through shared memory (the warp's own Q rows), then 16-byte coalesced stores")),
+    Knob("rescale_lazy", SWITCH, "off",
+         "a row's max is raised only when it grows by more than 2^8 (exact after 1/l)",
+         py_enum="Switch", arms=TENSOR, later=True),
+    Knob("pipeline", SWITCH, "off", "QK^T of block j+1 issued before the softmax of block j (needs the K/V ring)",
+         py_enum="Switch", arms=TENSOR, later=True),
+    Knob("kv_release", ("barrier", "last_warp", "producer"), "barrier",
+         "what frees a K/V ring buffer: a block barrier | (TMA ring) the last warp done with it refills it, no "
+         "thread waits for another | a producer warpgroup (128 more threads, setmaxnreg) issues every copy once a "
+         "buffer's empty mbarrier says every consumer warp is done with it (warp specialisation)",
+         py_enum="KvRelease", arms=("wgmma",), later=True,
+         value_docs=("a block barrier at the end of each key block frees its K/V buffer for the next copy",
+                     "TMA ring: each warp counts itself done with a buffer; the last one refills it, no thread waits",
+                     "a producer warpgroup (128 more threads, setmaxnreg) issues every copy, waiting on each stage's "
+                     "empty mbarrier: warp specialisation")),
+    Knob("pingpong", SWITCH, "off",
+         "(kv_release=producer, two consumer warpgroups) two named barriers take the warpgroups' GEMM issue in "
+         "turns, so one warpgroup's softmax runs under the other's GEMMs",
+         py_enum="Switch", arms=("wgmma",), later=True,
+         join=Join(parent="kv_release", when="producer", label="producer+pingpong")),
+    Knob("copies", ("loop", "unrolled"), "loop",
+         "a thread's global->shared copies of a tile: a strided loop, a bounds test each | a fixed count, "
+         "unrolled, from one address; the row test only in a tile that crosses N (bitwise the same)",
+         py_enum="Copies", later=True, pinned="loop",
+         value_docs=("a strided loop over a tile's chunks, each with its own address and row test",
+                     "a fixed count per thread, unrolled, one address per tile; the row test only at N")),
+    Knob("exp_poly", ("off", "quarter", "half"), "off",
+         "a quarter | half of P's exponentials (exp=ex2) by a cubic on the FMA pipe instead of MUFU.EX2 "
+         "(relative error 7.5e-5, below fp16's rounding)",
+         py_enum="ExpPoly", arms=TENSOR, later=True, pinned="off",
+         join=Join(parent="exp", when="ex2", label="ex2+poly_{value}"),
+         value_docs=("every exponential of P on MUFU.EX2", "one in four by a cubic on the FMA pipe", "one in two")),
+    Knob("pv_slab", SWITCH, "off",
+         "(mma.sync, no pipeline) P made and multiplied into O one 16-key slab at a time, each score masked "
+         "against one per-row limit (bitwise the same)",
+         py_enum="Switch", arms=("mma",), later=True, pinned="off"),
+)
+
+BY_NAME = {k.name: k for k in KNOBS}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """If every knob of `when` has one of its values, every knob of `need` must have one of its values.
+    `sentence` is the validation error (str.format'ed with the knobs' JSON values); `brief` the static_assert's."""
+
+    when: dict
+    need: dict
+    sentence: str
+    brief: str
+
+    def holds(self, values: dict) -> bool:
+        if all(values[k] in v for k, v in self.when.items()):
+            return all(values[k] in v for k, v in self.need.items())
+        return True
+
+
+def _vals(*v) -> tuple:
+    return tuple(v)
+
+
+# In the order the validator checks them (the first broken rule is the sentence a user reads).
+RULES: tuple[Rule, ...] = (
+    Rule({"kv_stages": _vals(2, 3)}, {"staging": _vals("cp_async", "tma")},
+         "knob 'kv_stages'={kv_stages} needs staging=cp_async (or tma): scalar loads land synchronously, so there "
+         "is nothing to overlap", "a K/V pipeline needs asynchronous copies"),
+    Rule({"staging": _vals("tma")}, {"compute": _vals("wgmma")},
+         "knob 'staging'=tma loads the 128-byte-swizzled tiles that wgmma reads: it needs compute=wgmma (and "
+         "layout=sw128), not compute={compute}", "TMA staging is the wgmma arm's"),
+    Rule({"kv_overlap": _vals("on")}, {"kv_stages": _vals(1), "staging": _vals("cp_async")},
+         "knob 'kv_overlap'=on is the one-buffer schedule (V under QK^T, the next K under PV): it needs "
+         "kv_stages=1 and staging=cp_async, not kv_stages={kv_stages}, staging={staging}",
+         "the overlap schedule is one-buffer cp.async"),
+    Rule({"epilogue": _vals("smem")}, {"split_kv": _vals(1), "store": _vals("default")},
+         "knob 'epilogue'=smem writes the normalised output with 16-byte default stores: it needs split_kv=1 "
+         "(not {split_kv}) and store=default (not {store})", "the smem epilogue: no split, default stores"),
+    Rule({"rescale_lazy": _vals("on")}, {"exp": _vals("ex2"), "rescale_skip": _vals("on")},
+         "knob 'rescale_lazy'=on counts its threshold in log2 units and saves work only through the rescale vote: "
+         "it needs exp=ex2 and rescale_skip=on", "the lazy max counts in log2 units, pays through the vote"),
+    Rule({"pipeline": _vals("on")}, {"kv_stages": _vals(2, 3)},
+         "knob 'pipeline'=on computes the next block's QK^T before this block's softmax, so the next K must "
+         "already be in the ring: it needs kv_stages=2 or 3", "QK^T one block ahead reads the next K from the ring"),
+    Rule({"kv_release": _vals("last_warp", "producer")}, {"staging": _vals("tma"), "kv_stages": _vals(2, 3)},
+         "knob 'kv_release'={kv_release} frees a TMA ring's buffers by counts of the warps done with them: it "
+         "needs staging=tma and kv_stages=2 or 3, not staging={staging}, kv_stages={kv_stages}",
+         "kv_release is the TMA ring's"),
+    # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
+    Rule({"kv_release": _vals("producer")}, {"min_ctas": _vals(0, 1)},
+         "knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the consumers; "
+         "min_ctas={min_ctas} leaves them too few (t128x64w8 spills at 2): use 0 or 1",
+         "the producer warpgroup's consumers need the register file of one CTA per SM"),
+    Rule({"pingpong": _vals("on")}, {"kv_release": _vals("producer"), "compute": _vals("wgmma"), "warps": _vals(8)},
+         "knob 'pingpong'=on takes turns between two consumer warpgroups beside a producer warpgroup: it needs "
+         "kv_release=producer, compute=wgmma and warps=8, not kv_release={kv_release}, compute={compute}, "
+         "warps={warps}", "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"),
+    Rule({"exp_poly": _vals("quarter", "half")}, {"exp": _vals("ex2")},
+         "knob 'exp_poly'={exp_poly} computes 2^x by a polynomial: it needs exp=ex2 (scores in log2 units), not "
+         "exp={exp}", "the cubic computes 2^x in ex2 units"),
+    Rule({"pv_slab": _vals("on")}, {"compute": _vals("mma"), "pipeline": _vals("off"), "kv_overlap": _vals("off")},
+         "knob 'pv_slab'=on makes P and multiplies it into O one 16-key slab at a time in mma.sync's register "
+         "fragments, on the plain block schedule: it needs compute=mma, pipeline=off and kv_overlap=off, not "
+         "compute={compute}, pipeline={pipeline}, kv_overlap={kv_overlap}",
+         "P slab by slab: mma.sync's register fragments, the plain block schedule"),
+)
+
+
+# ---- the CUDA header ------------------------------------------------------------------------------------------
+def _cond(name: str, values: tuple, by_name: dict) -> str:
+    """`NAME == value || ...` in CUDA, by the enum's names where the knob has them."""
+    k = by_name[name]
+    names = k.cxx_names()
+    terms = [f"{k.cxx_member} == {names[k.code(v)] if names else k.code(v)}" for v in values]
+    return terms[0] if len(terms) == 1 else "(" + " || ".join(terms) + ")"
+
+
+def _asserts(knobs: tuple, rules: tuple) -> list[str]:
+    by_name = {k.name: k for k in knobs}
+    out = []
+    for k in knobs:  # each knob one of its values
+        if k.values and k.template:
+            out.append(f"static_assert({_cond(k.name, k.values, by_name)}, \"knob {k.name}: one of its values\");")
+    for k in knobs:  # the arms that accept a knob off its default
+        if k.template and set(k.arms) != set(ARMS):
+            arms = " || ".join(f"COMPUTE == {a.upper()}" for a in k.arms)
+            out.append(f"static_assert({arms} || {_cond(k.name, (k.default,), by_name)}, "
+                       f"\"knob {k.name} is the {'/'.join(k.arms)} arm's\");")
+    for r in rules:
+        if not all(by_name[n].template for n in (*r.when, *r.need)):
+            continue  # (min_ctas is no Knobs<...> member: the launch bounds read the macro)
+        when, need = (" && ".join(_cond(n, v, by_name) for n, v in d.items()) for d in (r.when, r.need))
+        paren = lambda c: c if c.startswith("(") and c.endswith(")") and c.count("(") == 1 else f"({c})"  # noqa: E731
+        out.append(f"static_assert(!{paren(when)} || {paren(need)}, \"{r.brief}\");")
+    return out
+
+
+def _macro(name: str, lines: list[str]) -> str:
+    """#define name, its body one statement a line"""
+    return f"#define {name} \\\n" + " \\\n".join("  " + ln for ln in lines)
+
+
+def _comment(text: str, first: str, rest: str, width: int = 116) -> list[str]:
+    return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest)
+
+
+def render(knobs: tuple = KNOBS, rules: tuple = RULES) -> str:
+    """The text of kernel_src/knobs_gen.cuh (of another table: tests/test_knob_table.py adds a knob)."""
+    t = [k for k in knobs if k.template]
+    o = ["// GENERATED from kernel_src/knob_table.py by `python3 -m kernel_src.knob_table --write`: do not edit.",
+         "// The knobs, one entry each: the macro, its values, default and idea (the hypothesis and the H200 figures",
+         "// are beside the code that reads it; kernel_src/knobs.py validates a combination before anything builds)."]
+    for k in knobs:
+        vals = " | ".join(f"{k.code(v)} {v}" for v in k.values) if k.is_enum else (
+            ", ".join(str(v) for v in k.values) if k.values else "an int")
+        o += _comment(f"{k.macro} ({vals}; default {k.default}): {k.doc}", "//   ", "//       ")
+    o += ["#pragma once", "",
+          "// the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise"]
+    for k in knobs:
+        o += [f"#ifndef {k.macro}", f"#define {k.macro} {k.code(k.default)}", "#endif"]
+    o += ["", "namespace fa {", "// the values' names, in the macros' integers"]
+    for k in knobs:
+        names = k.cxx_names()
+        if names:
+            o.append("enum { " + ", ".join(f"{n} = {i}" for i, n in enumerate(names)) + " };  // " + k.name)
+    o += ["}  // namespace fa", "",
+          "// Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)",
+          "#define FA_KNOBS_TEMPLATE template <" + ", ".join(f"int {k.cxx_member}_" for k in t) + ">",
+          "// its members, one per knob",
+          _macro("FA_KNOBS_MEMBERS", [f"static constexpr int {k.cxx_member} = {k.cxx_member}_;" for k in t]),
+          "// each knob one of its values, off its default only on the arms that accept it, and the rules of",
+          "// knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)",
+          _macro("FA_KNOBS_RULES", _asserts(knobs, rules)),
+          "// Cfg's arguments: the build's knobs",
+          "#define FA_CFG_ARGS " + ", ".join(k.macro for k in t),
+          "// fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)",
+          f"#define FA_CONFIG_COUNT {len(knobs)}",
+          _macro("FA_CONFIG_WRITE(out)", [f"out[{i}] = {k.macro};" for i, k in enumerate(knobs)]),
+          ""]
+    return "\n".join(o)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="kernel_src/knobs_gen.cuh from the knob table")
+    ap.add_argument("--write", action="store_true", help="write the header")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the committed header is not what the table gives")
+    a = ap.parse_args(argv)
+    text = render()
+    if a.write:
+        HEADER.write_text(text)
+        print(f"wrote {HEADER} ({len(KNOBS)} knobs, {len(RULES)} rules)")
+        return 0
+    if a.check:
+        ok = HEADER.exists() and HEADER.read_text() == text
+        print(f"{HEADER.name}: {'up to date' if ok else 'stale: run python3 -m kernel_src.knob_table --write'}")
+        return 0 if ok else 1
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Each knob is declared once, in kernel_src/knob_table.py: the pydantic model, the binding, the covering set and the
+samplers read the same table."""
+
+import dataclasses
+import shutil
+
+import pytest
+
+from kernel_src import knob_table as table
+from kernel_src.knobs import _CODES, _INTS, SEED, KnobError, Knobs
+
+
+def test_the_pydantic_model_is_the_table():
+    assert list(Knobs.model_fields) == [k.name for k in table.KNOBS]
+    dump = SEED.model_dump(mode="json")
+    for k in table.KNOBS:
+        assert dump[k.name] == k.default, k.name
+        if k.is_enum:
+            assert [m.value for m in _CODES[k.name]] == list(k.values), k.name
+        else:
+            assert k.name in _INTS
+    assert SEED.defines() == {k.macro: k.code(k.default) for k in table.KNOBS}
+
+
+def test_every_rule_is_refused_with_its_sentence():
+    """Each rule of the table, broken alone on a configuration that keeps every other rule, is refused with its
+    own sentence."""
+    bases = [SEED, Knobs(compute="mma", staging="cp_async"),
+             Knobs(compute="mma", staging="cp_async", exp="ex2", kv_stages=2, rescale_skip="on"),
+             Knobs(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", br=128, warps=8, kv_stages=2)]
+    for rule in table.RULES:
+        found = None
+        for base in bases:
+            d = base.model_dump(mode="json") | {n: v[0] for n, v in rule.when.items()}
+            for n, allowed in rule.need.items():
+                bad = next(x for x in (table.BY_NAME[n].values or (0, 1, 2, 3, 4)) if x not in allowed)
+                trial = d | {n: bad}
+                earlier = [r for r in table.RULES[:table.RULES.index(rule)] if not r.holds(trial)]
+                if not earlier:
+                    found = trial
+                    break
+            if found:
+                break
+        assert found, rule.sentence
+        with pytest.raises(KnobError) as e:
+            Knobs.parse(found)
+        assert str(e.value) == rule.sentence.format(**found)
+
+
+def test_the_samplers_and_the_covering_set_read_the_table():
+    from agent.strategies import base
+    from kernel_src import covering
+
+    assert base.LATER_KNOBS == ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release",
+                                "pingpong", "copies", "exp_poly", "pv_slab")  # recorded replays depend on it
+    assert base.PRODUCER_PINGPONG == "producer+pingpong" and base.EX2_POLY == "ex2+poly_"
+    assert covering.PINNED == {"copies": "loop", "exp_poly": "off", "pv_slab": "off"}
+    assert covering.HOPPER_ONLY == {"compute": "wgmma", "layout": "sw128"}
+    assert {n: v for n, v in covering.DOMAINS.items() if n != "tile"} == {
+        k.name: [k.pinned] if k.pinned is not None else [v for v in k.values if v not in k.hopper_values]
+        for k in table.KNOBS if k.name not in ("br", "bc", "warps")}
+
+
+def test_the_scalar_arm_refuses_the_tensor_core_knobs_in_the_order_it_always_did():
+    """The knobs the scalar path has no stage for (knob_table's arms without scalar), in the order the validator
+    names the first of them: the order of the list it had before the table (pv_slab's own rule comes first)."""
+    assert [k.name for k in table.KNOBS if "scalar" not in k.arms] == [
+        "kv_stages", "q_in", "rescale_skip", "causal_mask", "store", "v_load", "persistent", "split_kv", "softmax",
+        "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "exp_poly", "pv_slab"]
+    with pytest.raises(KnobError, match="knob 'q_in' applies to compute=mma only; the scalar path has no such stage"):
+        SEED.replace(q_in="smem", store="cs")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_the_binding_reads_a_built_library_s_knobs(tmp_path):
+    """fa_config of a real library, read on the CPU through the binding, gives back the knobs it was built with."""
+    from experiments.build import BuildSpec, build
+    from kernel_src.binding import KernelLib
+
+    k = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", bc=32, kv_stages=2, split_kv=2,
+              causal_mask="predicate", copies="unrolled")
+    spec = BuildSpec(knobs=k, arch="sm_80", dims=(64,), causals=(False,))
+    r = build([spec], tmp_path)[spec.key()]
+    assert r.ok, r.log[-2000:]
+    assert KernelLib(r.library).knobs == k
+
+
+def test_knob_rows_are_complete():
+    for k in table.KNOBS:
+        assert k.default in k.values or not k.values, k.name
+        assert set(k.arms) <= set(table.ARMS) and k.doc
+        assert k.pinned is None or k.later, f"{k.name}: a pinned knob is one added after the recorded runs"
+        if k.join:
+            assert k.join.parent in table.BY_NAME and k.join.when in table.BY_NAME[k.join.parent].values
+        assert dataclasses.is_dataclass(k)
