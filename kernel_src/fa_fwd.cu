@@ -9,7 +9,9 @@
 // causal), its launch, and the extern "C" API the tool loads. The kernel itself is built from
 // components, one job each (FlashAttention-3 composes FlashAttnFwdSm90<Mainloop, Epilogue, TileScheduler>
 // the same way):
-//   config.cuh           the knobs' defaults, the enums naming their values, Knobs<...> and its rules
+//   knobs_gen.cuh        generated from knob_table.py: the knobs' defaults, the enums of their values, the
+//                        lists of Knobs<...>, the rules as static_asserts, fa_config's body and count
+//   config.cuh           Knobs<...>, the compile-time record of the build's knobs, and what they imply
 //   target.cuh           mma.cuh always; wgmma.cuh (warpgroup MMA, TMA, mbarriers) only on sm_90a builds
 //   defects.cuh          the defect battery's hooks (FA_DEFECT), every place that reads it
 //   tile.cuh             shared-memory tile layouts, the dtype's packing, the CTA's shared-memory size
@@ -24,51 +26,8 @@
 //   scheduler.cuh        work items, their order, the persistent grid
 // and here, run_item: which mainloop an item runs, with the item's addresses.
 //
-// The build defines the knobs (see kernel_src/knobs.py, which is the schema and the validator):
-//   FA_COMPUTE  0 scalar CUDA-core FMAs (the seed's v0) | 1 mma.sync m16n8k16 + ldmatrix (v1) |
-//               2 warpgroup MMA (wgmma.mma_async, sm_90a only; one warpgroup per 64 query rows)
-//   FA_LAYOUT   0 row-major | 1 XOR swizzle | 2 padding | 3 the 128-byte swizzle in 64-column
-//               tiles that wgmma's descriptors read (compute=wgmma only), for the Q/K/V tiles
-//   FA_STAGING  0 scalar 2-byte global->shared loads | 1 16-byte cp.async | 2 TMA (compute=wgmma only):
-//               K/V tiles by cp.async.bulk.tensor from one thread, completion on mbarriers
-//   FA_EXP      0 expf | 1 ex2.approx with log2(e) folded into the host-side scale
-//   FA_BR, FA_BC, FA_WARPS  tile rows (queries), tile columns (keys), warps per CTA; each warp owns
-//                   16 query rows (BR == 16*WARPS) or, tensor cores only, 32 (BR == 32*WARPS).
-//                   H200 from 64x64 on 4 warps, N=8192 fp16 / causal N=32768 bf16: BC 32 1.081x /
-//                   1.086x (164 registers, 3 CTAs/SM), BC 128 1.188x / 1.177x, BR 128 on 8 warps
-//                   0.952x / 0.894x (results/2026-11-30_h200_margins)
-//   FA_KV_STAGES    1 (stage K and V, wait for both) | 2, 3: a ring of K/V buffers, K and V in
-//                   separate cp.async groups so QK^T starts while V is in flight
-//   FA_Q_IN         0 Q fragments kept in registers | 1 re-read from shared memory every block
-//   FA_RESCALE_SKIP 0 | 1 skip O *= alpha when no row of the warp changed its max (bitwise same)
-//   FA_CAUSAL_MASK  0 runtime branch per element | 1 predicate specialised per block kind
-//                   (a function template) | 2 the key loop split at the diagonal (type tags)
-//   FA_CTA_ORDER    0 launch order | 1 heaviest first (longest-processing-time) under causality
-//   FA_MIN_CTAS     0 no launch bound | 1-4 __launch_bounds__ minimum CTAs per SM
-//   FA_STORE        0 default | 1 streaming (.cs) | 2 write-through (.wt) epilogue stores
-//   FA_V_LOAD       0 V fragments by ldmatrix.trans | 1 by 16-bit shared loads (same bits)
-//   FA_PERSISTENT   0 one CTA per work item | 1 resident CTAs pull items from a counter
-//   FA_SPLIT_KV       1 | 2, 4, 8: split-KV, each (tile, head) split over key ranges, then combined
-//   FA_SOFTMAX      0 scale, then exp(s - m) | 1 exp2(s * c - m * c) in one FFMA, the max in raw units
-//   FA_KV_OVERLAP   0 | 1 one K and one V buffer: V(j) lands under QK^T(j), K(j+1) under P(j)V(j)
-//   FA_EPILOGUE     0 4-byte stores from the accumulators | 1 through shared memory, 16-byte stores
-//   FA_RESCALE_LAZY 0 | 1 a row's max is raised only when it grows by more than 2^8 (exact after 1/l)
-//   FA_PIPELINE     0 | 1 QK^T of block j+1 issued before the softmax of block j (needs the K/V ring)
-//   FA_KV_RELEASE   0 a block barrier frees each K/V buffer | 1 (TMA ring only) each warp counts itself
-//                   done with a buffer and the last one issues its refill: no thread waits for another |
-//                   2 a producer warpgroup (128 more threads, setmaxnreg) issues every copy once a
-//                   buffer's "empty" mbarrier says every consumer warp is done with it (warp specialisation)
-//   FA_PINGPONG     0 | 1 (FA_KV_RELEASE=2, wgmma, two consumer warpgroups) two named barriers take the
-//                   warpgroups' GEMM issue in turns, so one warpgroup's softmax runs under the other's GEMMs
-//   FA_EXP_POLY     0 | 1 a quarter | 2 half of the probabilities' exponentials (FA_EXP=1) by a cubic on
-//                   the FMA pipe instead of MUFU.EX2 (relative error 7.5e-5, below fp16's rounding)
-//   FA_COPIES       0 a tile's global->shared copies in a strided loop over chunks (or elements), bounds
-//                   tested each | 1 a fixed count per thread, unrolled, from one address per tile; the row
-//                   test only in a tile that crosses N (same bytes to the same places: bitwise equal)
-//   FA_PV_SLAB      0 P of the whole key block, then O += P V | 1 (mma.sync, no pipeline) P made and
-//                   multiplied into O one 16-key slab at a time, and the mask tests each score against one
-//                   per-row limit: P's live range is one slab, not the block (same sums in the same
-//                   order: bitwise equal)
+// The build defines the knobs, FA_<NAME> for each knob of kernel_src/knob_table.py (knobs_gen.cuh lists them with
+// their values and defaults; kernel_src/knobs.py validates a combination before anything builds),
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
 #include <cuda_fp16.h>
@@ -211,10 +170,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   items(std::integral_constant<int, ROLE_ALL>{});
 }
 
-using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
-                  FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
-                  FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG,
-                  FA_COPIES, FA_EXP_POLY, FA_PV_SLAB>;
+using Cfg = Knobs<FA_CFG_ARGS>;  // the build's knobs (knobs_gen.cuh)
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -373,17 +329,9 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (27 ints, one per knob), so a loaded library can be checked against its key.
-FA_API void fa_config(int* out) {
-  out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
-  out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
-  out[7] = FA_KV_STAGES; out[8] = FA_Q_IN; out[9] = FA_RESCALE_SKIP; out[10] = FA_CAUSAL_MASK;
-  out[11] = FA_CTA_ORDER; out[12] = FA_MIN_CTAS; out[13] = FA_STORE;
-  out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
-  out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
-  out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES; out[25] = FA_EXP_POLY;
-  out[26] = FA_PV_SLAB;
-}
+// The knobs this library was built with, FA_CONFIG_COUNT ints (one per knob of kernel_src/knob_table.py, in its
+// order), so a loaded library can be checked against its key.
+FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
   if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0, Hkv dividing H";

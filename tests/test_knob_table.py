@@ -1,13 +1,23 @@
-"""Each knob is declared once, in kernel_src/knob_table.py: the pydantic model, the binding, the covering set and the
-samplers read the same table."""
+"""Each knob is declared once, in kernel_src/knob_table.py: the committed CUDA header is what the table generates,
+the pydantic model, the binding, the covering set and the samplers read the same table, and adding a knob is one
+row of it."""
 
 import dataclasses
+import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 from kernel_src import knob_table as table
-from kernel_src.knobs import _CODES, _INTS, SEED, KnobError, Knobs
+from kernel_src.knobs import _CODES, _INTS, SEED, KnobError, Knobs, inlined
+
+
+def test_the_committed_header_is_what_the_table_generates():
+    assert table.HEADER.read_text() == table.render(), "stale: run python3 -m kernel_src.knob_table --write"
+    r = subprocess.run([sys.executable, "-m", "kernel_src.knob_table", "--check"], capture_output=True, text=True)
+    assert r.returncode == 0 and "up to date" in r.stdout
 
 
 def test_the_pydantic_model_is_the_table():
@@ -20,14 +30,27 @@ def test_the_pydantic_model_is_the_table():
         else:
             assert k.name in _INTS
     assert SEED.defines() == {k.macro: k.code(k.default) for k in table.KNOBS}
+    # the header's macro defaults are the model's defaults
+    gen = table.HEADER.read_text()
+    for k in table.KNOBS:
+        assert f"#ifndef {k.macro}\n#define {k.macro} {k.code(k.default)}\n#endif" in gen
 
 
-def test_every_rule_is_refused_with_its_sentence():
+def test_fa_config_writes_one_int_per_knob_in_the_table_s_order():
+    gen = table.HEADER.read_text()
+    assert f"#define FA_CONFIG_COUNT {len(table.KNOBS)}" in gen
+    writes = re.findall(r"out\[(\d+)\] = (FA_\w+);", gen)
+    assert writes == [(str(i), k.macro) for i, k in enumerate(table.KNOBS)]
+    assert "FA_CONFIG_WRITE(out)" in inlined()  # fa_config's body is the generated one
+
+
+def test_every_rule_has_its_sentence_and_its_static_assert():
     """Each rule of the table, broken alone on a configuration that keeps every other rule, is refused with its
-    own sentence."""
+    own sentence; and knobs_gen.cuh carries it as a static_assert (the rules over Knobs<...> members)."""
     bases = [SEED, Knobs(compute="mma", staging="cp_async"),
              Knobs(compute="mma", staging="cp_async", exp="ex2", kv_stages=2, rescale_skip="on"),
              Knobs(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", br=128, warps=8, kv_stages=2)]
+    gen = table.HEADER.read_text()
     for rule in table.RULES:
         found = None
         for base in bases:
@@ -45,6 +68,27 @@ def test_every_rule_is_refused_with_its_sentence():
         with pytest.raises(KnobError) as e:
             Knobs.parse(found)
         assert str(e.value) == rule.sentence.format(**found)
+        if all(table.BY_NAME[n].template for n in (*rule.when, *rule.need)):
+            assert f'"{rule.brief}");' in gen
+
+
+def test_a_new_knob_is_one_row_of_the_table():
+    """Appending a knob (and a rule) to the table gives the header its macro default, its enum, its Knobs<...>
+    parameter and member, its static_asserts, its place in Cfg and fa_config, and one more int."""
+    new = table.Knob("consumer_wgs", ("two", "three"), "two", "consumer warpgroups beside the producer",
+                     py_enum="ConsumerWgs", arms=("wgmma",), later=True, pinned="two")
+    rule = table.Rule({"consumer_wgs": ("three",)}, {"kv_release": ("producer",)},
+                      "knob 'consumer_wgs'=three needs kv_release=producer, not {kv_release}", "three consumers need a producer")
+    text = table.render(table.KNOBS + (new,), table.RULES + (rule,))
+    assert "#ifndef FA_CONSUMER_WGS\n#define FA_CONSUMER_WGS 0\n#endif" in text
+    assert "enum { CONSUMER_WGS_TWO = 0, CONSUMER_WGS_THREE = 1 };" in text
+    assert "int PV_SLAB_, int CONSUMER_WGS_>" in text and "static constexpr int CONSUMER_WGS = CONSUMER_WGS_;" in text
+    assert "COMPUTE == WGMMA || CONSUMER_WGS == CONSUMER_WGS_TWO" in text
+    assert "!(CONSUMER_WGS == CONSUMER_WGS_THREE) || (KV_RELEASE == KV_RELEASE_PRODUCER)" in text
+    assert "FA_PV_SLAB, FA_CONSUMER_WGS\n" in text and f"out[{len(table.KNOBS)}] = FA_CONSUMER_WGS;" in text
+    assert f"#define FA_CONFIG_COUNT {len(table.KNOBS) + 1}" in text
+    # and the table as it stands renders the committed header, byte for byte
+    assert table.render() == table.HEADER.read_text()
 
 
 def test_the_samplers_and_the_covering_set_read_the_table():

@@ -1,0 +1,276 @@
+// GENERATED from kernel_src/knob_table.py by `python3 -m kernel_src.knob_table --write`: do not edit.
+// The knobs, one entry each: the macro, its values, default and idea (the hypothesis and the H200 figures
+// are beside the code that reads it; kernel_src/knobs.py validates a combination before anything builds).
+//   FA_COMPUTE (0 scalar | 1 mma | 2 wgmma; default scalar): scalar CUDA-core FMAs (the seed's v0) | mma.sync
+//       m16n8k16 + ldmatrix (v1) | warpgroup MMA (wgmma.mma_async, sm_90a only; one warpgroup per 64 query rows)
+//   FA_LAYOUT (0 row_major | 1 swizzle | 2 pad | 3 sw128; default row_major): the Q/K/V tiles in shared memory:
+//       row-major | XOR swizzle | padding | the 128-byte swizzle in 64-column tiles that wgmma's descriptors read
+//       (compute=wgmma only)
+//   FA_STAGING (0 scalar | 1 cp_async | 2 tma; default scalar): global -> shared: scalar 2-byte loads | 16-byte
+//       cp.async | TMA (compute=wgmma only): K/V tiles by cp.async.bulk.tensor from one thread, completion on
+//       mbarriers
+//   FA_EXP (0 expf | 1 ex2; default expf): expf | ex2.approx with log2(e) folded into the host-side scale
+//   FA_BR (an int; default 64): query rows per CTA: each warp owns 16 (BR = 16 x WARPS) or, mma.sync only, 32
+//   FA_BC (16, 32, 64, 128; default 64): key rows per key block
+//   FA_WARPS (1, 2, 4, 8; default 4): warps per CTA (the consumers', with kv_release=producer)
+//   FA_KV_STAGES (1, 2, 3; default 1): K/V buffers in flight: 1 (stage K and V, wait for both) | 2, 3: a ring, K
+//       and V in separate cp.async groups so QK^T starts while V is in flight
+//   FA_Q_IN (0 regs | 1 smem; default regs): Q fragments held in registers across the key loop | re-read from
+//       shared memory every key block
+//   FA_RESCALE_SKIP (0 off | 1 on; default off): skip O *= alpha when no row of the warp changed its max (bitwise
+//       the same)
+//   FA_CAUSAL_MASK (0 runtime | 1 predicate | 2 split; default runtime): a runtime branch per element | the
+//       predicate specialised per block kind (a function template) | the key loop split at the diagonal (type tags)
+//   FA_CTA_ORDER (0 launch | 1 heaviest_first; default launch): launch order | heaviest first (longest-processing-
+//       time) under causality
+//   FA_MIN_CTAS (0, 1, 2, 3, 4; default 0): __launch_bounds__ minimum CTAs per SM; 0: none
+//   FA_STORE (0 default | 1 cs | 2 wt; default default): the epilogue's stores: default | streaming (.cs) | write-
+//       through (.wt)
+//   FA_V_LOAD (0 ldmatrix_trans | 1 lds; default ldmatrix_trans): V fragments by ldmatrix.trans | by 16-bit shared
+//       loads (the same bits)
+//   FA_PERSISTENT (0 off | 1 on; default off): resident CTAs pull work items from a list (one CTA per item when
+//       off)
+//   FA_SPLIT_KV (1, 2, 4, 8; default 1): key splits per (query tile, head), merged by a combine kernel
+//   FA_SOFTMAX (0 separate | 1 fused; default separate): scale, then exp(s - m) | exp2(s * c - m * c) in one FFMA,
+//       the max in raw units
+//   FA_KV_OVERLAP (0 off | 1 on; default off): one K and one V buffer: V(j) lands under QK^T(j), K(j+1) under
+//       P(j)V(j)
+//   FA_EPILOGUE (0 direct | 1 smem; default direct): 4-byte stores from the accumulators | through shared memory,
+//       16-byte stores
+//   FA_RESCALE_LAZY (0 off | 1 on; default off): a row's max is raised only when it grows by more than 2^8 (exact
+//       after 1/l)
+//   FA_PIPELINE (0 off | 1 on; default off): QK^T of block j+1 issued before the softmax of block j (needs the K/V
+//       ring)
+//   FA_KV_RELEASE (0 barrier | 1 last_warp | 2 producer; default barrier): what frees a K/V ring buffer: a block
+//       barrier | (TMA ring) the last warp done with it refills it, no thread waits for another | a producer
+//       warpgroup (128 more threads, setmaxnreg) issues every copy once a buffer's empty mbarrier says every
+//       consumer warp is done with it (warp specialisation)
+//   FA_PINGPONG (0 off | 1 on; default off): (kv_release=producer, two consumer warpgroups) two named barriers take
+//       the warpgroups' GEMM issue in turns, so one warpgroup's softmax runs under the other's GEMMs
+//   FA_COPIES (0 loop | 1 unrolled; default loop): a thread's global->shared copies of a tile: a strided loop, a
+//       bounds test each | a fixed count, unrolled, from one address; the row test only in a tile that crosses N
+//       (bitwise the same)
+//   FA_EXP_POLY (0 off | 1 quarter | 2 half; default off): a quarter | half of P's exponentials (exp=ex2) by a
+//       cubic on the FMA pipe instead of MUFU.EX2 (relative error 7.5e-5, below fp16's rounding)
+//   FA_PV_SLAB (0 off | 1 on; default off): (mma.sync, no pipeline) P made and multiplied into O one 16-key slab at
+//       a time, each score masked against one per-row limit (bitwise the same)
+#pragma once
+
+// the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
+#ifndef FA_COMPUTE
+#define FA_COMPUTE 0
+#endif
+#ifndef FA_LAYOUT
+#define FA_LAYOUT 0
+#endif
+#ifndef FA_STAGING
+#define FA_STAGING 0
+#endif
+#ifndef FA_EXP
+#define FA_EXP 0
+#endif
+#ifndef FA_BR
+#define FA_BR 64
+#endif
+#ifndef FA_BC
+#define FA_BC 64
+#endif
+#ifndef FA_WARPS
+#define FA_WARPS 4
+#endif
+#ifndef FA_KV_STAGES
+#define FA_KV_STAGES 1
+#endif
+#ifndef FA_Q_IN
+#define FA_Q_IN 0
+#endif
+#ifndef FA_RESCALE_SKIP
+#define FA_RESCALE_SKIP 0
+#endif
+#ifndef FA_CAUSAL_MASK
+#define FA_CAUSAL_MASK 0
+#endif
+#ifndef FA_CTA_ORDER
+#define FA_CTA_ORDER 0
+#endif
+#ifndef FA_MIN_CTAS
+#define FA_MIN_CTAS 0
+#endif
+#ifndef FA_STORE
+#define FA_STORE 0
+#endif
+#ifndef FA_V_LOAD
+#define FA_V_LOAD 0
+#endif
+#ifndef FA_PERSISTENT
+#define FA_PERSISTENT 0
+#endif
+#ifndef FA_SPLIT_KV
+#define FA_SPLIT_KV 1
+#endif
+#ifndef FA_SOFTMAX
+#define FA_SOFTMAX 0
+#endif
+#ifndef FA_KV_OVERLAP
+#define FA_KV_OVERLAP 0
+#endif
+#ifndef FA_EPILOGUE
+#define FA_EPILOGUE 0
+#endif
+#ifndef FA_RESCALE_LAZY
+#define FA_RESCALE_LAZY 0
+#endif
+#ifndef FA_PIPELINE
+#define FA_PIPELINE 0
+#endif
+#ifndef FA_KV_RELEASE
+#define FA_KV_RELEASE 0
+#endif
+#ifndef FA_PINGPONG
+#define FA_PINGPONG 0
+#endif
+#ifndef FA_COPIES
+#define FA_COPIES 0
+#endif
+#ifndef FA_EXP_POLY
+#define FA_EXP_POLY 0
+#endif
+#ifndef FA_PV_SLAB
+#define FA_PV_SLAB 0
+#endif
+
+namespace fa {
+// the values' names, in the macros' integers
+enum { SCALAR = 0, MMA = 1, WGMMA = 2 };  // compute
+enum { ROW_MAJOR = 0, SWIZZLE = 1, PAD = 2, SW128 = 3 };  // layout
+enum { STAGE_SCALAR = 0, STAGE_CP_ASYNC = 1, STAGE_TMA = 2 };  // staging
+enum { EXP_EXPF = 0, EXP_EX2 = 1 };  // exp
+enum { Q_IN_REGS = 0, Q_IN_SMEM = 1 };  // q_in
+enum { MASK_RUNTIME = 0, MASK_PREDICATE = 1, MASK_SPLIT = 2 };  // causal_mask
+enum { ORDER_LAUNCH = 0, ORDER_HEAVIEST_FIRST = 1 };  // cta_order
+enum { STORE_DEFAULT = 0, STORE_CS = 1, STORE_WT = 2 };  // store
+enum { V_LDMATRIX_TRANS = 0, V_LDS = 1 };  // v_load
+enum { SOFTMAX_SEPARATE = 0, SOFTMAX_FUSED = 1 };  // softmax
+enum { EPI_DIRECT = 0, EPI_SMEM = 1 };  // epilogue
+enum { KV_RELEASE_BARRIER = 0, KV_RELEASE_LAST_WARP = 1, KV_RELEASE_PRODUCER = 2 };  // kv_release
+enum { COPIES_LOOP = 0, COPIES_UNROLLED = 1 };  // copies
+enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
+}  // namespace fa
+
+// Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_>
+// its members, one per knob
+#define FA_KNOBS_MEMBERS \
+  static constexpr int COMPUTE = COMPUTE_; \
+  static constexpr int LAYOUT = LAYOUT_; \
+  static constexpr int STAGING = STAGING_; \
+  static constexpr int EXP = EXP_; \
+  static constexpr int BR = BR_; \
+  static constexpr int BC = BC_; \
+  static constexpr int WARPS = WARPS_; \
+  static constexpr int KV_STAGES = KV_STAGES_; \
+  static constexpr int Q_IN = Q_IN_; \
+  static constexpr int RESCALE_SKIP = RESCALE_SKIP_; \
+  static constexpr int CAUSAL_MASK = CAUSAL_MASK_; \
+  static constexpr int CTA_ORDER = CTA_ORDER_; \
+  static constexpr int STORE = STORE_; \
+  static constexpr int V_LOAD = V_LOAD_; \
+  static constexpr int PERSISTENT = PERSISTENT_; \
+  static constexpr int SPLITS = SPLITS_; \
+  static constexpr int SOFTMAX = SOFTMAX_; \
+  static constexpr int KV_OVERLAP = KV_OVERLAP_; \
+  static constexpr int EPILOGUE = EPILOGUE_; \
+  static constexpr int RESCALE_LAZY = RESCALE_LAZY_; \
+  static constexpr int PIPELINE = PIPELINE_; \
+  static constexpr int KV_RELEASE = KV_RELEASE_; \
+  static constexpr int PINGPONG = PINGPONG_; \
+  static constexpr int COPIES = COPIES_; \
+  static constexpr int EXP_POLY = EXP_POLY_; \
+  static constexpr int PV_SLAB = PV_SLAB_;
+// each knob one of its values, off its default only on the arms that accept it, and the rules of
+// knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
+#define FA_KNOBS_RULES \
+  static_assert((COMPUTE == SCALAR || COMPUTE == MMA || COMPUTE == WGMMA), "knob compute: one of its values"); \
+  static_assert((LAYOUT == ROW_MAJOR || LAYOUT == SWIZZLE || LAYOUT == PAD || LAYOUT == SW128), "knob layout: one of its values"); \
+  static_assert((STAGING == STAGE_SCALAR || STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "knob staging: one of its values"); \
+  static_assert((EXP == EXP_EXPF || EXP == EXP_EX2), "knob exp: one of its values"); \
+  static_assert((BC == 16 || BC == 32 || BC == 64 || BC == 128), "knob bc: one of its values"); \
+  static_assert((WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8), "knob warps: one of its values"); \
+  static_assert((KV_STAGES == 1 || KV_STAGES == 2 || KV_STAGES == 3), "knob kv_stages: one of its values"); \
+  static_assert((Q_IN == Q_IN_REGS || Q_IN == Q_IN_SMEM), "knob q_in: one of its values"); \
+  static_assert((RESCALE_SKIP == 0 || RESCALE_SKIP == 1), "knob rescale_skip: one of its values"); \
+  static_assert((CAUSAL_MASK == MASK_RUNTIME || CAUSAL_MASK == MASK_PREDICATE || CAUSAL_MASK == MASK_SPLIT), "knob causal_mask: one of its values"); \
+  static_assert((CTA_ORDER == ORDER_LAUNCH || CTA_ORDER == ORDER_HEAVIEST_FIRST), "knob cta_order: one of its values"); \
+  static_assert((STORE == STORE_DEFAULT || STORE == STORE_CS || STORE == STORE_WT), "knob store: one of its values"); \
+  static_assert((V_LOAD == V_LDMATRIX_TRANS || V_LOAD == V_LDS), "knob v_load: one of its values"); \
+  static_assert((PERSISTENT == 0 || PERSISTENT == 1), "knob persistent: one of its values"); \
+  static_assert((SPLITS == 1 || SPLITS == 2 || SPLITS == 4 || SPLITS == 8), "knob split_kv: one of its values"); \
+  static_assert((SOFTMAX == SOFTMAX_SEPARATE || SOFTMAX == SOFTMAX_FUSED), "knob softmax: one of its values"); \
+  static_assert((KV_OVERLAP == 0 || KV_OVERLAP == 1), "knob kv_overlap: one of its values"); \
+  static_assert((EPILOGUE == EPI_DIRECT || EPILOGUE == EPI_SMEM), "knob epilogue: one of its values"); \
+  static_assert((RESCALE_LAZY == 0 || RESCALE_LAZY == 1), "knob rescale_lazy: one of its values"); \
+  static_assert((PIPELINE == 0 || PIPELINE == 1), "knob pipeline: one of its values"); \
+  static_assert((KV_RELEASE == KV_RELEASE_BARRIER || KV_RELEASE == KV_RELEASE_LAST_WARP || KV_RELEASE == KV_RELEASE_PRODUCER), "knob kv_release: one of its values"); \
+  static_assert((PINGPONG == 0 || PINGPONG == 1), "knob pingpong: one of its values"); \
+  static_assert((COPIES == COPIES_LOOP || COPIES == COPIES_UNROLLED), "knob copies: one of its values"); \
+  static_assert((EXP_POLY == EXP_POLY_OFF || EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF), "knob exp_poly: one of its values"); \
+  static_assert((PV_SLAB == 0 || PV_SLAB == 1), "knob pv_slab: one of its values"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || CAUSAL_MASK == MASK_RUNTIME, "knob causal_mask is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || STORE == STORE_DEFAULT, "knob store is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || V_LOAD == V_LDMATRIX_TRANS, "knob v_load is the mma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || PERSISTENT == 0, "knob persistent is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || SPLITS == 1, "knob split_kv is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || SOFTMAX == SOFTMAX_SEPARATE, "knob softmax is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_OVERLAP == 0, "knob kv_overlap is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || EPILOGUE == EPI_DIRECT, "knob epilogue is the mma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_LAZY == 0, "knob rescale_lazy is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || PIPELINE == 0, "knob pipeline is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || KV_RELEASE == KV_RELEASE_BARRIER, "knob kv_release is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || PINGPONG == 0, "knob pingpong is the wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || EXP_POLY == EXP_POLY_OFF, "knob exp_poly is the mma/wgmma arm's"); \
+  static_assert(COMPUTE == MMA || PV_SLAB == 0, "knob pv_slab is the mma arm's"); \
+  static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
+  static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
+  static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
+  static_assert(!(EPILOGUE == EPI_SMEM) || (SPLITS == 1 && STORE == STORE_DEFAULT), "the smem epilogue: no split, default stores"); \
+  static_assert(!(RESCALE_LAZY == 1) || (EXP == EXP_EX2 && RESCALE_SKIP == 1), "the lazy max counts in log2 units, pays through the vote"); \
+  static_assert(!(PIPELINE == 1) || (KV_STAGES == 2 || KV_STAGES == 3), "QK^T one block ahead reads the next K from the ring"); \
+  static_assert(!(KV_RELEASE == KV_RELEASE_LAST_WARP || KV_RELEASE == KV_RELEASE_PRODUCER) || (STAGING == STAGE_TMA && (KV_STAGES == 2 || KV_STAGES == 3)), "kv_release is the TMA ring's"); \
+  static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
+  static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \
+  static_assert(!(PV_SLAB == 1) || (COMPUTE == MMA && PIPELINE == 0 && KV_OVERLAP == 0), "P slab by slab: mma.sync's register fragments, the plain block schedule");
+// Cfg's arguments: the build's knobs
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB
+// fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
+#define FA_CONFIG_COUNT 27
+#define FA_CONFIG_WRITE(out) \
+  out[0] = FA_COMPUTE; \
+  out[1] = FA_LAYOUT; \
+  out[2] = FA_STAGING; \
+  out[3] = FA_EXP; \
+  out[4] = FA_BR; \
+  out[5] = FA_BC; \
+  out[6] = FA_WARPS; \
+  out[7] = FA_KV_STAGES; \
+  out[8] = FA_Q_IN; \
+  out[9] = FA_RESCALE_SKIP; \
+  out[10] = FA_CAUSAL_MASK; \
+  out[11] = FA_CTA_ORDER; \
+  out[12] = FA_MIN_CTAS; \
+  out[13] = FA_STORE; \
+  out[14] = FA_V_LOAD; \
+  out[15] = FA_PERSISTENT; \
+  out[16] = FA_SPLIT_KV; \
+  out[17] = FA_SOFTMAX; \
+  out[18] = FA_KV_OVERLAP; \
+  out[19] = FA_EPILOGUE; \
+  out[20] = FA_RESCALE_LAZY; \
+  out[21] = FA_PIPELINE; \
+  out[22] = FA_KV_RELEASE; \
+  out[23] = FA_PINGPONG; \
+  out[24] = FA_COPIES; \
+  out[25] = FA_EXP_POLY; \
+  out[26] = FA_PV_SLAB;
