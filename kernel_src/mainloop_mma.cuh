@@ -44,7 +44,8 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
   const int g = lane >> 2, t = lane & 3;
   const int r0 = warp * 16 * MT;  // this warp's first local row
   // the fused softmax's scale, 1 in the separate form (see softmax.cuh)
-  const float sc = K::SOFTMAX == SOFTMAX_FUSED ? defect::scale(scale) : 1.f;
+  constexpr bool FUSED = K::SOFTMAX == SOFTMAX_FUSED;
+  const float sc = FUSED ? defect::scale(scale) : 1.f;
 
   constexpr bool producer = ROLE == ROLE_PRODUCER;
   if constexpr (!producer) {  // Q is the consumers' (the producer warpgroup stages only K and V)
@@ -174,10 +175,69 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
     } else {
       s_gemm(Kb, s);
     }
+    // Scale, mask (key tail, causal diagonal) and the online-softmax update for rows g, g+8 of
+    // every m-tile.
+    // (MT == 1 keeps the statement order this kernel was measured with: sm_120's ptxas gives the D=64
+    // non-causal instantiation a 128-register target of its own, which the generic loop's order
+    // misses by a 16-byte spill and this order meets; sm_80/90 allocate the same either way.)
+    // (Written here, not in softmax.cuh: as a function of its own, the same update compiled to other
+    // branch layouts of the predicate mask, MT == 1 or 2 depending on where `edge` was computed.)
     [[maybe_unused]] const bool edge = k0 + K::BC > N || (CAUSAL && k0 + K::BC - 1 > q0);
     float alpha[MT][2], meff[MT][2];
-    const bool changed = softmax_update<K, CAUSAL, decltype(mask_t)::value>(s, m, l, alpha, meff, sc, k0, row0, row8,
-                                                                            t, N, scale, edge);
+    bool changed = false;
+    if constexpr (MT == 1) {
+      float mx[2] = {-INFINITY, -INFINITY};
+      const int rowa = row0, rowb = row8;
+      if constexpr (K::CAUSAL_MASK == MASK_RUNTIME) {
+        scale_mask<K, CAUSAL, true>(s[0], mx, k0, rowa, rowb, t, N, scale, edge);
+      } else if constexpr (K::CAUSAL_MASK == MASK_PREDICATE) {
+        if (edge)
+          scale_mask<K, CAUSAL, true>(s[0], mx, k0, rowa, rowb, t, N, scale, true);
+        else
+          scale_mask<K, CAUSAL, false>(s[0], mx, k0, rowa, rowb, t, N, scale, false);
+      } else {
+        scale_mask<K, CAUSAL, decltype(mask_t)::value>(s[0], mx, k0, rowa, rowb, t, N, scale, true);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+        const float mnew = new_max<K>(m[0][h], mx[h], sc);
+        meff[0][h] = mnew == -INFINITY ? 0.f : mnew;
+        alpha[0][h] = FUSED ? fexp<K::EXP>((m[0][h] - meff[0][h]) * sc) : fexp<K::EXP>(m[0][h] - meff[0][h]);
+        m[0][h] = mnew;
+        l[0][h] *= alpha[0][h];
+      }
+      changed = alpha[0][0] != 1.f || alpha[0][1] != 1.f;
+    } else {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      float mx[2] = {-INFINITY, -INFINITY};
+      const int rowa = row0 + mt * 16, rowb = rowa + 8;
+      if constexpr (K::CAUSAL_MASK == MASK_RUNTIME) {
+        // one body for every block: the per-element test carries a runtime flag
+        scale_mask<K, CAUSAL, true>(s[mt], mx, k0, rowa, rowb, t, N, scale, edge);
+      } else if constexpr (K::CAUSAL_MASK == MASK_PREDICATE) {
+        if (edge)
+          scale_mask<K, CAUSAL, true>(s[mt], mx, k0, rowa, rowb, t, N, scale, true);
+        else
+          scale_mask<K, CAUSAL, false>(s[mt], mx, k0, rowa, rowb, t, N, scale, false);
+      } else {
+        scale_mask<K, CAUSAL, decltype(mask_t)::value>(s[mt], mx, k0, rowa, rowb, t, N, scale, true);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+        mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+        const float mnew = new_max<K>(m[mt][h], mx[h], sc);
+        meff[mt][h] = mnew == -INFINITY ? 0.f : mnew;
+        alpha[mt][h] = FUSED ? fexp<K::EXP>((m[mt][h] - meff[mt][h]) * sc) : fexp<K::EXP>(m[mt][h] - meff[mt][h]);
+        m[mt][h] = mnew;
+        l[mt][h] *= alpha[mt][h];
+        changed |= alpha[mt][h] != 1.f;
+      }
+    }
+    }
     rescale_o<K>(o, alpha, changed);
     auto p = [&](int mt, int j, uint32_t* out) { p_tile<K, Pack<T>>(s, meff, l, sc, mt, j, out); };
     // P slab by slab (FA_PV_SLAB=1). Hypothesis: in a two-m-tile warp (BR 128 on 4 warps)
