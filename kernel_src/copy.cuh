@@ -1,7 +1,7 @@
 // The copy layer: global -> shared staging of a tile (scalar loads, 16-byte cp.async in a loop or
 // unrolled), the waits on it, shared -> register fragment loads (ldmatrix), the fence that shows
-// cp.async's bytes to wgmma's async proxy, and what TMA staging carries per item. The K/V ring that
-// schedules these copies across key blocks is kv_ring.cuh.
+// cp.async's bytes to wgmma's async proxy, and TMA staging's per-item state, tile loads and barriers. The
+// schedule of these copies across key blocks (the K/V ring) is the mainloop's (mainloop_mma.cuh).
 #pragma once
 #include <stdint.h>
 
@@ -138,5 +138,34 @@ struct TmaSrc {
   uint32_t* phase;
   uint32_t* fills;  // FA_KV_RELEASE=2: the producer's fills of each stage so far (its thread only)
 };
+
+#if FA_STAGING == 2
+// TMA staging's barriers in shared memory, right after the V tiles (tile.cuh's smem_bytes counts them): a K and
+// a V mbarrier per stage, then per stage FA_KV_RELEASE=1's count of warps done or FA_KV_RELEASE=2's empty
+// mbarrier (their address is written out where it is used, mainloop_mma.cuh). The mbarrier and tensor-copy
+// instructions themselves are wgmma.cuh's.
+//
+// One K (or V) tile of block kb by TMA: the barrier armed with its bytes, then its D/64 boxes of 64 columns
+// (z: the K/V head, the tensor map's third coordinate)
+template <class K, int D, typename T>
+__device__ __forceinline__ void tma_load_tile(T* dst, const void* map, uint64_t* bar, int kb, int z) {
+  mbar_expect_tx(bar, K::BC * D * (int)sizeof(T));
+#pragma unroll
+  for (int h = 0; h < D / 64; ++h) tma_load_3d(dst + h * K::BC * 64, map, bar, h * 64, kb * K::BC, z);
+}
+
+// The barriers, once per CTA by thread 0 (every thread's first wait comes after a block barrier).
+template <class K, typename T, int D>
+__device__ __forceinline__ void tma_barriers_init(T* Vs) {
+  using TL = Tile<D, K::LAYOUT>;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
+  for (int i = 0; i < 2 * K::KV_STAGES; ++i) mbar_init(bars + i, 1);
+  // FA_KV_RELEASE=1's counts of warps done with each stage's buffer
+  for (int i = 0; i < (K::KV_RELEASE == 1 ? K::KV_STAGES : 0); ++i) reinterpret_cast<unsigned int*>(bars + 2 * K::KV_STAGES)[i] = 0;
+  // FA_KV_RELEASE=2's empty barriers: one arrival per consumer warp completes a phase
+  for (int i = 0; i < (K::PRODUCER ? K::KV_STAGES : 0); ++i) mbar_init(bars + 2 * K::KV_STAGES + i, K::WARPS);
+  mbar_init_fence();
+}
+#endif
 
 }  // namespace fa

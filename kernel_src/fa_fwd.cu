@@ -15,16 +15,25 @@
 //   target.cuh           mma.cuh always; wgmma.cuh (warpgroup MMA, TMA, mbarriers) only on sm_90a builds
 //   defects.cuh          the defect battery's hooks (FA_DEFECT), every place that reads it
 //   tile.cuh             shared-memory tile layouts, the dtype's packing, the CTA's shared-memory size
-//   copy.cuh             global -> shared staging (scalar, cp.async, unrolled), ldmatrix, the proxy fence
-//   kv_ring.cuh          the K/V ring's schedule: buffers, copies, waits, releases, the producer warpgroup
+//   copy.cuh             global -> shared staging (scalar, cp.async, unrolled), ldmatrix, the proxy fence,
+//                        TMA's tile loads and barriers
 //   softmax.cuh          the exponentials, scale and mask, the running max and its rescale rules
 //   gemm_sm80.cuh        QK^T and PV by mma.sync (compute=mma)
 //   gemm_sm90.cuh        QK^T and PV by warpgroup MMA, ping-pong's turns (compute=wgmma, sm_90a builds only)
 //   mainloop_scalar.cuh  the mainloop of compute=scalar
-//   mainloop_mma.cuh     the mainloop of compute=mma and compute=wgmma: the order of the above per key block
+//   mainloop_mma.cuh     the mainloop of compute=mma and compute=wgmma: the K/V ring's schedule and the
+//                        softmax update between the components' steps, per key block
 //   epilogue.cuh         the output stores, split-KV's partials and their combine kernel
 //   scheduler.cuh        work items, their order, the persistent grid
 // and here, run_item: which mainloop an item runs, with the item's addresses.
+//
+// A new mainloop (e.g. a warp-specialised wgmma one) is a header of its own, mainloop_<name>.cuh, with a
+// function of mainloop_mma's signature built from these components (the staging and ring primitives, the
+// softmax's functions, gemm_sm90.cuh's GEMMs and PingPong, epilogue.cuh's store_item); it is included
+// below (under #if FA_COMPUTE == 2 if it issues wgmma), chosen in run_item by its knob (one row of
+// kernel_src/knob_table.py, see its docstring), and, if its CTA differs (threads, roles, setmaxnreg, shared
+// memory), described in config.cuh (CTA_THREADS), tile.cuh (smem_bytes, with kernel_src/knobs.py's copy)
+// and the role split of fa_fwd_kernel. knobs.HEADERS, the build's dependencies and export pick the header up.
 //
 // The build defines the knobs, FA_<NAME> for each knob of kernel_src/knob_table.py (knobs_gen.cuh lists them with
 // their values and defaults; kernel_src/knobs.py validates a combination before anything builds),
@@ -41,7 +50,6 @@
 #include "config.cuh"
 #include "defects.cuh"
 #include "epilogue.cuh"
-#include "kv_ring.cuh"
 #include "mainloop_mma.cuh"
 #include "mainloop_scalar.cuh"
 #include "scheduler.cuh"
@@ -135,7 +143,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_STAGING == 2
   const void* tmk = &tmK;
   const void* tmv = &tmV;
-  if (threadIdx.x == 0) kv_ring_init<K, T, D>(Vs);
+  if (threadIdx.x == 0) tma_barriers_init<K, T, D>(Vs);
 #else
   const void* tmk = nullptr;
   const void* tmv = nullptr;

@@ -119,10 +119,11 @@ __device__ __forceinline__ float m_units(float m, float sc) {
   return m;
 }
 
-// The online softmax of one warp's rows, as functions of its state: per m-tile of the warp (MT of them,
-// rows g and g+8 of each) the running max m and sum l, and per key block the factor alpha that rescales O
-// and the max meff the exponentials subtract. The mainloop owns these arrays (held in a struct here, the
-// same code compiled to other instructions).
+// The online softmax's state per warp: per m-tile (MT of them, rows g and g+8 of each) the running max m
+// and sum l, and per key block the factor alpha that rescales O and the max meff the exponentials subtract.
+// The mainloop owns these arrays and passes them in (held in a struct here, the same code compiled to other
+// instructions); the update of m, l, alpha and meff from a block's scores is written in mainloop_mma.cuh's
+// key block, from scale_mask, new_max and fexp above.
 //
 // Softmax in one FFMA (FA_SOFTMAX=1): the max is taken over raw scores and each exponential is
 // ex2(s * c - m * c), one FFMA + one MUFU where the separate form pays an FMUL (scale), an FADD

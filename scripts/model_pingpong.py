@@ -1,6 +1,6 @@
 """A model of kv_release=producer's barriers with pingpong on or off, run under random schedules (no GPU).
 
-It checks the protocol that the tensor-core mainloop's comments state (kernel_src/gemm_sm90.cuh, kv_ring.cuh), not the compiled code: each consumer warp and the
+It checks the protocol that the tensor-core mainloop's comments state (kernel_src/gemm_sm90.cuh, mainloop_mma.cuh), not the compiled code: each consumer warp and the
 producer thread are programs of barrier operations in the order kernel_src/mainloop_mma.cuh issues them (the consumers' Q
 barrier, warpgroup 1's arrival before an item's first turn, the pipeline's first QK^T, per block a K wait,
 a QK^T turn, a V wait, a PV turn and the empty-barrier arrival; the producer's empty wait and fill per block;
