@@ -49,6 +49,10 @@
 //                   multiplied into O one 16-key slab at a time, and the mask tests each score against one
 //                   per-row limit: P's live range is one slab, not the block (same sums in the same
 //                   order: bitwise equal)
+//   FA_MAINLOOP     0 the one body every arm shares (body_mma) | 1 the warp-specialised Hopper mainloop
+//                   (mainloop_sm90_ws.cuh: a TMA producer warpgroup, 2-3 wgmma consumer warpgroups with
+//                   setmaxnreg, separate K and V pipelines; FA_PIPELINE its intra-warpgroup overlap,
+//                   FA_PINGPONG its turns, FA_PERSISTENT a static persistent schedule)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -152,6 +156,9 @@
 #ifndef FA_PV_SLAB
 #define FA_PV_SLAB 0
 #endif
+#ifndef FA_MAINLOOP
+#define FA_MAINLOOP 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -197,7 +204,7 @@ template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, i
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
           int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0,
-          int COPIES_ = 0, int EXP_POLY_ = 0, int PV_SLAB_ = 0>
+          int COPIES_ = 0, int EXP_POLY_ = 0, int PV_SLAB_ = 0, int MAINLOOP_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -207,11 +214,16 @@ struct Knobs {
   static constexpr int SOFTMAX = SOFTMAX_, KV_OVERLAP = KV_OVERLAP_, EPILOGUE = EPILOGUE_;
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
   static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_, EXP_POLY = EXP_POLY_, PV_SLAB = PV_SLAB_;
+  static constexpr int MAINLOOP = MAINLOOP_;  // 1: mainloop_sm90_ws.cuh
   // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
   static constexpr bool PRODUCER = KV_RELEASE == 2;
   static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
   static constexpr int MT = BR / (16 * WARPS);  // 16-row m-tiles per warp
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
+  static_assert(!MAINLOOP || (COMPUTE == WGMMA && STAGING == STAGE_TMA && PRODUCER && SOFTMAX == SOFTMAX_FUSED &&
+                              EXP == EXP_EX2 && SPLITS == 1 && (WARPS == 8 || WARPS == 12) && BC >= 64 &&
+                              KV_STAGES >= 2 && EPILOGUE == EPI_DIRECT && !EXP_POLY),
+                "the warp-specialised mainloop: wgmma, TMA, a producer warpgroup, the fused ex2 softmax, 2-3 consumer warpgroups");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
   static_assert(COMPUTE != WGMMA || (LAYOUT == SW128 && Q_IN && STAGING != STAGE_SCALAR && WARPS % 4 == 0 && MT == 1),
                 "wgmma: 128-byte swizzled tiles, Q read by descriptor, cp.async or TMA staging, whole warpgroups");
@@ -467,7 +479,7 @@ __host__ __device__ constexpr int smem_bytes() {
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
-         (K::STAGING == STAGE_TMA ? (K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
+         (K::STAGING == STAGE_TMA ? (K::MAINLOOP ? 32 : K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 
@@ -1421,6 +1433,12 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH) {
 // tool launches on one stream).
 __device__ unsigned int g_work[2];
 
+}  // namespace fa
+#if FA_MAINLOOP == 1
+#include "mainloop_sm90_ws.cuh"
+#endif
+namespace fa {
+
 template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
@@ -1435,6 +1453,11 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
   if constexpr (K::COMPUTE != SCALAR) {
     Dest<T> dst{O + head * D, L + head, K::SPLITS > 1 ? Opart + part * D : nullptr,
                 K::SPLITS > 1 ? Lpart + part : nullptr};
+#if FA_MAINLOOP == 1
+    if constexpr (K::MAINLOOP) {
+      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
+    } else
+#endif
     body_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
                               it.split, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
   } else {
@@ -1466,7 +1489,12 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_STAGING == 2
   const void* tmk = &tmK;
   const void* tmv = &tmV;
+#if FA_MAINLOOP == 1
+  if (K::MAINLOOP && threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
+  if (!K::MAINLOOP && threadIdx.x == 0) {
+#else
   if (threadIdx.x == 0) {  // once per CTA; every thread's first wait comes after a block barrier
+#endif
     uint64_t* bars = reinterpret_cast<uint64_t*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
     for (int i = 0; i < 2 * K::KV_STAGES; ++i) mbar_init(bars + i, 1);
     // FA_KV_RELEASE=1's counts of warps done with each stage's buffer
@@ -1489,6 +1517,16 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   const int tiles = (N + K::BR - 1) / K::BR;
   auto items = [&](auto role) {
   constexpr int ROLE = decltype(role)::value;
+#if FA_MAINLOOP == 1
+  if constexpr (K::MAINLOOP && K::PERSISTENT) {
+    // the warp-specialised mainloop's static persistent schedule: items c, c + grid, ... in the CTA order;
+    // no counter and no block barrier between items (each role carries its barrier phases on)
+    const int total = tiles * BH;
+    for (int i = blockIdx.x; i < total; i += gridDim.x)
+      run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
+                                      Qs, Ks, Vs, tmk, tmv, &phase, fills);
+  } else
+#endif
   if constexpr (K::PERSISTENT) {
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
     // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
@@ -1527,10 +1565,18 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     // waits on the empty barriers), the consumer warpgroups take them, within this CTA's share of the
     // file; each then runs its own copy of the item loop (the same barriers, in the same order)
     if (threadIdx.x >= K::THREADS) {
+#if FA_MAINLOOP == 1
+      setmaxnreg_dec<K::MAINLOOP ? WS_PRODUCER_REGS : PRODUCER_REGS>();
+#else
       setmaxnreg_dec<PRODUCER_REGS>();
+#endif
       items(std::integral_constant<int, ROLE_PRODUCER>{});
     } else {
+#if FA_MAINLOOP == 1
+      setmaxnreg_inc<K::MAINLOOP ? ws_consumer_regs<K>(WS_CTAS) : consumer_regs<K>()>();
+#else
       setmaxnreg_inc<consumer_regs<K>()>();
+#endif
       items(std::integral_constant<int, ROLE_CONSUMER>{});
     }
     return;
@@ -1593,7 +1639,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
                   FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG,
-                  FA_COPIES, FA_EXP_POLY, FA_PV_SLAB>;
+                  FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1752,7 +1798,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (26 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (28 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1761,7 +1807,7 @@ FA_API void fa_config(int* out) {
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
   out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES; out[25] = FA_EXP_POLY;
-  out[26] = FA_PV_SLAB;
+  out[26] = FA_PV_SLAB; out[27] = FA_MAINLOOP;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
