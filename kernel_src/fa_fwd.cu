@@ -222,7 +222,8 @@ struct Knobs {
   static_assert(BR == 16 * WARPS * MT && (MT == 1 || MT == 2), "each warp owns 16 or 32 query rows");
   static_assert(!MAINLOOP || (COMPUTE == WGMMA && STAGING == STAGE_TMA && PRODUCER && SOFTMAX == SOFTMAX_FUSED &&
                               EXP == EXP_EX2 && SPLITS == 1 && (WARPS == 8 || WARPS == 12) && BC >= 64 &&
-                              KV_STAGES >= 2 && EPILOGUE == EPI_DIRECT && !EXP_POLY),
+                              KV_STAGES >= 2 && EPILOGUE == EPI_DIRECT && !EXP_POLY &&
+                              (BC == 64 || BC == 128 || BC == 176)),
                 "the warp-specialised mainloop: wgmma, TMA, a producer warpgroup, the fused ex2 softmax, 2-3 consumer warpgroups");
   static_assert(MT == 1 || COMPUTE == MMA, "32 rows per warp is an mma.sync tiling");
   static_assert(COMPUTE != WGMMA || (LAYOUT == SW128 && Q_IN && STAGING != STAGE_SCALAR && WARPS % 4 == 0 && MT == 1),

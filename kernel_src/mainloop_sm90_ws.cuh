@@ -13,7 +13,8 @@
 //   FA_PINGPONG=1  two consumer warpgroups take the tensor cores in turns (named barriers 2 and 3): one
 //                  warpgroup's GEMMs run under the other's softmax. One turn is a warpgroup's GEMM issue of
 //                  one step (its first QK^T; then each block's QK^T with the previous PV; then the last PV).
-//   FA_BC          128 at D=128 (the tile FlashAttention-3 runs there), 64 or 128 at D=64
+//   FA_BC          128 at D=128 (the tile FlashAttention-3 runs there), 64 or 128 at D=64; 176 (FlashAttention-3's
+//                  non-causal D=128 tile): fewer, longer key blocks, S 88 + P 44 + O 64 registers
 //   FA_WARPS       8: two consumer warpgroups (BR 128), 12: three (BR 192, FlashAttention-3's D=64 tile)
 //   FA_PERSISTENT=1  a static persistent schedule: CTA c takes items c, c + grid, ...; no work counter and
 //                  no block barrier between items, so the producer runs into the next item's K/V while the
@@ -24,9 +25,27 @@
 
 namespace fa {
 
+// m64n176k16 from two shared-memory descriptors (FA_BC=176, the warp-specialised mainloop's wide key tile)
+template <int TB, typename T>
+__device__ __forceinline__ void wgmma_ss_n176(float* d, uint64_t desc_a, uint64_t desc_b, int scale_d) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, %91, %92, %93, %94;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(1), "n"(1), "n"(0), "n"(TB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, %91, %92, %93, %94;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(1), "n"(1), "n"(0), "n"(TB));
+  }
+}
+
 // registers a thread: the producer warpgroup keeps WS_PRODUCER_REGS, the consumers share the rest of the
 // CTA's file (multiples of 8, at most 240 as FlashAttention-3 gives two consumer warpgroups)
-constexpr int WS_PRODUCER_REGS = 24;
+constexpr int WS_PRODUCER_REGS = 32;
 template <class K>
 __host__ __device__ constexpr int ws_consumer_regs(int ctas) {
   return (65536 / ctas - 128 * WS_PRODUCER_REGS) / K::THREADS / 8 * 8 > 240
@@ -204,7 +223,8 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
       const uint64_t da = wg_desc(Qs + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
       const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
       if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
-      else wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
+      else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
+      else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
     }
     wg_commit();
   };

@@ -29,19 +29,34 @@ ARM = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem
            kv_stages=2, rescale_skip="on", softmax="fused", rescale_lazy="on")
 WS = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", softmax="fused",
           kv_release="producer", mainloop="ws", kv_stages=2, causal_mask="predicate", br=128, warps=8, bc=128)
+OP = {**WS, "pipeline": "on", "pingpong": "on"}  # overlap inside each warpgroup, turns between the two
+WS3 = {**WS, "pipeline": "on", "warps": 12, "br": 192}  # three consumer warpgroups (D=64's tile)
 KERNELS = {
     "arm": ARM,  # the best kernel the search had found on this card: 128 x 64 on two warpgroups, 2 CTAs/SM
     "ws": WS,
     "ws_overlap": {**WS, "pipeline": "on"},
     "ws_pingpong": {**WS, "pingpong": "on"},
-    "ws_overlap_pingpong": {**WS, "pipeline": "on", "pingpong": "on"},
-    "ws_op_persistent": {**WS, "pipeline": "on", "pingpong": "on", "persistent": "on"},
-    "ws_op_lazy": {**WS, "pipeline": "on", "pingpong": "on", "rescale_skip": "on", "rescale_lazy": "on"},
-    "ws_op_bc64": {**WS, "pipeline": "on", "pingpong": "on", "bc": 64},
-    "ws3_overlap": {**WS, "pipeline": "on", "warps": 12, "br": 192},
-    "ws3_overlap_bc64": {**WS, "pipeline": "on", "warps": 12, "br": 192, "bc": 64},
+    "ws_overlap_pingpong": OP,
+    "ws_op_persistent": {**OP, "persistent": "on"},
+    "ws_op_lazy": {**OP, "rescale_skip": "on", "rescale_lazy": "on"},
+    "ws_op_bc64": {**OP, "bc": 64},
+    "ws_op_hf": {**OP, "cta_order": "heaviest_first"},
+    "ws_op_persistent_hf": {**OP, "persistent": "on", "cta_order": "heaviest_first"},
+    "ws_op_bc176": {**OP, "bc": 176},
+    "ws_op_bc176_persistent": {**OP, "bc": 176, "persistent": "on"},
+    "ws3_overlap": WS3,
+    "ws3_overlap_bc64": {**WS3, "bc": 64},
+    "ws3_persistent": {**WS3, "persistent": "on"},
+    "ws3_hf": {**WS3, "cta_order": "heaviest_first"},
+    "ws3_persistent_hf": {**WS3, "persistent": "on", "cta_order": "heaviest_first"},
+    "ws3_lazy": {**WS3, "rescale_skip": "on", "rescale_lazy": "on"},
 }
 SCREEN = {128: [k for k in KERNELS if not k.startswith("ws3")], 64: list(KERNELS)}
+# the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
+BEST = {128: ["ws_overlap_pingpong", "ws_op_persistent", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_persistent",
+              "ws_op_hf", "ws_op_persistent_hf"],
+        64: ["ws3_overlap", "ws3_persistent", "ws3_lazy", "ws_overlap_pingpong", "ws_op_bc176", "ws3_hf",
+             "ws3_persistent_hf"]}
 
 
 def shape(spec: str) -> Shape:
@@ -70,7 +85,10 @@ SUITE = [
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
-    ap.add_argument("--plan", choices=("screen", "suite", "all"), default="all")
+    ap.add_argument("--plan", choices=("screen", "suite", "all", "best"), default="all",
+                    help="best: per shape, screen its head dim's candidates against cuDNN, then the best and the "
+                         "reference kernel again in a fresh process against cuDNN and flash (--confirm-budget)")
+    ap.add_argument("--confirm-budget", type=float, default=1.2)
     ap.add_argument("--budget", type=float, default=0.6, help="seconds of alternations per paired measurement")
     ap.add_argument("--use", action="append", default=[], help="D128=NAME / D64=NAME: the suite's kernel for a head dim")
     ap.add_argument("--only", action="append", default=[], help="screen only these kernel names")
@@ -81,8 +99,9 @@ def main() -> int:
     print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {dev.name} {dev.arch}; {' '.join(sys.argv)}", flush=True)
     knobs = {n: Knobs.parse(d) for n, d in KERNELS.items()}
     lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
+    wanted = set(KERNELS) if a.plan != "best" else {"arm", *BEST[64], *BEST[128]}
     specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64, 128) if not n.startswith("ws3") else (64,),
-                          causals=(False, True)) for n, k in knobs.items()}
+                          causals=(False, True)) for n, k in knobs.items() if n in wanted}
     t0 = time.time()
     built = build(list(specs.values()), lab.cache_dir / "build")
     libs = {n: built[s.key()].library for n, s in specs.items() if built[s.key()].ok}
@@ -92,7 +111,9 @@ def main() -> int:
         if n not in libs:
             print(built[s.key()].log[-1500:])
 
-    def run_shape(sh: Shape, names: list[str], against: list[str], vs_kernel: str | None = None) -> dict:
+    def run_shape(sh: Shape, names: list[str], against: list[str], vs_kernel: str | None = None,
+                  budget: float | None = None) -> dict:
+        budget = budget or a.budget
         steps = []
         for n in names:
             shapes = c1_shapes(sh, knobs[n]) + ([sh] if sh.N <= 16384 else [])
@@ -100,14 +121,14 @@ def main() -> int:
         for comp in against:
             for n in names:
                 steps.append({"do": "paired", "tag": f"{comp}:{n}", "base": {"sdpa": comp}, "cand": {"lib": libs[n]},
-                              "shape": sh.model_dump(), "budget_s": a.budget, "l2": "warm", "recheck": True})
+                              "shape": sh.model_dump(), "budget_s": budget, "l2": "warm", "recheck": True})
         if vs_kernel:
             for n in names:
                 if n != vs_kernel:
                     steps.append({"do": "paired", "tag": f"{vs_kernel}:{n}", "base": {"lib": libs[vs_kernel]},
                                   "cand": {"lib": libs[n]}, "shape": sh.model_dump(), "budget_s": a.budget, "l2": "warm"})
         t = time.time()
-        job = lab.run_job(steps, timeout=120 + len(steps) * (3 * a.budget + 20))
+        job = lab.run_job(steps, timeout=120 + len(steps) * (3 * budget + 20))
         rec = {"shape": sh.key(), "status": job.status, "stderr": job.stderr[-1500:], "wall_s": round(time.time() - t, 1),
                "steps": job.steps}
         res = {}
@@ -129,6 +150,27 @@ def main() -> int:
             print(f"  stderr: {job.stderr[-600:]}", flush=True)
         return rec
 
+    if a.plan == "best":
+        recs, rows = [], []
+        for spec in a.shape or SUITE:
+            sh = shape(spec)
+            names = [n for n in BEST[sh.D] if n in libs and (sh.causal or not n.endswith("hf"))]
+            scr = run_shape(sh, names, ["cudnn"])
+            ok = [(v["margin"], k.split(":", 1)[1]) for k, v in scr["summary"].items()
+                  if k.startswith("cudnn:") and isinstance(v, dict) and v["recheck"]
+                  and scr["summary"].get("check:" + k.split(":", 1)[1]) == "pass"]
+            best = max(ok)[1] if ok else None
+            conf = run_shape(sh, ["arm"] + ([best] if best else []), ["cudnn", "flash"], budget=a.confirm_budget)
+            recs.append({"shape": sh.key(), "screen": scr, "best": best, "confirm": conf})
+            rows.append((sh.key(), best, conf["summary"]))
+            (a.out / "best.json").write_text(json.dumps(recs, indent=1))
+        print("\nshape | best kernel (screened) | x cuDNN (confirm, AB/BA) | x flash | ours / cuDNN TFLOP/s | arm x cuDNN")
+        for key, best, s_ in rows:
+            c, f, r = s_.get(f"cudnn:{best}"), s_.get(f"flash:{best}"), s_.get("cudnn:arm")
+            fmt = lambda v: f"{v['margin']:.3f}" if isinstance(v, dict) else str(v)[:40]
+            print(f"{key} | {best} ({s_.get(f'check:{best}')}) | {fmt(c)} ({c['ab']:.3f}/{c['ba']:.3f}) | {fmt(f)} | "
+                  f"{c['ours']:.0f} / {c['theirs']:.0f} | {fmt(r)}" if isinstance(c, dict) else f"{key} | {best} | {c}", flush=True)
+        return 0
     screen_path = a.out / "screen.json"
     if a.plan in ("screen", "all"):
         recs = []
