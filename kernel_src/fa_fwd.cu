@@ -1567,14 +1567,16 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     // file; each then runs its own copy of the item loop (the same barriers, in the same order)
     if (threadIdx.x >= K::THREADS) {
 #if FA_MAINLOOP == 1
-      setmaxnreg_dec<K::MAINLOOP ? WS_PRODUCER_REGS : PRODUCER_REGS>();
+      setmaxnreg_dec<K::MAINLOOP ? ws_producer_regs<K>() : PRODUCER_REGS>();
 #else
       setmaxnreg_dec<PRODUCER_REGS>();
 #endif
       items(std::integral_constant<int, ROLE_PRODUCER>{});
     } else {
 #if FA_MAINLOOP == 1
-      setmaxnreg_inc<K::MAINLOOP ? ws_consumer_regs<K>(WS_CTAS) : consumer_regs<K>()>();
+      static_assert(!K::MAINLOOP || 128 * ws_producer_regs<K>() + K::THREADS * ws_consumer_regs<K>(entry_regs<K>()) <=
+                                       entry_regs<K>() * K::CTA_THREADS, "setmaxnreg asks for more than the CTA holds");
+      setmaxnreg_inc<K::MAINLOOP ? ws_consumer_regs<K>(entry_regs<K>()) : consumer_regs<K>()>();
 #else
       setmaxnreg_inc<consumer_regs<K>()>();
 #endif

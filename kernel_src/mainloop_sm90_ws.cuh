@@ -43,14 +43,18 @@ __device__ __forceinline__ void wgmma_ss_n176(float* d, uint64_t desc_a, uint64_
   }
 }
 
-// registers a thread: the producer warpgroup keeps WS_PRODUCER_REGS, the consumers share the rest of the
-// CTA's file (multiples of 8, at most 240 as FlashAttention-3 gives two consumer warpgroups)
-constexpr int WS_PRODUCER_REGS = 32;
+// Registers a thread after setmaxnreg. The CTA's pool is what it was launched with (entry registers x
+// threads, 168 x 384 or 128 x 512), not the SM's 65536: consumers asking for more than the producer gave
+// back wait in setmaxnreg forever (seen on the H200: a producer of 32 with consumers of 240 at 168 x 384
+// hung). So the producer keeps 24 beside two consumer warpgroups and 32 beside three (FlashAttention-3's
+// figures), and the consumers share the rest, in multiples of 8, at most 240.
 template <class K>
-__host__ __device__ constexpr int ws_consumer_regs(int ctas) {
-  return (65536 / ctas - 128 * WS_PRODUCER_REGS) / K::THREADS / 8 * 8 > 240
+__host__ __device__ constexpr int ws_producer_regs() { return K::WARPS == 8 ? 24 : 32; }
+template <class K>
+__host__ __device__ constexpr int ws_consumer_regs(int entry) {
+  return (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8 > 240
              ? 240
-             : (65536 / ctas - 128 * WS_PRODUCER_REGS) / K::THREADS / 8 * 8;
+             : (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8;
 }
 
 // warpgroup wg's own named barrier (ids 4, 5, 6: 0 is __syncthreads', 1 the consumers', 2 and 3 the
