@@ -83,7 +83,7 @@ SUITE = [
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
-    ap.add_argument("--plan", choices=("screen", "suite", "all", "best"), default="all",
+    ap.add_argument("--plan", choices=("screen", "suite", "all", "best", "margins"), default="all",
                     help="best: per shape, screen its head dim's candidates against cuDNN, then the best and the "
                          "reference kernel again in a fresh process against cuDNN and flash (--confirm-budget)")
     ap.add_argument("--confirm-budget", type=float, default=1.2)
@@ -148,6 +148,36 @@ def main() -> int:
             print(f"  stderr: {job.stderr[-600:]}", flush=True)
         return rec
 
+    if a.plan == "margins":
+        # the A/A null of the kernels compared (each repeat a fresh process), then each lever of the component
+        # alone, paired against the configuration without it, at a second problem
+        out = {"aa": {}, "margins": {}}
+        for n, D in (("ws_op_bc176", 128), ("ws3_overlap", 64)):
+            lab_d = Lab(Shape(B=2, H=16, N=8192, D=D), dev.limits, Path("/tmp/facache"), budget_s=a.confirm_budget)
+            lab_d._libs = {}
+            ms = []
+            for _ in range(3):
+                job = lab_d.run_job([{"do": "paired", "tag": "aa", "base": {"lib": libs[n]}, "cand": {"lib": libs[n]},
+                                      "shape": lab_d.shape.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"}], 90)
+                ms.append(job.value("aa")["margin"] if job.value("aa") else None)
+            out["aa"][f"{n}@{lab_d.shape.key()}"] = ms
+            print(f"A/A {n} at {lab_d.shape.key()}: {ms}", flush=True)
+        moves = [("ws", "ws_overlap"), ("ws", "ws_pingpong"), ("ws_overlap", "ws_overlap_pingpong"),
+                 ("ws_overlap_pingpong", "ws_op_bc176"), ("ws_overlap_pingpong", "ws_op_bc64"),
+                 ("ws_overlap_pingpong", "ws_op_hf"), ("ws_overlap_pingpong", "ws_op_persistent"),
+                 ("ws_overlap_pingpong", "ws_op_lazy"), ("arm", "ws_overlap_pingpong")]
+        for spec in a.shape or ["B2 H16 N16384 D128 bf16 causal"]:
+            sh = shape(spec)
+            steps = [{"do": "paired", "tag": f"{b}->{c}", "base": {"lib": libs[b]}, "cand": {"lib": libs[c]},
+                      "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"} for b, c in moves]
+            job = lab.run_job(steps, 60 + len(steps) * (3 * a.confirm_budget + 8))
+            for st in job.steps:
+                r = st.get("result")
+                out["margins"][f"{sh.key()}:{st['tag']}"] = r
+                print(f"{sh.key()} {st['tag']}: " + (f"{r['margin']:.4f} ({r['margin_ab']:.4f}/{r['margin_ba']:.4f}) "
+                      f"{r['tflops_base']:.1f} -> {r['tflops_cand']:.1f} TFLOP/s" if r else str(st.get("error"))), flush=True)
+        (a.out / "margins.json").write_text(json.dumps(out, indent=1))
+        return 0
     if a.plan == "best":
         # first a small check of every candidate in one process: a kernel that hangs or faults there (the rest
         # of that process is lost) is dropped, and the others are checked again without it
