@@ -50,11 +50,16 @@ KERNELS = {
     "ws3_hf": {**WS3, "cta_order": "heaviest_first"},
     "ws3_persistent_hf": {**WS3, "persistent": "on", "cta_order": "heaviest_first"},
     "ws3_lazy": {**WS3, "rescale_skip": "on", "rescale_lazy": "on"},
+    "ws_op_lazy_hf": {**OP, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
+    "ws_op_bc176_lazy": {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on"},
+    "ws_op_bc176_lazy_hf": {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
+    "ws3_lazy_hf": {**WS3, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
 }
 SCREEN = {128: [k for k in KERNELS if not k.startswith("ws3")], 64: list(KERNELS)}
 # the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
-BEST = {128: ["ws_overlap_pingpong", "ws_op_persistent", "ws_op_bc176", "ws_op_hf", "ws_op_persistent_hf"],
-        64: ["ws3_overlap", "ws3_persistent", "ws_op_bc176", "ws3_hf", "ws3_persistent_hf"]}
+BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_lazy", "ws_op_lazy_hf",
+              "ws_op_bc176_lazy_hf"],
+        64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf"]}
 
 
 def shape(spec: str) -> Shape:
