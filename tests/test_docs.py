@@ -45,3 +45,9 @@ def test_the_front_door_names_no_work_session_issue_or_agent_release():
     for doc in FRONT:
         found = history.findall(doc.read_text())
         assert not found, (doc.name, found)
+
+
+def test_no_test_file_is_named_for_a_session_an_issue_or_an_agent_version():
+    history = re.compile(r"session|issue\d|issue_?\d|agent_v\d|_v\d|(^|_)s\d", re.IGNORECASE)
+    named = [p.relative_to(ROOT) for p in (ROOT / "tests").rglob("*") if "__pycache__" not in p.parts and history.search(p.name)]
+    assert named == []

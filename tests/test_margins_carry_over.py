@@ -1,6 +1,6 @@
 """Agent version 5: a margin measured against the current best carries to the moves that share its levers.
 
-Session 7's agent v4 from the naive seed on the H200 (results/2026-11-30_h200_session7/naive_n8192.txt,
+Agent version 4 from the naive seed on the H200 (results/2026-11-30_h200_session7/naive_n8192.txt,
 B2 H16 N8192 D128 fp16, budget 20) kept six levers by #7 (wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/
 q_in=smem, 535.3 TFLOP/s), read barrier_bound, measured last_warp_refill+narrow_kv_tile at 0.6671 (#8)
 and spent #9-#15 on seven more compounds built on last_warp_refill (0.65-0.93) and #16-#19 on four built
@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 from recorded import RESULTS, outcomes, recorded, recordings_fixture
+from recorded import spy_replay as _replay
 
 from agent import strategies
 from agent.bench import Replay, ReplayMiss
@@ -35,29 +36,6 @@ LWR_COMPOUNDS = ["last_warp_refill+store_streaming", "last_warp_refill+store_wri
                  "last_warp_refill+softmax_ffma+store_write_through"]  # #9-#15, in the recorded order
 PG_COMPOUNDS = ["persistent_grid+narrow_kv_tile", "persistent_grid+narrow_kv_tile+store_streaming",
                 "persistent_grid+narrow_kv_tile+softmax_ffma", "persistent_grid+narrow_kv_tile+store_write_through"]
-
-
-def _replay(rec, tmp_path, version: int, monkeypatch):
-    """The recording replayed with agent `version`: (the State of every ask, the loop's events, the
-    ReplayMiss that ended it, if any). The states are the ones the loop built, shelf and figures included."""
-    states = []
-
-    class Spy(LimiterAgent):
-        def ask(self, state, n=1):
-            states.append(state)
-            return super().ask(state, n)
-
-    monkeypatch.setattr(strategies, "make", lambda name, seed=0, agent_version=None: Spy(agent_version))
-    bench = Replay(rec)
-    bench.explicit = {"agent_version"}
-    events, miss = [], None
-    try:
-        run_search(bench, open_db(tmp_path / f"v{version}.db"), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
-                   artifacts=tmp_path / f"art{version}", options=SearchOptions(budget=20, agent_version=version),
-                   say=lambda e, **k: events.append((e, k)))
-    except ReplayMiss as e:
-        miss = str(e)
-    return states, events, miss
 
 
 @pytest.fixture
@@ -84,7 +62,7 @@ def _decisions(events) -> list[tuple]:
 
 
 def test_version_5_carries_margins_and_6_is_the_default():
-    assert VERSIONS == (1, 2, 3, 4, 5, 6) and SHARED_SINCE == 5 and VERSION == 6  # 6: tests/test_session8.py
+    assert VERSIONS == (1, 2, 3, 4, 5, 6) and SHARED_SINCE == 5 and VERSION == 6  # 6: tests/test_restorer_margins.py
     assert strategies.make("agent").version == SearchOptions().agent_version == 6
 
 

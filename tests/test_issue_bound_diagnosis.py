@@ -1,10 +1,10 @@
 """Agent version 4: the `issue_bound` diagnosis and the levers that relieve it on the Hopper arm.
 
-Session 6's agent v3 on the H200 (wgmma t64x64w4, two cp.async K/V stages, B2 H16 N8192 D128 fp16)
+Agent version 3 on the H200 (wgmma t64x64w4, two cp.async K/V stages, B2 H16 N8192 D128 fp16)
 kept kv_overlap, read the profile after it as `unknown` (not_selected 27% + dispatch_stall 17% of
 stall weight, tensor pipe 34.4%) and stopped on the plateau at 0.906x SDPA flash with 8 of 14
 experiments unspent: `tma` no longer applied after kv_overlap and `tall_q_tile` was predicted 0.995.
-The fixtures are that run's two ncu profiles and its recording (results/2026-11-30_h200_session6).
+The fixtures are that run's two ncu profiles and its recording (results/2026-11-30_h200_session6/wgmma_n8192).
 """
 import json
 from pathlib import Path
@@ -25,7 +25,7 @@ from profiler.ncu import parse_raw_csv
 from profiler.static import StaticFigures
 from store.db import open_db
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "s6_wgmma_n8192"
+FIX = Path(__file__).resolve().parent / "fixtures" / "wgmma_kv_overlap_n8192"
 SEED = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem", br=64, warps=4, bc=64,
              kv_stages=2)
 # the best after the kv_overlap keep
@@ -67,7 +67,7 @@ def test_the_profile_after_the_kv_overlap_keep_is_issue_bound_from_v4_and_unknow
 
 
 def test_version_4_remains_beside_the_earlier_ones():
-    """The default since moved to 5 (tests/test_agent_v5.py); v4's own runs replay with v4."""
+    """The default since moved to 5 (tests/test_margins_carry_over.py); v4's own runs replay with v4."""
     assert VERSIONS[:4] == (1, 2, 3, 4) and levers.ISSUE_BOUND_SINCE == 4 < VERSION
     assert make("agent", agent_version=4).version == LimiterAgent(4).version == 4
     with pytest.raises(ValueError, match="agent version 7"):
@@ -145,7 +145,7 @@ def test_v4_on_the_recording_diverges_after_the_keep_at_the_tall_tile(tmp_path):
 
 
 def test_from_v4_cp_async_only_leaves_scalar_staging():
-    """Session 6's causal TMA run (agent v3) spent 3 of its 8 experiments on compounds that took its TMA
+    """The causal TMA run (agent version 3, results/2026-11-30_h200_session6/tma_c8192) spent 3 of its 8 experiments on compounds that took its TMA
     kernel back to cp.async with the scalar->cp.async band 1.10-1.60; they measured 0.55-0.58. From v4
     the lever applies only to scalar staging; v3 (its replay) reads the catalog it ran with."""
     from agent.levers import get
@@ -179,8 +179,8 @@ def test_from_v4_hopper_tile_moves_a_tuned_mma_kernel_to_the_arm_s_measured_form
 def test_issue_bound_relabels_only_the_one_recorded_profile():
     """scripts/check_issue_bound_relabel.py over every ncu profile under results/ (its output recorded in
     results/2026-11-30_cpu_build_checks/issue_bound_relabel.txt): with the rule on, two profiles change label,
-    unknown -> issue_bound: the one after session 6's kv_overlap keep (recorded by agent v3, which read
-    `unknown` and stopped) and the one after session 7's hopper_tile keep, which agent v4 itself diagnosed
+    unknown -> issue_bound: the one after the wgmma run's kv_overlap keep (recorded by agent version 3, which read
+    `unknown` and stopped) and the one after the naive run's hopper_tile keep, which agent version 4 itself diagnosed
     issue_bound on the H200 (naive_n8192.txt: "not_selected+dispatch_stall are 48%"); no profile recorded
     before v4 other than the first. Run again here, it says the same."""
     import subprocess
