@@ -51,3 +51,12 @@ def test_no_test_file_is_named_for_a_session_an_issue_or_an_agent_version():
     history = re.compile(r"session|issue\d|issue_?\d|agent_v\d|_v\d|(^|_)s\d", re.IGNORECASE)
     named = [p.relative_to(ROOT) for p in (ROOT / "tests").rglob("*") if "__pycache__" not in p.parts and history.search(p.name)]
     assert named == []
+
+
+def test_scripts_hold_the_device_kit_named_for_what_it_does():
+    files = sorted(p.name for p in (ROOT / "scripts").iterdir() if p.is_file())
+    assert "README.md" in files and len(files) <= 12, files
+    history = re.compile(r"session|issue_?\d|agent_v\d|_v\d", re.IGNORECASE)
+    assert [f for f in files if history.search(f)] == []
+    readme = (ROOT / "scripts" / "README.md").read_text()
+    assert [f for f in files if f != "README.md" and f"`{f}" not in readme] == []  # each script has its row

@@ -1,5 +1,5 @@
 """The FA2-era kernel levers, the dispatch table, the tile-tail battery and the wgmma probe as they
-ran on two H200s: results/2026-11-30_h200_fa2_levers, from `TOTAL=550 bash scripts/device_fa2.sh`.
+ran on two H200s: results/2026-11-30_h200_fa2_levers, from `TOTAL=550 bash device_fa2.sh.as_run`.
 The N8192 screen is replayed from its recording; the others are read from what the device wrote."""
 import json
 import tarfile

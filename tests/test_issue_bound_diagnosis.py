@@ -177,7 +177,7 @@ def test_from_v4_hopper_tile_moves_a_tuned_mma_kernel_to_the_arm_s_measured_form
 
 
 def test_issue_bound_relabels_only_the_one_recorded_profile():
-    """scripts/check_issue_bound_relabel.py over every ncu profile under results/ (its output recorded in
+    """results/2026-11-30_cpu_build_checks/check_issue_bound_relabel.py over every ncu profile under results/ (its output recorded in
     results/2026-11-30_cpu_build_checks/issue_bound_relabel.txt): with the rule on, two profiles change label,
     unknown -> issue_bound: the one after the wgmma run's kv_overlap keep (recorded by agent version 3, which read
     `unknown` and stopped) and the one after the naive run's hopper_tile keep, which agent version 4 itself diagnosed
@@ -188,7 +188,7 @@ def test_issue_bound_relabels_only_the_one_recorded_profile():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, str(root / "scripts" / "check_issue_bound_relabel.py")],
+    out = subprocess.run([sys.executable, str(root / "results" / "2026-11-30_cpu_build_checks" / "check_issue_bound_relabel.py")],
                          capture_output=True, text=True, check=True).stdout
     lines = [x for x in out.splitlines() if not x.startswith("#")]
     assert lines and all("unknown -> issue_bound" in x for x in lines)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The proof run of issue 2 on the device machine: doctor, then a search from the naive seed at
 # B=2 H=16 N=2048 D=128 fp16 non-causal, then the listings. Everything lands under $OUT/run.
-# Usage (device tool, carrying .whl): bash scripts/device_run.sh BUDGET
+# Usage (device tool, carrying .whl): bash results/2026-11-30_h200_run2/device_run.sh BUDGET
 set -uo pipefail
 BUDGET=${1:-12}
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1

@@ -3,7 +3,7 @@
 # (no normalisation: nothing was added to the template parameters), for the fault battery's seed
 # (scripts/device_faults.py: mma/row_major/cp_async/expf/t64x64w4) and the defect battery's BASE
 # (mma/swizzle/cp_async/ex2) at fp16 D128, causal and not, on sm_90. No GPU needed.
-#   bash scripts/check_default_ptx_exact.sh [BASE]   (default HEAD: the working tree against the last commit)
+#   bash results/2026-11-30_cpu_build_checks/check_default_ptx_exact.sh [BASE]   (default HEAD: the working tree against the last commit)
 set -euo pipefail
 BASE=${1:-HEAD}; W=$(mktemp -d); trap 'rm -rf $W' EXIT
 git show $BASE:kernel_src/fa_fwd.cu > $W/old.cu; cp kernel_src/fa_fwd.cu $W/new.cu; cp kernel_src/mma.cuh kernel_src/wgmma.cuh $W/

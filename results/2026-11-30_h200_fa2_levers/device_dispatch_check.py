@@ -2,7 +2,7 @@
 library, and put its `fa_fwd` through the correctness tier (two references, NaN poison, inputs
 intact, two runs bitwise equal) at both edges of every row's N bucket (capped at 4096 to keep the
 oracle small), B1 H4 (and a GQA case per row). Prints one JSON line per case and a summary; writes
-the table and the rows under OUT_DIR. Usage: python3 scripts/device_dispatch_check.py OUT_DIR DB..."""
+the table and the rows under OUT_DIR. Usage: python3 results/2026-11-30_h200_fa2_levers/device_dispatch_check.py OUT_DIR DB..."""
 
 import ctypes
 import json

@@ -2,7 +2,7 @@
 (BR 128 x BC 32 on 4 warps, 1.006-1.012x SDPA flash on the H200) and the same on BC 64 with the persistent grid
 (FlashAttention-2's 128 x 64 on 4 warps, 1.017-1.021x), each built as the tool builds it (fp16/bf16, D 64/128,
 causal or not), one line per instantiation.
-  PYTHONPATH=. python3 scripts/check_issue9_spills.py [CACHE_DIR]"""
+  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_issue9_spills.py [CACHE_DIR]"""
 import re
 import sys
 

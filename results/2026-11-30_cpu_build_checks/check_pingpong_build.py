@@ -2,7 +2,7 @@
 built as the tool builds it (experiments.build, fp16/bf16 x D64/128 x causal or not), then per configuration
 fa_fwd_kernel's registers and spill stores for fp16 D=128 non-causal and the worst over the 8 instantiations,
 ptxas's C75xx notes, and a SASS census of the barrier instructions (fp16 D=128 non-causal).
-  PYTHONPATH=. python3 scripts/check_pingpong_build.py [CACHE_DIR]"""
+  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_pingpong_build.py [CACHE_DIR]"""
 
 import re
 import sys

@@ -2,8 +2,8 @@
 # Issue 3's margin tables: every applicable lever once against the final kernel, paired, at the two
 # shapes the issue names, each after a calibration of that shape. One shape per device call (each
 # fits the 10-minute limit):
-#   bash scripts/device_margins.sh n8192    B2 H16 N8192 D128 fp16 non-causal
-#   bash scripts/device_margins.sh n32768   B2 H16 N32768 D128 bf16 causal
+#   bash results/2026-11-30_h200_margins/device_margins.sh n8192    B2 H16 N8192 D128 fp16 non-causal
+#   bash results/2026-11-30_h200_margins/device_margins.sh n32768   B2 H16 N32768 D128 bf16 causal
 # (device tool, carrying .whl); results under $OUT/margins
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null || exit 1

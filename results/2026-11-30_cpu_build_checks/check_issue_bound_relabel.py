@@ -1,17 +1,17 @@
 """Agent v4's `issue_bound` rule against every ncu profile recorded under results/ (plain CSVs and those
 inside .tgz archives): each diagnosed with the rules before it (issue_bound=False, agents 1-3) and with
 it, at one and two row tiles a warp; prints every label that changes and a count. No GPU needed.
-    python3 scripts/check_issue_bound_relabel.py > results/2026-11-30_cpu_build_checks/issue_bound_relabel.txt"""
+    python3 results/2026-11-30_cpu_build_checks/check_issue_bound_relabel.py > results/2026-11-30_cpu_build_checks/issue_bound_relabel.txt"""
 import sys
 import tarfile
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from profiler.diagnosis import diagnose, metrics_from_row, stall_shares  # noqa: E402
 from profiler.ncu import parse_raw_csv  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1] / "results"
+ROOT = Path(__file__).resolve().parents[2] / "results"
 
 
 def profiles():

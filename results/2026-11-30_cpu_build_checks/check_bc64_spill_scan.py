@@ -1,7 +1,7 @@
 """t128x64w4 (FlashAttention-2's 128 x 64 on 4 warps) with copies=unrolled: every valid combination of six knobs that
 trade registers (stages, softmax form, rescale vote, epilogue, persistent grid, mask form) compiled for sm_90, fp16
 D=128, causal and not; the worse spill of the two instantiations. No GPU.
-  PYTHONPATH=. python3 scripts/check_bc64_spill_scan.py [CACHE_DIR]"""
+  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_bc64_spill_scan.py [CACHE_DIR]"""
 import itertools
 import sys
 from experiments.build import BuildSpec, build, nvcc_version

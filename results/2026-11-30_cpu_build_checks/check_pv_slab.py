@@ -3,7 +3,7 @@ sm_80, sm_90 and sm_120, no GPU: issue 9's kernels, S5 unrolled (BR 128 x BC 32 
 128 x 64 on 4 warps (BC 64, with and without the persistent grid, with one K/V stage, which fits sm_120's 99 KB, and
 with the predicate mask),
 each built as the tool builds it (fp16/bf16, D 64/128, causal or not); the worst instantiation of each build.
-  PYTHONPATH=. python3 scripts/check_pv_slab.py [CACHE_DIR]"""
+  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_pv_slab.py [CACHE_DIR]"""
 import sys
 
 from experiments.build import BuildSpec, build, nvcc_version

@@ -2,7 +2,7 @@
 # With pingpong off (and, before BASE_PRODUCER, everything but kv_release=producer), the kernel compiles to
 # the same PTX as the source at BASE: scripts/check_knobs_off_identical.sh's normalisation (virtual-register
 # numbers and mangled names stripped) on sm_80, sm_90, sm_90a and sm_120. No GPU needed.
-#   bash scripts/check_pingpong_off_identical.sh BASE BASE_PRODUCER
+#   bash results/2026-11-30_cpu_build_checks/check_pingpong_off_identical.sh BASE BASE_PRODUCER
 # BASE: before the empty-mbarrier producer and pingpong (every configuration but kv_release=producer's
 # must match it); BASE_PRODUCER: the empty-mbarrier producer, before pingpong (kv_release=producer's must
 # match it). The producer rows against BASE are printed too: they differ by design (the wait changed).

@@ -1,11 +1,11 @@
 """How many TPE asks the first draw takes from the mma seed with the whole catalog, with `pingpong` as a
 dimension of its own (before 724cb81) and as one more value of kv_release (agent.strategies.base.space
 now): the figure behind the samplers' space change. No GPU needed.
-    python3 scripts/check_tpe_draw_asks.py > results/2026-11-30_cpu_build_checks/tpe_draw_asks.txt"""
+    python3 results/2026-11-30_cpu_build_checks/check_tpe_draw_asks.py > results/2026-11-30_cpu_build_checks/tpe_draw_asks.txt"""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from agent.levers import CATALOG  # noqa: E402
 from agent.strategies import base, tpe  # noqa: E402
 from agent.strategies.base import State  # noqa: E402

@@ -2,8 +2,8 @@
 # Issue 8's proof: from the naive seed, on fresh databases, the same budget for each strategy at one
 # problem, two GPUs of one host at a time (each run's pairs stay on its own GPU; each run measures
 # its own A/A nulls there). Usage (device tool, kind nvidia-h200-x2, carrying .whl):
-#   bash scripts/device_strategies.sh n8192     agent | random, then tpe; then A/A decisions on the agent's final kernel
-#   bash scripts/device_strategies.sh c16384    agent | random at B2 H16 N16384 D128 bf16 causal
+#   bash results/2026-11-30_h200_agent_vs_random/device_strategies.sh n8192     agent | random, then tpe; then A/A decisions on the agent's final kernel
+#   bash results/2026-11-30_h200_agent_vs_random/device_strategies.sh c16384    agent | random at B2 H16 N16384 D128 bf16 causal
 # Everything lands under $OUT/<problem>/ (one .tgz of databases and artifacts, the printed runs).
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1

@@ -4,7 +4,7 @@ of its instantiations), and for fp16 D=128 non-causal the key loop's SASS (the l
 its length, HMMA, LDGSTS and the integer address instructions (IMAD, LEA, SHF, IADD3, LOP3, SEL, ISETP, BRA).
 A static count of what the compiler emitted, not of what a run issues (the loop body holds both the masked and
 unmasked softmax and the tail copies beside the full ones).
-  PYTHONPATH=. python3 scripts/check_unrolled_copies.py [CACHE_DIR]"""
+  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_unrolled_copies.py [CACHE_DIR]"""
 
 import re
 import sys

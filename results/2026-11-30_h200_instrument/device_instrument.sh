@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 4's proof on the device machine, in two calls that fit its 10-minute limit:
-#   bash scripts/device_instrument.sh a   calibrate (ceilings, A/A null, 20 A/A keep decisions),
+#   bash results/2026-11-30_h200_instrument/device_instrument.sh a   calibrate (ceilings, A/A null, 20 A/A keep decisions),
 #                                         a search that reads the calibration (re-anchors), baseline
-#   bash scripts/device_instrument.sh b   derive-tolerance (1,024-config envelope + defect battery)
+#   bash results/2026-11-30_h200_instrument/device_instrument.sh b   derive-tolerance (1,024-config envelope + defect battery)
 # Results land under $OUT/inst.
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null || exit 1
