@@ -73,7 +73,7 @@ def c1_shapes(target: Shape, knobs=None) -> list[Shape]:
 
 
 def tile_ns(br: int, bc: int) -> list[int]:
-    """Where an off-by-one in a tile's edge tests lives (issue 11): one key short of a key block,
+    """Where an off-by-one in a tile's edge tests lives: one key short of a key block,
     exactly one, one past it (a block of a single real key); one query row short of and past two
     query tiles; and a single short key block. The five fixed N above never hit N = -1 mod BC for
     BC in {16, 32, 64, 128}."""

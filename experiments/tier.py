@@ -97,7 +97,7 @@ def random_inputs(shape: Shape, device, seed: int):
     return mk(shape.H), mk(shape.kv_heads), mk(shape.kv_heads)
 
 
-# Issue 11: with N(0,1) inputs a key that should be masked but is not (a zero-filled tail key scores
+# With N(0,1) inputs a key that should be masked but is not (a zero-filled tail key scores
 # 0) is one of N keys of comparable weight; past a few hundred keys (fp16) or a few dozen (bf16)
 # its pull on the output is under the bound (tests/test_resume.py measures it on CPU). Here every
 # real score is strongly negative, about -sqrt(D), so such a key outweighs its whole row, and V sits

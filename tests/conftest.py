@@ -24,6 +24,6 @@ def hermetic(tmp_path, monkeypatch):
 
 @pytest.fixture
 def run2() -> Path:
-    """The H200 run recorded by scripts/device_run.sh (results/2026-11-30_h200_run2)."""
+    """The H200 run recorded by results/2026-11-30_h200_run2/device_run.sh."""
     assert RUN2.exists(), RUN2
     return RUN2

@@ -197,7 +197,7 @@ class NoisyWorkerSimBench(SimBench):
 
 
 class SpillingSimBench(SimBench):
-    """SimBench whose compiler figures make min_ctas_3 the H200's costly lever (issue 13): forcing a
+    """SimBench whose compiler figures make min_ctas_3 the H200's costly lever: forcing a
     third CTA adds one CTA's rows per SM but spills 512 B while Q sits in registers, so the agent
     pairs it with what gives registers back (q_from_smem, narrow_kv_tile) and ranks those compounds
     above every single lever. The timings are SimBench's."""

@@ -112,7 +112,7 @@ def test_cache_key_covers_knobs_arch_and_instantiations():
     assert a.key() == BuildSpec(knobs=Knobs.parse(SEED.model_dump()), arch="sm_90").key()
 
 
-# Issue 9's register-lean FA2 shapes with the new knobs (BR 128 on 4 warps with BC 32 and every
+# The register-lean FA2 shapes with the FA2-era knobs (BR 128 on 4 warps with BC 32 and every
 # FA2 knob on; BR 64 x BC 32 with QK^T pipelined over a three-stage ring): no spill on any of the
 # three architectures at either head dim, and the pipelined loop holds a second QK^T (the prologue's).
 FA2_LEAN = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, q_in="smem",
@@ -134,7 +134,7 @@ def test_fa2_knobs_compile_for_three_archs_without_spills(tmp_path):
             assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.knobs.label(), spec.arch, rec)
 
 
-# issue 9's kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_session8): BR 128 x BC 32 on
+# the mma.sync kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_session8): BR 128 x BC 32 on
 # 4 warps, two m16 tiles a warp, unrolled copies
 S5_UNROLLED = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, kv_stages=2,
                     q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on", copies="unrolled")
@@ -154,20 +154,20 @@ def _every_instantiation_on_three_archs(knobs: Knobs, cache) -> list[tuple[str, 
     return out
 
 
-def test_issue9_kernel_compiles_for_three_archs_without_spills(tmp_path):
+def test_the_unrolled_s5_kernel_compiles_for_three_archs_without_spills(tmp_path):
     """Every instantiation (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90 and sm_120, 0 spills; the same tile
     on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/issue9_spills.txt)."""
     for arch, rec in _every_instantiation_on_three_archs(S5_UNROLLED, tmp_path):
         assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (arch, rec)
 
 
-# issue 9 item 2: FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
-# mask (interior blocks carry no mask code), one K/V stage (fits sm_120's 99 KB); session 9 on the H200: 1.004-1.006x
+# FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
+# mask (interior blocks carry no mask code), one K/V stage (fits sm_120's 99 KB); on the H200: 1.004-1.006x
 # SDPA flash at N8192 D128 fp16, 1.033x causal (results/2026-11-30_h200_session9)
 B64_LEAN = S5_UNROLLED.replace(bc=64, persistent="on", causal_mask="predicate", pv_slab="on", kv_stages=1)
 
 
-def test_issue9_bc64_lean_kernel_compiles_for_three_archs_without_spills(tmp_path):
+def test_the_lean_bc64_kernel_compiles_for_three_archs_without_spills(tmp_path):
     """Every instantiation of the lean 128 x 64 kernel on sm_80, sm_90 and sm_120: 255 registers at most, 0 spills
     (without pv_slab it spills on all three: results/2026-11-30_cpu_build_checks/pv_slab.txt)."""
     for arch, rec in _every_instantiation_on_three_archs(B64_LEAN, tmp_path):
@@ -175,7 +175,7 @@ def test_issue9_bc64_lean_kernel_compiles_for_three_archs_without_spills(tmp_pat
 
 
 def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
-    """Issue 10's first step: the probe compiles for sm_90a with shared-memory and register-A warpgroup
+    """The wgmma probe compiles for sm_90a with shared-memory and register-A warpgroup
     MMAs, and the same source is refused for plain sm_90 (wgmma needs the arch-specific target)."""
     src = __import__("pathlib").Path(__file__).resolve().parents[1] / "kernel_src" / "wgmma_probe.cu"
     ptx = tmp_path / "p.ptx"
@@ -190,7 +190,7 @@ def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
     assert bad.returncode != 0 and "not supported on .target 'sm_90'" in bad.stderr
 
 
-# Issue 10, step 1: the Hopper arm as a knob family. Built here (no GPU), not yet run on one.
+# The Hopper arm as a knob family, built here (no GPU); on the H200: results/2026-11-30_h200_session5.
 WGMMA = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")
 
 
@@ -256,7 +256,7 @@ def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it():
         assert row["census"].get("HGMMA") == 16 and not row["census"].get("HMMA") and not row["census"].get("LDSM")
 
 
-# Issue 10, step 2: TMA staging on the wgmma arm. Built here (no GPU), not yet run on one.
+# TMA staging on the wgmma arm, built here (no GPU); on the H200: results/2026-11-30_h200_session6.
 def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
     """staging=tma: every dtype, head dim and mask mode at one and two stages, persistent (barrier
     phases carried across items) and split-KV; no spill, and fewer registers than the cp.async build
@@ -264,9 +264,9 @@ def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
     tma = WGMMA.replace(staging="tma")
     knobs = [tma, tma.replace(kv_stages=2), tma.replace(bc=32, kv_stages=3, persistent="on"),
              tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2), WGMMA.replace(kv_stages=2),
-             # step 3: the next block's QK^T under this softmax, on both stagings
+             # the next block's QK^T under this softmax, on both stagings
              tma.replace(kv_stages=2, pipeline="on"), WGMMA.replace(kv_stages=2, pipeline="on"),
-             # session 6: the ring without its block barrier, on the tile that ran 1.743x SDPA flash
+             # the ring without its block barrier, on the tile that ran 1.743x SDPA flash
              tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="last_warp"),
              tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on"),
              # and warp specialisation: a producer warpgroup, setmaxnreg (FlashAttention-3's BC 128 with the pipeline)
@@ -325,7 +325,7 @@ def test_kv_release_is_the_tma_ring_s_and_counts_its_bytes():
 
 
 def test_pingpong_is_the_producer_kernel_s_two_warpgroups():
-    """pingpong=on (session 7b): turns between the two consumer warpgroups beside the producer warpgroup; refused
+    """pingpong=on: turns between the two consumer warpgroups beside the producer warpgroup; refused
     with a sentence naming the knob anywhere else, off by default and out of the key."""
     from kernel_src.knobs import KnobError
 

@@ -138,7 +138,7 @@ def test_split_kv_workspace_is_preflight_arithmetic(tmp_path):
 
 
 def test_fa2_knobs_refuse_what_their_schedule_cannot_do():
-    """Issue 9's knobs: the overlap schedule is one-buffer cp.async, the smem epilogue writes
+    """The FA2-era knobs: the overlap schedule is one-buffer cp.async, the smem epilogue writes
     16-byte default stores of the final output, and the lazy max counts in log2 units and pays
     only through the rescale vote. Each refusal names the knob."""
     mma = SEED.replace(compute="mma", staging="cp_async", exp="ex2")

@@ -1,4 +1,4 @@
-"""Issue 3 on CPU: the covering set compiles for sm_80/90/120, the static report (registers,
+"""The kernel ladder on CPU: the covering set compiles for sm_80/90/120, the static report (registers,
 spills, smem, occupancy, SASS census) and the exported standalone file."""
 
 import itertools
@@ -107,7 +107,7 @@ LADDER = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" /
 def test_covering_set_passed_the_tier_on_the_h200():
     """scripts/device_ladder.py on the H200: every covering configuration on 96 shapes (fp16/bf16,
     D 64/128, causal or not, N 1..1000, MHA, GQA and MQA), and every bitwise lever against its off
-    setting. Re-run with issue 9's knobs (results/2026-11-30_h200_fa2_levers, 100 libraries, 40
+    setting. Re-run with the FA2-era knobs (results/2026-11-30_h200_fa2_levers, 100 libraries, 40
     bitwise pairs); the first run, before them, is results/2026-11-30_h200_ladder."""
     s = json.loads((LADDER.parent / "2026-11-30_h200_fa2_levers" / "covering_correctness.json").read_text())
     assert s["failures"] == [] and s["worst_fraction_of_bound"] < 1

@@ -1,4 +1,4 @@
-"""Issue 10: the Hopper arm's tuning levers (agent version 3).
+"""The Hopper arm's tuning levers (agent version 3).
 
 On an H200 a run seeded on the wgmma arm (t64x64w4, two K/V stages) stopped at once, "no candidate
 left (10 of 10 experiments unspent)": every lever but a few required compute=mma. From agent version
@@ -28,10 +28,10 @@ WG = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in=
 ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_triple_buffer", "kv_overlap",
        "rescale_skip", "lazy_rescale", "softmax_ffma", "mask_predicate", "mask_split", "persistent_grid",
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
-       "qk_pipeline",  # the arm's pipeline: session 5
-       "unrolled_copies",  # Q's cp.async tile on the arm (K/V too with cp.async staging): session 8
-       "exp_poly_quarter", "exp_poly_half"}  # a share of P's exponentials on the FMA pipe: session 8
-# the arm's own (session 5): TMA staging, wgmma only
+       "qk_pipeline",  # the arm's pipeline
+       "unrolled_copies",  # Q's cp.async tile on the arm (K/V too with cp.async staging)
+       "exp_poly_quarter", "exp_poly_half"}  # a share of P's exponentials on the FMA pipe
+# the arm's own: TMA staging, wgmma only
 ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
             "pingpong"}  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
@@ -63,7 +63,7 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
     # masks and the order only under a causal mask
     # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
-    # unrolled_copies and exp_poly_* are agent 5's (session 8)
+    # unrolled_copies and exp_poly_* join the catalog at version 5
     want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup", "pingpong",
                                "unrolled_copies", "exp_poly_quarter", "exp_poly_half"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
@@ -173,7 +173,7 @@ def test_from_a_tma_kernel_the_ring_levers_keep_tma_and_tma_is_not_offered_again
 
 
 def test_pingpong_applies_to_a_two_warpgroup_producer_kernel_from_version_5():
-    """The lever of session 7b: only where the knob is valid (kv_release=producer, wgmma, warps=8), and from
+    """The pingpong lever: only where the knob is valid (kv_release=producer, wgmma, warps=8), and from
     agent version 5 (VERSIONS still ends at 4: agent 4 never proposes it; a catalog read with no version does)."""
     ws = WG.replace(staging="tma", br=128, warps=8, kv_release="producer")
     pp = levers.get("pingpong")

@@ -1,4 +1,4 @@
-"""Reviewing history (issue 12, the parts built so far): read-only commands leave the database
+"""Reviewing history: read-only commands leave the database
 byte-identical, `history --all` with a run column and filters, `compare`, `export best`, tables that
 do not fold in a pipe. On the committed H200 databases."""
 import hashlib

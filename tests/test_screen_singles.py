@@ -1,4 +1,4 @@
-"""Issue 13: `run --screen` measures every applicable single lever against the seed before any
+"""`run --screen` measures every applicable single lever against the seed before any
 compound move (a compound is a lever plus what gives its cost back; it comes after the singles,
 budget permitting). On the H200 the agent's rank put compounds first and 29 of a 30-experiment
 screen were compounds; a screen recorded before `screen_singles_first` replays in its own order."""
