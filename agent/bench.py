@@ -305,7 +305,7 @@ class Replay:
     def settings(self, options):
         """What `setup` will answer, without taking the answer (the CLI reads the strategy a replay
         will run before it starts one)."""
-        from .loop import LATER_SETTINGS, LEGACY
+        from .replay.settings import LATER_SETTINGS, LEGACY
 
         key = _key("setup")
         if self._answers.get(key):
@@ -352,7 +352,7 @@ class Replay:
 
     def levers(self, names):
         """The catalog the recorded run searched (older recordings: the first catalog)."""
-        from .levers import FIRST_CATALOG
+        from .replay.catalog import FIRST_CATALOG
 
         key = _key("levers")
         return self._get(key, "the lever catalog") if self._answers.get(key) else list(FIRST_CATALOG)

@@ -25,7 +25,9 @@ from store import queries as q
 
 from . import levers as catalog
 from . import strategies
-from .propose import PLATEAU
+from .replay.ladder import PLATEAU
+from .replay.settings import LATER_SETTINGS
+from .policy import CURRENT, policy
 from .reanchor import reanchor
 from .shelf import Conditions, conditions, due_for_rescreen
 from .strategies.base import Move, Proposal, State, Trial
@@ -57,8 +59,8 @@ class SearchOptions(BaseModel):
     # call has moved by more than this factor since the kernel the current null was measured on
     renoise_factor: float = 2.0
     renoise: bool = True
-    # the agent's revision (agent.strategies.limiter.VERSIONS): a replay runs the one it recorded
-    agent_version: int = 6
+    # the agent's policy (agent.policy.POLICIES): a replay or a resume runs the one it recorded
+    agent_version: int = CURRENT.version
     # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
     # absolute anchor (screens recorded before this setting had none)
     screen_comparator: bool = True
@@ -68,11 +70,6 @@ class SearchOptions(BaseModel):
     screen_singles_first: bool = True
 
 
-# what a recording made before a setting existed ran with (a replay answers with these)
-LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1, "screen_comparator": False,
-          "screen_singles_first": False}
-# settings added after recordings that do record a setup: what those recordings ran with
-LATER_SETTINGS = {"agent_version": 1, "screen_comparator": False, "screen_singles_first": False}
 # how many proposals the loop takes from a strategy's rank at each step (a screen's fan-out window)
 ASK = 8
 # a screen that orders singles first reads the strategy's whole rank: its singles may all rank
@@ -98,7 +95,7 @@ def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str,
     path = artifacts / f"ncu_{tag}_{knobs.key()}.csv"
     path.write_text(rec.csv)
     d = diagnose(metrics_from_row(rows[0], arch), tiles_per_warp=max(1, knobs.br // (16 * knobs.warps)),
-                 issue_bound=agent_version is None or agent_version >= catalog.ISSUE_BOUND_SINCE)
+                 issue_bound=policy(agent_version).diagnose_issue_bound)
     row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
            # integer columns; the unrounded achieved values stay in `metrics`
            "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),
@@ -293,7 +290,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     # the levers this run may use, through the bench so a replay searches the catalog it recorded
     in_use = tuple(lv for lv in (catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
                    if lv.name not in o.exclude)
-    reads_figures = strategy.name != "ladder"
+    reads_figures = strategy.reads_figures
     if resumed:
         best, conds, trials = progress.best, Conditions(**progress.conds), list(progress.trials)
         label = diag.label if diag else None
@@ -331,7 +328,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         else:
             proposals = strategy.ask(state, ASK)
         if not o.screen and since_keep >= plateau and (
-                getattr(strategy, "strict_plateau", False) or not any(p.promising(noise.t_keep) for p in proposals)):
+                strategy.strict_plateau or not any(p.promising(noise.t_keep) for p in proposals)):
             reason = "plateau"
             break
         if not proposals:
@@ -386,7 +383,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             due = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
             say("kept", seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
-                why=why, rescreens=[r["lever"] for r in due] if strategy.name in ("agent", "ladder") else [])
+                why=why, rescreens=[r["lever"] for r in due] if strategy.rescreens_shelf else [])
             links.append(pr["margin"])
             link_noise.append(noise.t_noise)
             noise = _after_keep(bench, db, run_id, o, seed, best, pr, noise, noises, links, link_noise, ceiling, say)
@@ -409,7 +406,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     elif o.screen_comparator:  # the screened kernel itself against SDPA flash: the table's anchor
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"comparator"} - (progress.final_done if resumed else set()))
-    return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
+    return reason, _reason_text(reason, done, plateau, budget, strategy.strict_plateau)
 
 
 def singles_first(proposals: list[Proposal]) -> list[Proposal]:

@@ -12,9 +12,10 @@ from test_agent_v5 import _replay as _spy_replay
 from test_strategies import _replay
 
 from agent.levers import get
+from agent.policy import CURRENT, POLICIES
 from agent.strategies.base import Move
 from agent.strategies.lever_factors import prior_of
-from agent.strategies.limiter import RESTORER_SINCE, VERSION, LimiterAgent
+from agent.strategies.limiter import LimiterAgent
 from kernel_src.covering import covering_set
 from kernel_src.knobs import Knobs
 
@@ -127,7 +128,7 @@ def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(recordings, tmp_
     1.1781), plateau with 3 unspent, 0.969x SDPA flash on the swizzled layout. The reason: #10 measured
     qk_pipeline+padding at 0.8958 (padding there a restorer, relieving qk_pipeline's registers); v5 split that loss
     by the two priors' spreads and put most of it on padding, whose band from the row-major seed is wide
-    (1.05-1.70): padding alone read 0.865-1.056, below t_keep, and was never measured. v6 (RESTORER_SINCE) reads
+    (1.05-1.70): padding alone read 0.865-1.056, below t_keep, and was never measured. v6 (Policy.restorer_margins) reads
     padding's own band there and ranks it first; the replay of the recording gives both agents the same state."""
     rows = _recorded("naive_mma_n8192")
     assert ("unrolled_copies", "KEPT", 1.1781) in _outcomes(rows) and round(1 / _flash(rows)[0], 3) == 0.969
@@ -145,7 +146,8 @@ def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(recordings, tmp_
     assert round(var_pad / (var_pad + var_qk), 2) == 0.83 and get("qk_pipeline").predicted == (0.9, 1.12)
     assert LimiterAgent(6).assess(st, pad)[1] == get("padding").predicted == (1.05, 1.7)
     assert "padding" not in [p.move.name for p in LimiterAgent(5).ask(st, n=6)]
-    assert LimiterAgent(6).ask(st, n=1)[0].move.name == "padding" and VERSION == RESTORER_SINCE == 6
+    assert LimiterAgent(6).ask(st, n=1)[0].move.name == "padding" and CURRENT is POLICIES[6]
+    assert [v for v, p in POLICIES.items() if p.restorer_margins] == [6]
 
 
 def test_agent_v6_from_the_naive_seed_reaches_s5_unrolled(recordings_c, tmp_path, monkeypatch):
