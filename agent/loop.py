@@ -334,25 +334,16 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         if not proposals:
             reason = "exhausted"
             break
-        if o.screen:  # against a fixed seed and null the screen's measurements are independent
-            evaluate_ahead(bench, proposals[:budget - done], best,
-                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
-        elif getattr(strategy, "ahead", None) and getattr(bench, "submit", None):
-            # several GPUs: this draw and the next ones (as long as none is kept) measured at once
-            # against the current best; a keep discards the rest (_discard_ahead)
-            width = min(len(getattr(bench, "workers", None) or ()), budget - done)
-            evaluate_ahead(bench, proposals[:1] + strategy.ahead(state, width - 1), best,
-                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
-        elif strategy.name == "agent" and getattr(bench, "submit", None):
-            # several GPUs (issue 13): the agent's top proposals measured at once against the current
-            # best, one per worker; the loop still takes one experiment at a time in its own order and
-            # asks again after each outcome, so a measurement is used only when the agent asks for that
-            # very candidate against that best with that null (the bench's key), and the decisions are a
-            # one-GPU run's on the same measurements. The predicted band of each was fixed by `ask`
-            # before its measurement started; what is never asked for is dropped (_discard_ahead).
-            width = min(len(getattr(bench, "workers", None) or ()), budget - done)
-            evaluate_ahead(bench, proposals[:width], best,
-                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
+        fan = bench.fan_out()
+        if fan is not None:
+            # several GPUs: what the strategy lets them measure at once against the current best (a
+            # screen's measurements are independent against its fixed seed and null: all of them); the
+            # loop still takes one experiment at a time in its own order, so a measurement is used only
+            # when that very candidate is asked for against that best with that null, and the decisions
+            # are a one-GPU run's. What is never asked for is dropped (_discard_ahead).
+            ahead = (proposals[:budget - done] if o.screen else
+                     strategy.measure_ahead(state, proposals, min(len(fan.workers), budget - done)))
+            evaluate_ahead(fan, ahead, best, {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
         p = proposals[0]
         say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
         done += 1
@@ -422,8 +413,8 @@ def _discard_ahead(bench, db, run_id, best: Knobs | None, say) -> None:
     experiment, no budget), and counted in the run's options["speculation"] (run_summary). With best
     None (the search is over) every evaluation still ahead goes: the agent's proposals it never asked
     for again."""
-    discard = getattr(bench, "discard_ahead", None)
-    got = discard(best) if discard else None
+    fan = bench.fan_out()
+    got = fan.discard_ahead(best) if fan is not None else None
     if not got or not got["discarded"]:
         return
     opts = q.get_run(db, run_id).get("options") or {}

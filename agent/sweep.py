@@ -45,9 +45,10 @@ def sweep(bench, shape: Shape, configs: list, say=lambda *a, **k: None) -> list[
         else:
             todo.append((i, (k, row)))
     timed = partial(timed_row, shape=shape)
-    if hasattr(bench, "map"):
-        say("phase", text=f"timing {len(todo)} configurations on {len(bench.workers)} GPUs: {', '.join(bench.workers)}")
-        got = bench.map(timed, [it for _, it in todo], knobs_of=lambda it: [it[0]],
+    fan = bench.fan_out()
+    if fan is not None:
+        say("phase", text=f"timing {len(todo)} configurations on {len(fan.workers)} GPUs: {', '.join(fan.workers)}")
+        got = fan.map(timed, [it for _, it in todo], knobs_of=lambda it: [it[0]],
                         on_death=lambda it, why: {**it[1], "status": "CRASH", "detail": f"its worker died twice: {why}"})
         rows.update(zip([i for i, _ in todo], got))
     else:

@@ -9,6 +9,7 @@ from kernel_src.knobs import KnobError, Knobs
 from store import queries as q
 
 from . import levers as catalog
+from .bench_protocol import FanOut
 from .strategies.base import Proposal
 
 
@@ -61,19 +62,17 @@ def _hypothesis(p: Proposal, prior: dict | None) -> str:
     return text
 
 
-def evaluate_ahead(bench, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
-    """Independent evaluations handed to the bench at once: a cluster bench (agent.distributed)
-    starts them on its workers and `run_trial` later takes each answer in the loop's own order; a
-    one-GPU bench has no `submit` and measures each when it is asked."""
-    submit = getattr(bench, "submit", None)
-    if submit is None:
+def evaluate_ahead(fan: FanOut, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
+    """Independent evaluations handed to a cluster bench (agent.distributed) at once: it starts them
+    on its workers and `run_trial` later takes each answer in the loop's own order."""
+    if not proposals:
         return
     cands = []
     for p in proposals:
         cand, _ = _candidate(p, best)
         if cand is not None:
             cands.append((cand, len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler))
-    submit(best, cands, **gate)
+    fan.submit(best, cands, **gate)
 
 
 def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: Knobs, gate: dict, say,
@@ -131,5 +130,6 @@ def measurements(ev) -> list[dict]:
         out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
     if ev.job is not None and ev.job.status != "ok":
         out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
-                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr, "steps": ev.job.steps}})
+                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr,
+                                "steps": [s.model_dump() for s in ev.job.steps]}})
     return out
