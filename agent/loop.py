@@ -11,7 +11,6 @@ import json
 import statistics
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,19 +22,20 @@ from profiler.diagnosis import Diagnosis, diagnose, metrics_from_row
 from profiler.ncu import parse_raw_csv
 from store import queries as q
 
+from . import events as ev
 from . import levers as catalog
 from . import strategies
 from .replay.ladder import PLATEAU
 from .replay.settings import LATER_SETTINGS
+from .events import Say, quiet
 from .policy import CURRENT, policy
 from .reanchor import reanchor
 from .shelf import Conditions, conditions, due_for_rescreen
 from .strategies.base import Move, Proposal, State, Trial
-from .trial import close_trial, evaluate_ahead, run_trial
+from .trial import close_trial, evaluate_ahead, outcome_event, run_trial
 
 REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
-Say = Callable[..., None]
 
 
 class SearchOptions(BaseModel):
@@ -115,7 +115,7 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
 
 
 def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
-               command: str = "", say: Say = lambda *a, **k: None, bench_settings: dict | None = None) -> int:
+               command: str = "", say: Say = quiet, bench_settings: dict | None = None) -> int:
     """A new run; `bench_settings` (time per measurement, L2, profiling) are kept with the options so
     `run --resume` rebuilds the same bench."""
     # the settings the decisions depend on go through the bench, so a replay runs the recorded ones
@@ -135,7 +135,7 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         seed_knobs=seed.model_dump(mode="json"), budget=o.budget, command=command, strategy=o.strategy,
         source_hash=source_hash(), nvcc=_nvcc(),
         options={"search": o.model_dump(mode="json"), "bench": bench_settings or {}})
-    say("run", run_id=run_id, device=dev, shape=shape, strategy=o.strategy)
+    say(ev.RunStarted(run_id=run_id, device=dev, shape=shape, strategy=o.strategy))
     return guarded(bench, db, run_id, dev, shape, seed, Path(artifacts) / f"run-{run_id}", o, strategy, say)
 
 
@@ -158,7 +158,7 @@ def guarded(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, st
         q.interrupt_run(db, run_id, f"{type(e).__name__}: {e}"[:500], status="error")
         raise
     q.update_run(db, run_id, status=status, stop_reason=reason, finished_at=q.now())
-    say("done", run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id))
+    say(ev.Done(run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id)))
     return run_id
 
 
@@ -204,7 +204,7 @@ class Noise(BaseModel):
 def _aa(bench, db, run_id, knobs: Knobs, repeats: int, why: str, say, noises: list[Noise], ceiling=None) -> Noise:
     """Measure a null and record it: its row and the run's list of nulls in one transaction (a
     resumed run reads which null was in force from that list)."""
-    say("phase", text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes ({why})")
+    say(ev.Phase(text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes ({why})"))
     aa = bench.aa_null(knobs, repeats)
     margins = [a["margin"] for a in aa]
     tn = noise_of(margins)
@@ -227,7 +227,7 @@ def _record_noise(db, run_id, history: list[Noise], say, ceiling=None) -> None:
     n = history[-1]
     q.update_run(db, run_id, t_noise=n.t_noise, t_keep=n.t_keep, aa_margins=n.margins,
                  noise=[h.model_dump() for h in history])
-    say("aa", margins=n.margins, t_noise=n.t_noise, t_keep=n.t_keep, source=n.source, ceiling=ceiling)
+    say(ev.NullMeasured(margins=n.margins, t_noise=n.t_noise, t_keep=n.t_keep, source=n.source, ceiling=ceiling))
 
 
 class Progress(BaseModel):
@@ -276,7 +276,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     resumed = progress is not None and progress.seeded
     if resumed:
         attrs, diag = progress.attrs, progress.diag
-        say("phase", text=f"resuming run {run_id} after experiment {progress.done}")
+        say(ev.Phase(text=f"resuming run {run_id} after experiment {progress.done}"))
     else:
         attrs, diag = _seed_step(bench, db, run_id, seed, shape, arch, artifacts, say, o.agent_version)
     ceiling = ceiling_of(cal, shape.dtype)
@@ -345,7 +345,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
                      strategy.measure_ahead(state, proposals, min(len(fan.workers), budget - done)))
             evaluate_ahead(fan, ahead, best, {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
         p = proposals[0]
-        say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
+        say(ev.Ranked(proposals=proposals[:4], t_keep=noise.t_keep))
         done += 1
         prior = evidence.get(p.move.name)
         entry = next((r for r in state.shelf if r["lever"] == p.move.name), None) if p.move.kind == "rescreen" else None
@@ -361,9 +361,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         strategy.tell(trials[-1])
         if o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
             close_trial(db, t)
-            say("kept" if t.outcome is Outcome.KEPT else "rejected", seq=done, lever=p.move.name, outcome=t.outcome,
-                detail=t.fields["detail"], margin=pr and pr["margin"], tflops=pr and pr["tflops_cand"],
-                diagnosis=None, why="", rescreens=[])
+            say(outcome_event(done, p.move.name, t))
         elif t.outcome is Outcome.KEPT:
             _discard_ahead(bench, db, run_id, t.cand, say)
             new_attrs = t.ev.attributes or bench.attributes(t.cand)
@@ -373,8 +371,8 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             new_conds = conditions(new_attrs, label)
             due = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
-            say("kept", seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
-                why=why, rescreens=[r["lever"] for r in due] if strategy.rescreens_shelf else [])
+            say(ev.Kept(seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
+                        why=why, rescreens=[r["lever"] for r in due] if strategy.rescreens_shelf else []))
             links.append(pr["margin"])
             link_noise.append(noise.t_noise)
             noise = _after_keep(bench, db, run_id, o, seed, best, pr, noise, noises, links, link_noise, ceiling, say)
@@ -383,14 +381,13 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             close_trial(db, t, shelf_conditions=conds.model_dump() if p.move.levers else None,
                         rescreen_of=entry and entry["id"])
             since_keep += 1
-            say("rejected", seq=done, lever=p.move.name, outcome=t.outcome, detail=t.fields["detail"],
-                margin=pr and pr["margin"])
+            say(outcome_event(done, p.move.name, t))
 
     _discard_ahead(bench, db, run_id, None, say)  # what was measured ahead and never asked for
     if reason != "budget" and not o.screen:
         left = strategy.remaining(state)
         if left:
-            say("remaining", items=left)
+            say(ev.Remaining(items=left))
     if not o.screen:
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"final_reanchor", "comparator"} - (progress.final_done if resumed else set()))
@@ -421,16 +418,16 @@ def _discard_ahead(bench, db, run_id, best: Knobs | None, say) -> None:
     sp = opts.get("speculation") or {}
     q.update_run(db, run_id, options={**opts, "speculation": {k: sp.get(k, 0) + got[k] for k in ("discarded", "measured")}})
     if best is None:
-        say("phase", text=f"{got['discarded']} evaluation(s) started ahead and never asked for discarded "
-                          f"({got['measured']} of them taken by a worker)")
+        say(ev.Phase(text=f"{got['discarded']} evaluation(s) started ahead and never asked for discarded "
+                          f"({got['measured']} of them taken by a worker)"))
     else:
-        say("phase", text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
-                          f"({got['measured']} of them taken by a worker); the next draws are measured against the new best")
+        say(ev.Phase(text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
+                          f"({got['measured']} of them taken by a worker); the next draws are measured against the new best"))
 
 
 def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say, agent_version: int):
     """The seed must be correct before anything is timed against it; returns its attributes and diagnosis."""
-    say("phase", text=f"building and checking the seed {seed.label()}")
+    say(ev.Phase(text=f"building and checking the seed {seed.label()}"))
     built = bench.build([seed])[seed.key()]
     if not built.ok:
         raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
@@ -442,13 +439,13 @@ def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifact
     attrs = bench.attributes(seed)
     diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed", agent_version)
     if diag is None:
-        say("warn", text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain")
+        say(ev.Warn(text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain"))
     q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
                         detail="seed built, C1 and C2 passed",
                         measurements=[{"kind": "c2", "ok": True, "payload": res},
                                       {"kind": "build", "ok": True, "payload": {"attributes": attrs, "log": built.log[-4000:]}}],
                         diagnosis=drow)
-    say("diagnosis", knobs=seed, diagnosis=diag, why=why)
+    say(ev.Diagnosed(knobs=seed, diagnosis=diag, why=why))
     return attrs, diag
 
 
@@ -476,7 +473,7 @@ def _with_figures(bench, state: State, strategy, figures: dict, say) -> State:
         want = [state.best] + [m.knobs for m in strategy.moves(state)]
         todo = [k for k in dict.fromkeys(want, None) if k.key() not in figures]
         if todo:
-            say("phase", text=f"building {len(todo)} candidate(s) and reading their registers, spills and occupancy")
+            say(ev.Phase(text=f"building {len(todo)} candidate(s) and reading their registers, spills and occupancy"))
             figures.update(bench.static(todo))
         state = state.model_copy(update={"static": {k: f for k, f in figures.items() if f is not None},
                                          "best_static": figures.get(state.best.key())})
@@ -535,7 +532,7 @@ def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t
                         margin_ab=p and p["margin_ab"], margin_ba=p and p["margin_ba"],
                         tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
                         detail=ra.text if ra else "best against the untouched seed (no keeps to multiply)", measurements=meas)
-    say("anchor", result=p, reanchor=ra)
+    say(ev.Anchored(result=p, reanchor=ra))
 
 
 def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say,
@@ -543,7 +540,7 @@ def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_no
     """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol;
     `owed`: the ones a resumed run still owes (None: both)."""
     owed = {"final_reanchor", "comparator"} if owed is None else owed
-    say("phase", text="final: best against the seed, and SDPA against the best")
+    say(ev.Phase(text="final: best against the seed, and SDPA against the best"))
     if "final_reanchor" in owed:
         _reanchor(bench, db, run_id, seed, best, links, t_noise, say, link_noise)
     if "comparator" not in owed:
@@ -555,7 +552,7 @@ def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_no
                         tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
                         detail="torch SDPA (FLASH backend) against the final best; margin > 1 means SDPA is faster",
                         measurements=meas)
-    say("comparator", result=p)
+    say(ev.Compared(result=p))
 
 
 def best_of_run(db, run_id: int) -> Knobs:
@@ -565,7 +562,7 @@ def best_of_run(db, run_id: int) -> Knobs:
     return Knobs.parse(kept[-1]["knobs"] if kept else run["seed_knobs"])
 
 
-def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, **k: None) -> int:
+def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = quiet) -> int:
     """Re-try shelved levers whose conditions differ from the current best's; returns how many ran."""
     run = q.get_run(db, run_id)
     if run["t_keep"] is None:
@@ -593,8 +590,7 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
         kept = t.outcome is Outcome.KEPT
         close_trial(db, t, shelf_conditions=None if kept else now.model_dump(), rescreen_of=entry["id"])
         best = t.cand if kept else best
-        say("kept" if kept else "rejected", seq=seq + i, lever=lever.name, outcome=t.outcome, detail=t.fields["detail"],
-            margin=p.get("margin"), tflops=p.get("tflops_cand"), diagnosis=None, why="", rescreens=[])
+        say(outcome_event(seq + i, lever.name, t))
     return len(due)
 
 

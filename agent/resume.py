@@ -26,6 +26,7 @@ from store import queries as q
 
 from . import levers as catalog
 from . import strategies
+from .events import RunStarted, Say, quiet
 from .loop import Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
 from .replay.settings import LATER_SETTINGS
 from .shelf import conditions
@@ -138,7 +139,7 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
     return p
 
 
-def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say=lambda *a, **k: None) -> int:
+def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say: Say = quiet) -> int:
     """Continue an interrupted run (default: the latest) with its own options on `bench`; returns its id."""
     run = pick(db, run_id)
     rid = run["id"]
@@ -153,7 +154,7 @@ def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say=
     in_use = tuple(lv for lv in catalog.CATALOG if lv.name not in o.exclude)
     progress = restore(db, run, o, strategy, bench, in_use, dev.limits)  # refuses before the run is touched
     q.claim_run(db, rid, after_seq=progress.done)
-    say("run", run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy)
+    say(RunStarted(run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy))
     return guarded(bench, db, rid, dev, Shape(**run["problem"]), Knobs.parse(run["seed_knobs"]),
                    Path(artifacts) / f"run-{rid}", o, strategy, say, progress)
 

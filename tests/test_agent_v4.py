@@ -141,7 +141,7 @@ def test_v4_on_the_recording_diverges_after_the_keep_at_the_tall_tile(tmp_path):
     with pytest.raises(ReplayMiss, match="t128x64w8/q_in=smem/kv_overlap=on over"):
         run_search(rec, open_db(tmp_path / "v4.db"), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
                    artifacts=tmp_path / "art", options=SearchOptions(budget=14, agent_version=4),
-                   say=lambda e, **k: events.append((e, k)))
+                   say=lambda e: events.append((e.kind, dict(e))))
     moves = [(k["lever"], e, k.get("diagnosis") and k["diagnosis"].label) for e, k in events if e in ("kept", "rejected")]
     assert moves == [("narrow_kv_tile", "rejected", None), ("kv_overlap", "kept", "issue_bound")]
     last = [k["proposals"] for e, k in events if e == "ranking"][-1]
