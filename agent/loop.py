@@ -11,7 +11,6 @@ import json
 import statistics
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,17 +22,20 @@ from profiler.diagnosis import Diagnosis, diagnose, metrics_from_row
 from profiler.ncu import parse_raw_csv
 from store import queries as q
 
+from . import events as ev
 from . import levers as catalog
 from . import strategies
-from .propose import PLATEAU
+from .replay.ladder import PLATEAU
+from .replay.settings import LATER_SETTINGS
+from .events import Say, quiet
+from .policy import CURRENT, policy
 from .reanchor import reanchor
 from .shelf import Conditions, conditions, due_for_rescreen
 from .strategies.base import Move, Proposal, State, Trial
-from .trial import close_trial, evaluate_ahead, run_trial
+from .trial import close_trial, evaluate_ahead, outcome_event, run_trial
 
 REANCHOR_EVERY = 3  # keeps between re-anchors (the seed's RA1 came after three)
 
-Say = Callable[..., None]
 
 
 class SearchOptions(BaseModel):
@@ -57,8 +59,8 @@ class SearchOptions(BaseModel):
     # call has moved by more than this factor since the kernel the current null was measured on
     renoise_factor: float = 2.0
     renoise: bool = True
-    # the agent's revision (agent.strategies.limiter.VERSIONS): a replay runs the one it recorded
-    agent_version: int = 6
+    # the agent's policy (agent.policy.POLICIES): a replay or a resume runs the one it recorded
+    agent_version: int = CURRENT.version
     # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
     # absolute anchor (screens recorded before this setting had none)
     screen_comparator: bool = True
@@ -68,11 +70,6 @@ class SearchOptions(BaseModel):
     screen_singles_first: bool = True
 
 
-# what a recording made before a setting existed ran with (a replay answers with these)
-LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1, "screen_comparator": False,
-          "screen_singles_first": False}
-# settings added after recordings that do record a setup: what those recordings ran with
-LATER_SETTINGS = {"agent_version": 1, "screen_comparator": False, "screen_singles_first": False}
 # how many proposals the loop takes from a strategy's rank at each step (a screen's fan-out window)
 ASK = 8
 # a screen that orders singles first reads the strategy's whole rank: its singles may all rank
@@ -98,7 +95,7 @@ def _diagnose(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str,
     path = artifacts / f"ncu_{tag}_{knobs.key()}.csv"
     path.write_text(rec.csv)
     d = diagnose(metrics_from_row(rows[0], arch), tiles_per_warp=max(1, knobs.br // (16 * knobs.warps)),
-                 issue_bound=agent_version is None or agent_version >= catalog.ISSUE_BOUND_SINCE)
+                 issue_bound=policy(agent_version).diagnose_issue_bound)
     row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
            # integer columns; the unrounded achieved values stay in `metrics`
            "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),
@@ -118,7 +115,7 @@ def _paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
 
 
 def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
-               command: str = "", say: Say = lambda *a, **k: None, bench_settings: dict | None = None) -> int:
+               command: str = "", say: Say = quiet, bench_settings: dict | None = None) -> int:
     """A new run; `bench_settings` (time per measurement, L2, profiling) are kept with the options so
     `run --resume` rebuilds the same bench."""
     # the settings the decisions depend on go through the bench, so a replay runs the recorded ones
@@ -138,7 +135,7 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         seed_knobs=seed.model_dump(mode="json"), budget=o.budget, command=command, strategy=o.strategy,
         source_hash=source_hash(), nvcc=_nvcc(),
         options={"search": o.model_dump(mode="json"), "bench": bench_settings or {}})
-    say("run", run_id=run_id, device=dev, shape=shape, strategy=o.strategy)
+    say(ev.RunStarted(run_id=run_id, device=dev, shape=shape, strategy=o.strategy))
     return guarded(bench, db, run_id, dev, shape, seed, Path(artifacts) / f"run-{run_id}", o, strategy, say)
 
 
@@ -161,7 +158,7 @@ def guarded(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, st
         q.interrupt_run(db, run_id, f"{type(e).__name__}: {e}"[:500], status="error")
         raise
     q.update_run(db, run_id, status=status, stop_reason=reason, finished_at=q.now())
-    say("done", run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id))
+    say(ev.Done(run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id)))
     return run_id
 
 
@@ -207,7 +204,7 @@ class Noise(BaseModel):
 def _aa(bench, db, run_id, knobs: Knobs, repeats: int, why: str, say, noises: list[Noise], ceiling=None) -> Noise:
     """Measure a null and record it: its row and the run's list of nulls in one transaction (a
     resumed run reads which null was in force from that list)."""
-    say("phase", text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes ({why})")
+    say(ev.Phase(text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes ({why})"))
     aa = bench.aa_null(knobs, repeats)
     margins = [a["margin"] for a in aa]
     tn = noise_of(margins)
@@ -230,7 +227,7 @@ def _record_noise(db, run_id, history: list[Noise], say, ceiling=None) -> None:
     n = history[-1]
     q.update_run(db, run_id, t_noise=n.t_noise, t_keep=n.t_keep, aa_margins=n.margins,
                  noise=[h.model_dump() for h in history])
-    say("aa", margins=n.margins, t_noise=n.t_noise, t_keep=n.t_keep, source=n.source, ceiling=ceiling)
+    say(ev.NullMeasured(margins=n.margins, t_noise=n.t_noise, t_keep=n.t_keep, source=n.source, ceiling=ceiling))
 
 
 class Progress(BaseModel):
@@ -279,7 +276,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     resumed = progress is not None and progress.seeded
     if resumed:
         attrs, diag = progress.attrs, progress.diag
-        say("phase", text=f"resuming run {run_id} after experiment {progress.done}")
+        say(ev.Phase(text=f"resuming run {run_id} after experiment {progress.done}"))
     else:
         attrs, diag = _seed_step(bench, db, run_id, seed, shape, arch, artifacts, say, o.agent_version)
     ceiling = ceiling_of(cal, shape.dtype)
@@ -293,7 +290,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
     # the levers this run may use, through the bench so a replay searches the catalog it recorded
     in_use = tuple(lv for lv in (catalog.get(n) for n in bench.levers([lv.name for lv in catalog.CATALOG]))
                    if lv.name not in o.exclude)
-    reads_figures = strategy.name != "ladder"
+    reads_figures = strategy.reads_figures
     if resumed:
         best, conds, trials = progress.best, Conditions(**progress.conds), list(progress.trials)
         label = diag.label if diag else None
@@ -331,33 +328,24 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         else:
             proposals = strategy.ask(state, ASK)
         if not o.screen and since_keep >= plateau and (
-                getattr(strategy, "strict_plateau", False) or not any(p.promising(noise.t_keep) for p in proposals)):
+                strategy.strict_plateau or not any(p.promising(noise.t_keep) for p in proposals)):
             reason = "plateau"
             break
         if not proposals:
             reason = "exhausted"
             break
-        if o.screen:  # against a fixed seed and null the screen's measurements are independent
-            evaluate_ahead(bench, proposals[:budget - done], best,
-                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
-        elif getattr(strategy, "ahead", None) and getattr(bench, "submit", None):
-            # several GPUs: this draw and the next ones (as long as none is kept) measured at once
-            # against the current best; a keep discards the rest (_discard_ahead)
-            width = min(len(getattr(bench, "workers", None) or ()), budget - done)
-            evaluate_ahead(bench, proposals[:1] + strategy.ahead(state, width - 1), best,
-                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
-        elif strategy.name == "agent" and getattr(bench, "submit", None):
-            # several GPUs (issue 13): the agent's top proposals measured at once against the current
-            # best, one per worker; the loop still takes one experiment at a time in its own order and
-            # asks again after each outcome, so a measurement is used only when the agent asks for that
-            # very candidate against that best with that null (the bench's key), and the decisions are a
-            # one-GPU run's on the same measurements. The predicted band of each was fixed by `ask`
-            # before its measurement started; what is never asked for is dropped (_discard_ahead).
-            width = min(len(getattr(bench, "workers", None) or ()), budget - done)
-            evaluate_ahead(bench, proposals[:width], best,
-                           {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
+        fan = bench.fan_out()
+        if fan is not None:
+            # several GPUs: what the strategy lets them measure at once against the current best (a
+            # screen's measurements are independent against its fixed seed and null: all of them); the
+            # loop still takes one experiment at a time in its own order, so a measurement is used only
+            # when that very candidate is asked for against that best with that null, and the decisions
+            # are a one-GPU run's. What is never asked for is dropped (_discard_ahead).
+            ahead = (proposals[:budget - done] if o.screen else
+                     strategy.measure_ahead(state, proposals, min(len(fan.workers), budget - done)))
+            evaluate_ahead(fan, ahead, best, {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": ceiling})
         p = proposals[0]
-        say("ranking", proposals=proposals[:4], t_keep=noise.t_keep)
+        say(ev.Ranked(proposals=proposals[:4], t_keep=noise.t_keep))
         done += 1
         prior = evidence.get(p.move.name)
         entry = next((r for r in state.shelf if r["lever"] == p.move.name), None) if p.move.kind == "rescreen" else None
@@ -373,9 +361,7 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
         strategy.tell(trials[-1])
         if o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
             close_trial(db, t)
-            say("kept" if t.outcome is Outcome.KEPT else "rejected", seq=done, lever=p.move.name, outcome=t.outcome,
-                detail=t.fields["detail"], margin=pr and pr["margin"], tflops=pr and pr["tflops_cand"],
-                diagnosis=None, why="", rescreens=[])
+            say(outcome_event(done, p.move.name, t))
         elif t.outcome is Outcome.KEPT:
             _discard_ahead(bench, db, run_id, t.cand, say)
             new_attrs = t.ev.attributes or bench.attributes(t.cand)
@@ -385,8 +371,8 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             new_conds = conditions(new_attrs, label)
             due = due_for_rescreen(q.shelf(db, run_id, status="shelved"), new_conds)
             conds = new_conds
-            say("kept", seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
-                why=why, rescreens=[r["lever"] for r in due] if strategy.name in ("agent", "ladder") else [])
+            say(ev.Kept(seq=done, lever=p.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
+                        why=why, rescreens=[r["lever"] for r in due] if strategy.rescreens_shelf else []))
             links.append(pr["margin"])
             link_noise.append(noise.t_noise)
             noise = _after_keep(bench, db, run_id, o, seed, best, pr, noise, noises, links, link_noise, ceiling, say)
@@ -395,21 +381,20 @@ def _search(bench, db, run_id, dev, shape, seed, artifacts, o: SearchOptions, ca
             close_trial(db, t, shelf_conditions=conds.model_dump() if p.move.levers else None,
                         rescreen_of=entry and entry["id"])
             since_keep += 1
-            say("rejected", seq=done, lever=p.move.name, outcome=t.outcome, detail=t.fields["detail"],
-                margin=pr and pr["margin"])
+            say(outcome_event(done, p.move.name, t))
 
     _discard_ahead(bench, db, run_id, None, say)  # what was measured ahead and never asked for
     if reason != "budget" and not o.screen:
         left = strategy.remaining(state)
         if left:
-            say("remaining", items=left)
+            say(ev.Remaining(items=left))
     if not o.screen:
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"final_reanchor", "comparator"} - (progress.final_done if resumed else set()))
     elif o.screen_comparator:  # the screened kernel itself against SDPA flash: the table's anchor
         _final(bench, db, run_id, seed, best, links, noise.t_noise, say, link_noise,
                owed={"comparator"} - (progress.final_done if resumed else set()))
-    return reason, _reason_text(reason, done, plateau, budget, getattr(strategy, "strict_plateau", False))
+    return reason, _reason_text(reason, done, plateau, budget, strategy.strict_plateau)
 
 
 def singles_first(proposals: list[Proposal]) -> list[Proposal]:
@@ -425,24 +410,24 @@ def _discard_ahead(bench, db, run_id, best: Knobs | None, say) -> None:
     experiment, no budget), and counted in the run's options["speculation"] (run_summary). With best
     None (the search is over) every evaluation still ahead goes: the agent's proposals it never asked
     for again."""
-    discard = getattr(bench, "discard_ahead", None)
-    got = discard(best) if discard else None
+    fan = bench.fan_out()
+    got = fan.discard_ahead(best) if fan is not None else None
     if not got or not got["discarded"]:
         return
     opts = q.get_run(db, run_id).get("options") or {}
     sp = opts.get("speculation") or {}
     q.update_run(db, run_id, options={**opts, "speculation": {k: sp.get(k, 0) + got[k] for k in ("discarded", "measured")}})
     if best is None:
-        say("phase", text=f"{got['discarded']} evaluation(s) started ahead and never asked for discarded "
-                          f"({got['measured']} of them taken by a worker)")
+        say(ev.Phase(text=f"{got['discarded']} evaluation(s) started ahead and never asked for discarded "
+                          f"({got['measured']} of them taken by a worker)"))
     else:
-        say("phase", text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
-                          f"({got['measured']} of them taken by a worker); the next draws are measured against the new best")
+        say(ev.Phase(text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
+                          f"({got['measured']} of them taken by a worker); the next draws are measured against the new best"))
 
 
 def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifacts: Path, say, agent_version: int):
     """The seed must be correct before anything is timed against it; returns its attributes and diagnosis."""
-    say("phase", text=f"building and checking the seed {seed.label()}")
+    say(ev.Phase(text=f"building and checking the seed {seed.label()}"))
     built = bench.build([seed])[seed.key()]
     if not built.ok:
         raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
@@ -454,13 +439,13 @@ def _seed_step(bench, db, run_id, seed: Knobs, shape: Shape, arch: str, artifact
     attrs = bench.attributes(seed)
     diag, drow, why = _diagnose(bench, seed, arch, artifacts, "seed", agent_version)
     if diag is None:
-        say("warn", text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain")
+        say(ev.Warn(text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain"))
     q.record_experiment(db, run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
                         detail="seed built, C1 and C2 passed",
                         measurements=[{"kind": "c2", "ok": True, "payload": res},
                                       {"kind": "build", "ok": True, "payload": {"attributes": attrs, "log": built.log[-4000:]}}],
                         diagnosis=drow)
-    say("diagnosis", knobs=seed, diagnosis=diag, why=why)
+    say(ev.Diagnosed(knobs=seed, diagnosis=diag, why=why))
     return attrs, diag
 
 
@@ -488,7 +473,7 @@ def _with_figures(bench, state: State, strategy, figures: dict, say) -> State:
         want = [state.best] + [m.knobs for m in strategy.moves(state)]
         todo = [k for k in dict.fromkeys(want, None) if k.key() not in figures]
         if todo:
-            say("phase", text=f"building {len(todo)} candidate(s) and reading their registers, spills and occupancy")
+            say(ev.Phase(text=f"building {len(todo)} candidate(s) and reading their registers, spills and occupancy"))
             figures.update(bench.static(todo))
         state = state.model_copy(update={"static": {k: f for k, f in figures.items() if f is not None},
                                          "best_static": figures.get(state.best.key())})
@@ -547,7 +532,7 @@ def _reanchor(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t
                         margin_ab=p and p["margin_ab"], margin_ba=p and p["margin_ba"],
                         tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
                         detail=ra.text if ra else "best against the untouched seed (no keeps to multiply)", measurements=meas)
-    say("anchor", result=p, reanchor=ra)
+    say(ev.Anchored(result=p, reanchor=ra))
 
 
 def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_noise: float, say: Say,
@@ -555,7 +540,7 @@ def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_no
     """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol;
     `owed`: the ones a resumed run still owes (None: both)."""
     owed = {"final_reanchor", "comparator"} if owed is None else owed
-    say("phase", text="final: best against the seed, and SDPA against the best")
+    say(ev.Phase(text="final: best against the seed, and SDPA against the best"))
     if "final_reanchor" in owed:
         _reanchor(bench, db, run_id, seed, best, links, t_noise, say, link_noise)
     if "comparator" not in owed:
@@ -567,7 +552,7 @@ def _final(bench, db, run_id, seed: Knobs, best: Knobs, links: list[float], t_no
                         tflops_base=p and p["tflops_base"], tflops_cand=p and p["tflops_cand"],
                         detail="torch SDPA (FLASH backend) against the final best; margin > 1 means SDPA is faster",
                         measurements=meas)
-    say("comparator", result=p)
+    say(ev.Compared(result=p))
 
 
 def best_of_run(db, run_id: int) -> Knobs:
@@ -577,7 +562,7 @@ def best_of_run(db, run_id: int) -> Knobs:
     return Knobs.parse(kept[-1]["knobs"] if kept else run["seed_knobs"])
 
 
-def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, **k: None) -> int:
+def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = quiet) -> int:
     """Re-try shelved levers whose conditions differ from the current best's; returns how many ran."""
     run = q.get_run(db, run_id)
     if run["t_keep"] is None:
@@ -605,8 +590,7 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = lambda *a, *
         kept = t.outcome is Outcome.KEPT
         close_trial(db, t, shelf_conditions=None if kept else now.model_dump(), rescreen_of=entry["id"])
         best = t.cand if kept else best
-        say("kept" if kept else "rejected", seq=seq + i, lever=lever.name, outcome=t.outcome, detail=t.fields["detail"],
-            margin=p.get("margin"), tflops=p.get("tflops_cand"), diagnosis=None, why="", rescreens=[])
+        say(outcome_event(seq + i, lever.name, t))
     return len(due)
 
 

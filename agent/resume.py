@@ -26,7 +26,9 @@ from store import queries as q
 
 from . import levers as catalog
 from . import strategies
-from .loop import LATER_SETTINGS, Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
+from .events import RunStarted, Say, quiet
+from .loop import Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
+from .replay.settings import LATER_SETTINGS
 from .shelf import conditions
 from .strategies.base import Move, State, Trial
 
@@ -75,7 +77,7 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
     if not noises:
         p.conds = conditions(attrs, diag.label if diag else None).model_dump()
         return p
-    replays = strategy.name in ("random", "tpe")
+    replays = strategy.draws
     aa_seen, tail_from, last = 0, seed_row["id"], None
     for r in rows:
         if r["kind"] == "aa_null":
@@ -137,22 +139,22 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
     return p
 
 
-def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say=lambda *a, **k: None) -> int:
+def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say: Say = quiet) -> int:
     """Continue an interrupted run (default: the latest) with its own options on `bench`; returns its id."""
     run = pick(db, run_id)
     rid = run["id"]
     # a setting the run's options lack is one it ran without (what a replay of it answers with)
     o = SearchOptions(**{**LATER_SETTINGS, **run["options"]["search"]})
-    if o.strategy == "ladder":
-        raise SearchError("the ladder strategy is kept to replay recorded runs; its runs cannot be resumed")
     strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # the agent it ran with
+    if not strategy.resumable:
+        raise SearchError(f"the {o.strategy} strategy is kept to replay recorded runs; its runs cannot be resumed")
     dev = bench.device()
     if dev.name != run["gpu_name"]:
         raise SearchError(f"run {rid} was measured on {run['gpu_name']}; resume it on that GPU, not {dev.name}")
     in_use = tuple(lv for lv in catalog.CATALOG if lv.name not in o.exclude)
     progress = restore(db, run, o, strategy, bench, in_use, dev.limits)  # refuses before the run is touched
     q.claim_run(db, rid, after_seq=progress.done)
-    say("run", run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy)
+    say(RunStarted(run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy))
     return guarded(bench, db, rid, dev, Shape(**run["problem"]), Knobs.parse(run["seed_knobs"]),
                    Path(artifacts) / f"run-{rid}", o, strategy, say, progress)
 

@@ -9,6 +9,8 @@ from kernel_src.knobs import KnobError, Knobs
 from store import queries as q
 
 from . import levers as catalog
+from .bench_protocol import FanOut
+from .events import ExperimentStarted, Kept, Rejected
 from .strategies.base import Proposal
 
 
@@ -61,19 +63,17 @@ def _hypothesis(p: Proposal, prior: dict | None) -> str:
     return text
 
 
-def evaluate_ahead(bench, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
-    """Independent evaluations handed to the bench at once: a cluster bench (agent.distributed)
-    starts them on its workers and `run_trial` later takes each answer in the loop's own order; a
-    one-GPU bench has no `submit` and measures each when it is asked."""
-    submit = getattr(bench, "submit", None)
-    if submit is None:
+def evaluate_ahead(fan: FanOut, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
+    """Independent evaluations handed to a cluster bench (agent.distributed) at once: it starts them
+    on its workers and `run_trial` later takes each answer in the loop's own order."""
+    if not proposals:
         return
     cands = []
     for p in proposals:
         cand, _ = _candidate(p, best)
         if cand is not None:
             cands.append((cand, len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler))
-    submit(best, cands, **gate)
+    fan.submit(best, cands, **gate)
 
 
 def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: Knobs, gate: dict, say,
@@ -87,8 +87,8 @@ def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: 
         lever=lever_name, base_key=best.key(), base_knobs=best, knob_key=cand.key() if cand else None, knobs=cand,
         hypothesis=_hypothesis(p, prior), predicted_lo=lo, predicted_hi=hi, move=list(p.move.levers),
         rationale=p.rationale, static=static)
-    say("experiment", seq=seq, budget=budget, kind=p.move.kind, lever=lever_name, base=best, cand=cand,
-        predicted=p.predicted, prior=prior, rationale=p.rationale)
+    say(ExperimentStarted(seq=seq, budget=budget, move_kind=p.move.kind, lever=lever_name, base=best, cand=cand,
+                          predicted=p.predicted, prior=prior, rationale=p.rationale))
     if cand is None:
         return TrialRecord(exp_id=exp_id, cand=None, ev=None,
                            fields={"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid})
@@ -99,6 +99,16 @@ def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: 
         fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
                                                  "tflops_base", "tflops_cand")})
     return TrialRecord(exp_id=exp_id, cand=cand, ev=ev, fields=fields)
+
+
+def outcome_event(seq: int, lever: str, t: TrialRecord) -> Kept | Rejected:
+    """What a person is told of an experiment's outcome where the keep changes nothing else (a screen,
+    a re-screen, a rejection)."""
+    p = t.paired or {}
+    if t.outcome is Outcome.KEPT:
+        return Kept(seq=seq, lever=lever, margin=p.get("margin"), tflops=p.get("tflops_cand"), outcome=t.outcome,
+                    detail=t.fields["detail"])
+    return Rejected(seq=seq, lever=lever, outcome=t.outcome, detail=t.fields["detail"], margin=p.get("margin"))
 
 
 def close_trial(db, t: TrialRecord, *, diagnosis: dict | None = None, shelf_conditions: dict | None = None,
@@ -131,5 +141,6 @@ def measurements(ev) -> list[dict]:
         out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
     if ev.job is not None and ev.job.status != "ok":
         out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
-                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr, "steps": ev.job.steps}})
+                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr,
+                                "steps": [s.model_dump() for s in ev.job.steps]}})
     return out

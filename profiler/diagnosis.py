@@ -143,7 +143,7 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
     """`tiles_per_warp`: m16 query-row tiles each warp carries (2 when BR = 32 x warps); each is an
     independent QK -> softmax -> PV chain, so latency is hidden by warps x tiles, not warps alone.
     `issue_bound=False` reads a profile with the rules before that label existed (agents 1-3): their
-    replays see the `unknown` their recorded runs saw (agent.levers.ISSUE_BOUND_SINCE)."""
+    replays see the `unknown` their recorded runs saw (agent.policy.Policy.diagnose_issue_bound)."""
     shares = stall_shares(m.stalls)
     share = dict(shares)
     top = shares[0][0] if shares else None

@@ -616,7 +616,7 @@ def phase_fault(w: Path, name: str, deadline: float) -> None:
     ev = lab.evaluate_libraries(built[base.key()], built[cand.key()], t_keep=T_KEEP, t_noise=T_NOISE, knobs=seed)
     rec.update(seconds=time.time() - t0, outcome=ev.outcome.value, detail=ev.detail,
                job_status=ev.job.status if ev.job else None, stderr_tail=(ev.job.stderr if ev.job else "")[-1500:],
-               steps=[{k: v for k, v in s.items() if k in ("tag", "error", "skipped")}
+               steps=[{k: v for k, v in s.model_dump().items() if k in ("tag", "error", "skipped")}
                       for s in (ev.job.steps if ev.job else [])],
                paired=ev.paired and {k: ev.paired.get(k)
                                      for k in ("margin", "ms_base", "ms_cand", "wall_ms_cand", "suspicious")})

@@ -85,7 +85,7 @@ job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": libs
                     "configs": [c.model_dump() for c in configs]}], timeout=400)
 res = job.value("envelope")
 if res is None:
-    step = job.step("envelope") or {}
+    step = job.step("envelope").model_dump() if job.step("envelope") else {}
     print("envelope job failed", job.status, step.get("error"), step.get("traceback"), job.stderr[-3000:])
     sys.exit(1)
 rows = res["rows"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 
 from agent.bench import ProfileRecord
+from agent.bench_protocol import Bench
 from experiments.build import BuildResult
 from experiments.device import DeviceInfo
 from experiments.lab import JobResult, decide
@@ -66,7 +67,7 @@ def _jitter(*parts) -> float:
     return 1 + ((h % 1000) / 1000 - 0.5) * 0.002  # +-0.1%, deterministic
 
 
-class SimBench:
+class SimBench(Bench):
     def __init__(self, flops: float = 1.1e12, csvs: dict | None = None):
         self.flops, self.csvs = flops, csvs or {}
         self.calls: list[str] = []

@@ -88,7 +88,7 @@ def spy_replay(rec, tmp_path, version: int, monkeypatch):
     try:
         run_search(bench, open_db(tmp_path / f"v{version}.db"), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
                    artifacts=tmp_path / f"art{version}", options=SearchOptions(budget=20, agent_version=version),
-                   say=lambda e, **k: events.append((e, k)))
+                   say=lambda e: events.append((e.kind, dict(e))))
     except ReplayMiss as e:
         miss = str(e)
     return states, events, miss

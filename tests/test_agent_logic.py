@@ -3,7 +3,7 @@
 import pytest
 
 from agent import levers
-from agent.propose import propose, stop_reason
+from agent.replay.ladder import propose, stop_reason
 from agent.shelf import Conditions, changed, conditions, due_for_rescreen
 from kernel_src.knobs import SEED, Knobs
 

@@ -14,9 +14,10 @@ import pytest
 from agent import levers
 from agent.bench import Replay, ReplayMiss
 from agent.loop import SearchOptions, run_search
+from agent.policy import CURRENT, POLICIES
 from agent.strategies import make
 from agent.strategies.base import State
-from agent.strategies.limiter import VERSION, VERSIONS, LimiterAgent
+from agent.strategies.limiter import LimiterAgent
 from experiments.problem import Shape
 from kernel_src.arch import TABLE
 from kernel_src.knobs import Knobs
@@ -36,7 +37,7 @@ T_NOISE, T_KEEP = 0.001817, 1.00182  # the run's A/A null
 def _diag(name: str, version: int):
     (path,) = FIX.glob(f"ncu_{name}_*.csv")
     m = metrics_from_row(parse_raw_csv(path.read_text())[0], "sm_90")
-    return diagnose(m, issue_bound=version >= levers.ISSUE_BOUND_SINCE)
+    return diagnose(m, issue_bound=POLICIES[version].diagnose_issue_bound)
 
 
 def _figures() -> dict[str, StaticFigures]:
@@ -68,25 +69,28 @@ def test_the_profile_after_the_kv_overlap_keep_is_issue_bound_from_v4_and_unknow
 
 def test_version_4_remains_beside_the_earlier_ones():
     """The default since moved to 5 (tests/test_margins_carry_over.py); v4's own runs replay with v4."""
-    assert VERSIONS[:4] == (1, 2, 3, 4) and levers.ISSUE_BOUND_SINCE == 4 < VERSION
+    assert list(POLICIES)[:4] == [1, 2, 3, 4] and POLICIES[4].diagnose_issue_bound and POLICIES[4].reliefs
+    assert not (POLICIES[3].diagnose_issue_bound or POLICIES[3].reliefs) and CURRENT.version > 4
     assert make("agent", agent_version=4).version == LimiterAgent(4).version == 4
     with pytest.raises(ValueError, match="agent version 7"):
         LimiterAgent(7)
 
 
 def test_the_reliefs_and_the_tma_ring_are_invisible_before_v4():
-    for lv in levers.CATALOG:
+    v3, v4 = ({lv.name: lv for lv in levers.catalog_for(POLICIES[v])} for v in (3, 4))
+    for lv in v3.values():
         for compute in ("mma", "wgmma"):
-            assert lv.targets_at(compute, 3) == lv.targets  # v3 replays read the targets they ran with
-            assert lv.relief_at("issue_bound", compute, 3) is None
+            assert lv.targets_on(compute) == lv.targets  # v3 replays read the targets they ran with
+            assert lv.relief("issue_bound", compute) is None
+    for lv in levers.CATALOG:
         for r in lv.reliefs:
-            assert r.since == levers.ISSUE_BOUND_SINCE and r.evidence and r.label not in lv.targets
+            assert r.evidence and r.label not in lv.targets and lv.reliefs == v4[lv.name].reliefs
     ring = levers.get("tma_ring")
-    assert not ring.applies_to(OVERLAP, version=3) and ring.applies_to(OVERLAP, version=4)
+    assert "tma_ring" not in v3 and v4["tma_ring"].applies_to(OVERLAP)
     assert ring.apply(OVERLAP) == SEED.replace(staging="tma")  # the TMA two-stage kernel
-    assert not levers.get("tma").applies_to(OVERLAP, version=4)  # tma itself still needs kv_overlap off
-    assert "issue_bound" in levers.get("wgmma").targets_at("mma", 4)
-    assert "issue_bound" not in levers.get("tall_q_tile").targets_at("mma", 4)  # the arm's relief only
+    assert not v4["tma"].applies_to(OVERLAP)  # tma itself still needs kv_overlap off
+    assert "issue_bound" in v4["wgmma"].targets_on("mma")
+    assert "issue_bound" not in v4["tall_q_tile"].targets_on("mma")  # the arm's relief only
 
 
 def test_v4_ranks_the_tma_ring_and_the_tall_tile_first_and_predicts_them_to_keep():
@@ -137,7 +141,7 @@ def test_v4_on_the_recording_diverges_after_the_keep_at_the_tall_tile(tmp_path):
     with pytest.raises(ReplayMiss, match="t128x64w8/q_in=smem/kv_overlap=on over"):
         run_search(rec, open_db(tmp_path / "v4.db"), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
                    artifacts=tmp_path / "art", options=SearchOptions(budget=14, agent_version=4),
-                   say=lambda e, **k: events.append((e, k)))
+                   say=lambda e: events.append((e.kind, dict(e))))
     moves = [(k["lever"], e, k.get("diagnosis") and k["diagnosis"].label) for e, k in events if e in ("kept", "rejected")]
     assert moves == [("narrow_kv_tile", "rejected", None), ("kv_overlap", "kept", "issue_bound")]
     last = [k["proposals"] for e, k in events if e == "ranking"][-1]
@@ -148,14 +152,14 @@ def test_from_v4_cp_async_only_leaves_scalar_staging():
     """The causal TMA run (agent version 3, results/2026-11-30_h200_session6/tma_c8192) spent 3 of its 8 experiments on compounds that took its TMA
     kernel back to cp.async with the scalar->cp.async band 1.10-1.60; they measured 0.55-0.58. From v4
     the lever applies only to scalar staging; v3 (its replay) reads the catalog it ran with."""
-    from agent.levers import get
     from kernel_src.knobs import Knobs
 
-    lever = get("cp_async")
+    lever = levers.get("cp_async")
+    v1, v3, v4 = (next(lv for lv in levers.catalog_for(POLICIES[v]) if lv.name == "cp_async") for v in (1, 3, 4))
     tma = Knobs().replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2)
-    assert lever.applies_to(tma, False, 3) and not lever.applies_to(tma, False, 4)
+    assert v3.applies_to(tma, False) and not v4.applies_to(tma, False)
     assert not lever.applies_to(tma, False)  # the current agent
-    assert lever.applies_to(Knobs(), False, 4) and lever.applies_to(Knobs(), False, 1)
+    assert v4.applies_to(Knobs(), False) and v1.applies_to(Knobs(), False)
 
 
 def test_from_v4_hopper_tile_moves_a_tuned_mma_kernel_to_the_arm_s_measured_form():
@@ -169,11 +173,11 @@ def test_from_v4_hopper_tile_moves_a_tuned_mma_kernel_to_the_arm_s_measured_form
         "compute=mma layout=pad staging=cp_async exp=ex2 br=128 bc=32 warps=4 kv_stages=2 q_in=smem softmax=fused "
         "epilogue=smem rescale_skip=on rescale_lazy=on".split())
     lever = get("hopper_tile")
-    assert lever.applies_to(final_s5, False, 4) and not lever.applies_to(final_s5, False, 3)
+    assert lever.applies_to(final_s5, False) and "hopper_tile" not in {lv.name for lv in levers.catalog_for(POLICIES[3])}
     cand, why = candidate(lever, final_s5)
     assert why is None and cand.label() == ("wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/q_in=smem/rescale_skip=on/"
                                             "softmax=fused/rescale_lazy=on")
-    assert cand.needs_arch() == "sm_90" and lever.relief_at("issue_bound", "mma", 4) is not None
+    assert cand.needs_arch() == "sm_90" and lever.relief("issue_bound", "mma") is not None
 
 
 def test_issue_bound_relabels_only_the_one_recorded_profile():

@@ -10,6 +10,7 @@ import pytest
 
 from agent import levers
 from agent.loop import SearchOptions, run_search
+from agent.policy import POLICIES
 from agent.strategies import make
 from agent.strategies.base import State
 from agent.strategies.limiter import LimiterAgent
@@ -46,14 +47,17 @@ def _state(best: Knobs, arch: str = "sm_90", causal: bool = False) -> State:
 
 
 def test_the_catalog_says_which_levers_the_arm_shares():
+    v2 = {lv.name: lv for lv in levers.catalog_for(POLICIES[2])}
     for lv in levers.CATALOG:
         compute = lv.requires.get("compute")
         assert (compute is not None and "wgmma" in compute) == (lv.name in ARM | ARM_ONLY), lv.name
-        assert "wgmma" not in (lv.requires_at(2).get("compute") or ())  # agents 1 and 2: mma.sync only
-        assert lv.requires_at(2).keys() == lv.requires.keys()
+        if lv.name in v2:
+            assert "wgmma" not in (v2[lv.name].requires.get("compute") or ())  # agents 1 and 2: mma.sync only
+            assert ("compute" in v2[lv.name].requires) == (compute is not None)
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
     assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
-    assert levers.WGMMA_SINCE == 3 and make("agent").version == SearchOptions().agent_version == 6
+    assert POLICIES[3].wgmma_arm and not POLICIES[2].wgmma_arm
+    assert make("agent").version == SearchOptions().agent_version == 6
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -173,12 +177,12 @@ def test_from_a_tma_kernel_the_ring_levers_keep_tma_and_tma_is_not_offered_again
 
 
 def test_pingpong_applies_to_a_two_warpgroup_producer_kernel_from_version_5():
-    """The pingpong lever: only where the knob is valid (kv_release=producer, wgmma, warps=8), and from
-    agent version 5 (VERSIONS still ends at 4: agent 4 never proposes it; a catalog read with no version does)."""
+    """Only where the knob is valid (kv_release=producer, wgmma, warps=8), and from agent version 5 (agent 4
+    never proposes it; the current catalog holds it)."""
     ws = WG.replace(staging="tma", br=128, warps=8, kv_release="producer")
     pp = levers.get("pingpong")
-    assert pp.since == 5 and pp.applies_to(ws, version=5) and pp.applies_to(ws) and not pp.applies_to(ws, version=4)
-    assert pp.apply(ws) == ws.replace(pingpong="on") and not pp.applies_to(ws.replace(pingpong="on"), version=5)
+    assert pp in levers.catalog_for(POLICIES[5]) and pp not in levers.catalog_for(POLICIES[4]) and pp.applies_to(ws)
+    assert pp.apply(ws) == ws.replace(pingpong="on") and not pp.applies_to(ws.replace(pingpong="on"))
     for other in (ws.replace(kv_release="barrier"), ws.replace(kv_release="last_warp"), ws.replace(br=64, warps=4)):
-        assert not pp.applies_to(other, version=5), other.label()
+        assert not pp.applies_to(other), other.label()
     assert "pingpong" not in {m.name for m in LimiterAgent(4).moves(_state(ws))}

@@ -115,7 +115,7 @@ def test_a_search_looks_back_at_the_screen_in_its_database(tmp_path_factory, tmp
     measured gains first (q_from_smem 1.190) and predicts them; --no-evidence gives the catalog
     order, which is what the recorded search (run before this existed) did."""
     from agent.levers import get
-    from agent.propose import predicted_band, propose
+    from agent.replay.ladder import predicted_band, propose
     from kernel_src.knobs import Knobs
     from store import queries as q
     from store.db import open_db

@@ -19,9 +19,10 @@ from recorded import spy_replay as _replay
 from agent import strategies
 from agent.bench import Replay, ReplayMiss
 from agent.loop import SearchOptions, run_search
+from agent.policy import CURRENT, POLICIES
 from agent.strategies.base import State
 from agent.strategies.lever_factors import Prior, fit, prior_of
-from agent.strategies.limiter import SHARED_SINCE, VERSION, VERSIONS, LimiterAgent
+from agent.strategies.limiter import LimiterAgent
 from experiments.problem import Shape
 from kernel_src.knobs import SEED
 from store.db import open_db
@@ -62,7 +63,8 @@ def _decisions(events) -> list[tuple]:
 
 
 def test_version_5_carries_margins_and_6_is_the_default():
-    assert VERSIONS == (1, 2, 3, 4, 5, 6) and SHARED_SINCE == 5 and VERSION == 6  # 6: tests/test_restorer_margins.py
+    assert list(POLICIES) == [1, 2, 3, 4, 5, 6] and CURRENT is POLICIES[6]  # 6: tests/test_restorer_margins.py
+    assert [v for v, p in POLICIES.items() if p.shared_margins] == [5, 6]
     assert strategies.make("agent").version == SearchOptions().agent_version == 6
 
 

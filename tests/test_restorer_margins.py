@@ -1,5 +1,5 @@
 """A compound's margin does not carry to the single move of a lever it held as a restorer (agent version 6,
-RESTORER_SINCE), on the H200's two runs from the naive seed with unrolled copies in the catalog: version 5 put
+Policy.restorer_margins), on the H200's two runs from the naive seed with unrolled copies in the catalog: version 5 put
 83% of qk_pipeline+padding's 0.8958 on padding, never measured padding alone and stopped at 0.969x SDPA flash;
 version 6 measured it alone (KEPT 1.0705) and reached the 1.006-1.012x kernel. Each recording replays with the
 version that made it."""
@@ -9,7 +9,8 @@ from recorded import spy_replay as _spy_replay
 from agent.levers import get
 from agent.strategies.base import Move
 from agent.strategies.lever_factors import prior_of
-from agent.strategies.limiter import RESTORER_SINCE, VERSION, LimiterAgent
+from agent.policy import CURRENT, POLICIES
+from agent.strategies.limiter import LimiterAgent
 from kernel_src.knobs import Knobs
 
 UNROLLED_RUNS = RESULTS / "2026-11-30_h200_session8"  # version 5's run; s8c/ holds version 6's
@@ -34,7 +35,7 @@ def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(unrolled_recordi
     1.1781), plateau with 3 unspent, 0.969x SDPA flash on the swizzled layout. The reason: #10 measured
     qk_pipeline+padding at 0.8958 (padding there a restorer, relieving qk_pipeline's registers); v5 split that loss
     by the two priors' spreads and put most of it on padding, whose band from the row-major seed is wide
-    (1.05-1.70): padding alone read 0.865-1.056, below t_keep, and was never measured. v6 (RESTORER_SINCE) reads
+    (1.05-1.70): padding alone read 0.865-1.056, below t_keep, and was never measured. v6 (Policy.restorer_margins) reads
     padding's own band there and ranks it first; the replay of the recording gives both agents the same state."""
     rows = recorded(UNROLLED_RUNS, "naive_mma_n8192")
     assert ("unrolled_copies", "KEPT", 1.1781) in outcomes(rows) and round(1 / _flash(rows)[0], 3) == 0.969
@@ -52,7 +53,8 @@ def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(unrolled_recordi
     assert round(var_pad / (var_pad + var_qk), 2) == 0.83 and get("qk_pipeline").predicted == (0.9, 1.12)
     assert LimiterAgent(6).assess(st, pad)[1] == get("padding").predicted == (1.05, 1.7)
     assert "padding" not in [p.move.name for p in LimiterAgent(5).ask(st, n=6)]
-    assert LimiterAgent(6).ask(st, n=1)[0].move.name == "padding" and VERSION == RESTORER_SINCE == 6
+    assert LimiterAgent(6).ask(st, n=1)[0].move.name == "padding" and CURRENT is POLICIES[6]
+    assert [v for v, p in POLICIES.items() if p.restorer_margins] == [6]
 
 
 def test_agent_v6_from_the_naive_seed_reaches_s5_unrolled(v6_recordings, tmp_path, monkeypatch):

@@ -4,7 +4,8 @@ budget permitting). On the H200 the agent's rank put compounds first and 29 of a
 screen were compounds; a screen recorded before `screen_singles_first` replays in its own order."""
 from fakes import SimBench, SpillingSimBench
 
-from agent.loop import LATER_SETTINGS, LEGACY, SearchOptions, run_search, singles_first
+from agent.loop import SearchOptions, run_search, singles_first
+from agent.replay.settings import LATER_SETTINGS, LEGACY
 from agent.strategies.base import Move, Proposal, State
 from agent.strategies.limiter import LimiterAgent
 from experiments.problem import Shape

@@ -3,20 +3,59 @@
 It ranks the applicable levers that target the diagnosis *label* by the catalog's predicted band
 (propose()), re-screens the whole shelf, oldest first, after a keep that changed the conditions,
 and stops after `plateau` experiments without a keep. It reads no compiler figures; on the H200 it
-stopped at 0.65x SDPA flash with 13 of 20 experiments unspent (issue 8), which is why `agent`
-replaced it as the default."""
+stopped at 0.65x SDPA flash with 13 of 20 experiments unspent, which is why `agent` replaced it as
+the default."""
 from __future__ import annotations
 
-from ..propose import predicted_band, propose
+from collections.abc import Mapping
+
+from kernel_src.knobs import Knobs
+
+from ..levers import CATALOG, Lever, candidate
 from ..shelf import Conditions, due_for_rescreen
-from .base import Move, Proposal, State, Trial
+from ..strategies.base import Move, Proposal, State, Strategy, Trial
 
-STRICT_PLATEAU = True  # the old rule: patience alone stops the run
+PLATEAU = 3  # consecutive experiments without a keep (seed v7 stopped under this rule)
 
 
-class Ladder:
+def propose(best: Knobs, diagnosis: str | None, excluded: set[str], levers: tuple[Lever, ...] = CATALOG,
+            causal: bool = False, evidence: Mapping[str, float] | None = None) -> Lever | None:
+    """The applicable lever that targets the current diagnosis, largest predicted gain first;
+    with no diagnosis (no counters), by predicted gain alone. `excluded`: levers tried at this
+    best or sitting on the shelf. `evidence`: margins already measured against this very kernel
+    (a screen, an earlier run): a measured gain goes first, diagnosis or not, and a measured
+    margin replaces the catalog's predicted one (look back before predicting again)."""
+    ev = evidence or {}
+    options = [lv for lv in levers if lv.name not in excluded and lv.applies_to(best, causal)]
+    if not options:
+        return None
+    return max(options, key=lambda lv: (max(ev.get(lv.name, 0.0), 1.0), diagnosis is not None and diagnosis in lv.targets,
+                                        ev.get(lv.name, lv.mid())))
+
+
+def predicted_band(lever: Lever, measured: float | None, t_noise: float) -> tuple[float, float]:
+    """The band written before measuring: the catalog's, or a margin this kernel has already shown,
+    widened by twice the A/A null either way."""
+    if measured is None:
+        return lever.predicted
+    return measured * (1 - 2 * t_noise), measured * (1 + 2 * t_noise)
+
+
+def stop_reason(done: int, budget: int, since_keep: int, plateau: int = PLATEAU) -> str | None:
+    """The ladder's stopping rule: the budget, or `plateau` experiments without a keep (patience alone)."""
+    if done >= budget:
+        return "budget"
+    if since_keep >= plateau:
+        return "plateau"
+    return None
+
+
+class Ladder(Strategy):
     name = "ladder"
-    strict_plateau = True
+    reads_figures = False  # it ranks by the diagnosis label and the catalog's bands; candidates are only prefetched
+    strict_plateau = True  # the old rule: patience alone stops the run
+    rescreens_shelf = True
+    resumable = False  # kept to replay recorded runs; its runs are not resumed
 
     def __init__(self) -> None:
         self._best: str | None = None
@@ -70,7 +109,5 @@ class Ladder:
 
 
 def _move(lv, state: State, kind: str) -> Move:
-    from ..levers import candidate
-
     k, _ = candidate(lv, state.best)
     return Move(levers=(lv.name,), knobs=k if k is not None else state.best, kind=kind)
