@@ -138,6 +138,18 @@ def _open(db_path: Path, create: bool, read_only: bool = False):
         _fail(str(e))
 
 
+def _need_gpu() -> None:
+    """The GPU answers before a command that needs one opens a database for writing: opening read-write
+    migrates the file and marks runs whose process is gone as interrupted, which a command that then
+    refuses must not have done (a committed database stays as it was)."""
+    from experiments.device import probe
+
+    try:
+        probe()
+    except Exception as e:  # noqa: BLE001 - one sentence (NoGpu) or raised
+        _known_or_raise(e)
+
+
 def _artifacts_for(db_path: Path) -> Path:
     return db_path.parent / (db_path.stem + "_artifacts")
 

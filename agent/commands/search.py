@@ -31,6 +31,7 @@ from .common import (
     _fail,
     _print_table,
     _known_or_raise,
+    _need_gpu,
     _on_cluster,
     _open,
     _print_history,
@@ -256,6 +257,8 @@ def _resume(run_id: Optional[int], replay: Optional[Path], db_path: Path) -> Non
 
     if replay is not None:
         _fail("--resume continues a run on its GPU; a --replay runs a recording from its start", 2)
+    _open(db_path, create=False, read_only=True)  # the file is a database of ours, before the GPU is asked
+    _need_gpu()
     db = _open(db_path, create=False)  # opening read-write marks runs whose process is gone as interrupted
     try:
         run = pick(db, run_id)
@@ -289,6 +292,8 @@ def rescreen(
     from agent.progress import Reporter
     from experiments.problem import Shape
 
+    _open(db_path, create=False, read_only=True)
+    _need_gpu()
     db = _open(db_path, create=False)
     try:
         rid = _run_id(db, run_id)
@@ -332,6 +337,12 @@ def calibrate(
     from agent.progress import Reporter
 
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
+    if knob:
+        try:
+            Knobs.parse_assignments(knob)
+        except KnobError as e:
+            _fail(str(e))
+    _need_gpu()
     db = _open(db_path, create=True)
     try:
         if knob:
@@ -393,6 +404,9 @@ def baseline(
         _fail("--knob compares a kernel of your own and --run a run's best: give one of them")
     db = rid = None
     if own is None and (run_id is not None or Path(db_path).exists()):  # a run's best, stored with the run
+        _open(db_path, create=False, read_only=True)
+    _need_gpu()
+    if own is None and (run_id is not None or Path(db_path).exists()):
         db = _open(db_path, create=False)
         rid = _run_id(db, run_id)
     rows = []
