@@ -47,6 +47,12 @@ class GpuBench(Bench):
             self._device = probe()
         return self._device
 
+    @staticmethod
+    def require_device() -> None:
+        """Raises NoGpu (one sentence) when this machine has no usable GPU; asked before a command that
+        needs one opens its database for writing."""
+        probe()
+
     @property
     def lab(self) -> Lab:
         if self._lab is None:

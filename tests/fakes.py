@@ -68,6 +68,10 @@ def _jitter(*parts) -> float:
 
 
 class SimBench(Bench):
+    @staticmethod
+    def require_device() -> None:  # the simulated GPU is always there
+        return None
+
     def __init__(self, flops: float = 1.1e12, csvs: dict | None = None):
         self.flops, self.csvs = flops, csvs or {}
         self.calls: list[str] = []

@@ -142,10 +142,10 @@ def _need_gpu() -> None:
     """The GPU answers before a command that needs one opens a database for writing: opening read-write
     migrates the file and marks runs whose process is gone as interrupted, which a command that then
     refuses must not have done (a committed database stays as it was)."""
-    from experiments.device import probe
+    import agent.bench
 
     try:
-        probe()
+        agent.bench.GpuBench.require_device()
     except Exception as e:  # noqa: BLE001 - one sentence (NoGpu) or raised
         _known_or_raise(e)
 

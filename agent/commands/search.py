@@ -257,7 +257,14 @@ def _resume(run_id: Optional[int], replay: Optional[Path], db_path: Path) -> Non
 
     if replay is not None:
         _fail("--resume continues a run on its GPU; a --replay runs a recording from its start", 2)
-    _open(db_path, create=False, read_only=True)  # the file is a database of ours, before the GPU is asked
+    # the file is a database of ours holding that run, before the GPU is asked (only read: which runs are
+    # resumable is decided after the read-write open below, which marks runs whose process is gone)
+    ro = _open(db_path, create=False, read_only=True)
+    if run_id is not None:
+        try:
+            q.get_run(ro, run_id)
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
     _need_gpu()
     db = _open(db_path, create=False)  # opening read-write marks runs whose process is gone as interrupted
     try:
@@ -292,7 +299,8 @@ def rescreen(
     from agent.progress import Reporter
     from experiments.problem import Shape
 
-    _open(db_path, create=False, read_only=True)
+    if _run_id(_open(db_path, create=False, read_only=True), run_id) is None:
+        _fail("the database has no run to re-screen; start one with `fa5090-search run`")
     _need_gpu()
     db = _open(db_path, create=False)
     try:
