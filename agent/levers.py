@@ -426,6 +426,40 @@ CATALOG: tuple[Lever, ...] = (
         "the MUFU pipe and twice the FMA/ALU instructions.",
     ),
     Lever(
+        name="ws_mainloop",
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "on", "bc": 128,
+              "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2, "copies": "loop", "exp_poly": "off",
+              "min_ctas": 0, "split_kv": 1, "persistent": "off"},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)},
+        predicted=(0.92, 1.1),
+        hypothesis="FlashAttention-3's mainloop as one move (kernel_src/mainloop_sm90_ws.cuh): a producer warpgroup "
+        "issues K and V by TMA on separate full/empty pipelines and keeps 24 registers, the two consumer warpgroups "
+        "take 240 each (setmaxnreg), so the key tile grows to 128 without spilling; QK^T of block j is issued with "
+        "PV of block j-1 and the softmax of j runs under that PV (wgmma.wait_group 1), and the two warpgroups take "
+        "the tensor cores in turns. Each part alone lost on the H200 (the overlap 0.953, the turns 0.992 at causal "
+        "N16384 bf16) and together they won (1.088 over the overlap alone); from the arm 1.048 at N8192 fp16, 0.926 "
+        "at causal N16384 bf16 (results/2026-12-01_h200_ws_mainloop). Costs the arm's second CTA/SM.",
+    ),
+    Lever(
+        name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
+        requires={"mainloop": ("ws",), "bc": (128,)}, predicted=(0.97, 1.12),
+        hypothesis="The warp-specialised mainloop's key tile at 176 (FlashAttention-3's non-causal D=128 tile): "
+        "fewer, longer blocks, so each block's fixed cost (waits, the max and its shuffles, the turns) is spread over "
+        "more keys; S 88 + P 44 + O 64 registers of the consumers' 240, no spill. H200 1.098 over BC 128 at causal "
+        "N16384 bf16; about even at N8192 fp16 without the lazy rescale, 1.02 with it (results/2026-12-01_h200_ws_mainloop).",
+    ),
+    Lever(
+        name="ws_three_warpgroups", sets={"warps": 12, "br": 192, "pingpong": "off"},
+        targets=("issue_bound", "issue_latency_chain", "tensor_bound"), requires={"mainloop": ("ws",), "warps": (8,)},
+        predicted=(0.85, 1.25),
+        hypothesis="Three consumer warpgroups (BR 192, FlashAttention-3's D=64 tile) beside the producer: at D=64 "
+        "O is 32 registers, so S, P and O of a 128-key block fit the 160 each warpgroup gets, and a third warpgroup's "
+        "softmax overlaps the other two's GEMMs without turns (which take two). H200 at D=64 N8192 fp16: 1.240 over "
+        "the arm, about 1.22 over two warpgroups; at D=128 the same tile spills (S 64 + O 64 + P 32 of 160) and is "
+        "not worth building (results/2026-12-01_h200_ws_mainloop).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

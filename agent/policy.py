@@ -62,8 +62,12 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
            shared_margins=True, restorer_margins=False),  # shared_margins
     Policy(version=6, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True),  # restorer_margins
+    # the same rules; the catalog gains the warp-specialised mainloop as one move (mainloop=ws with its overlap and
+    # turns: alone each part lost, together they won, results/2026-12-01_h200_ws_mainloop) and its own levers
+    Policy(version=7, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True),
 )}
-CURRENT = POLICIES[6]
+CURRENT = POLICIES[7]
 
 
 class UnknownPolicy(ValueError):

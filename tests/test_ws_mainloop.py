@@ -91,3 +91,27 @@ def test_the_levers_alone_and_the_instrument_as_recorded():
 def test_the_hang_is_kept_as_found():
     (r,) = json.loads((REC / "hang_setmaxnreg" / "best.json").read_text())
     assert r["screen"]["status"] == "timeout" and r["screen"]["steps"] == []
+
+
+def test_agent_7_forms_the_combination_as_one_move_and_6_never_sees_it():
+    from agent import levers
+    from agent.policy import POLICIES
+    from agent.strategies.base import State
+    from agent.strategies.limiter import LimiterAgent
+    from kernel_src.arch import TABLE
+
+    arm = Knobs.parse(dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", br=128, warps=8, bc=64,
+                           kv_stages=2, rescale_skip="on", softmax="fused", rescale_lazy="on"))
+
+    def state(best, version):
+        return State(best=best, seed=best, t_noise=0.002, t_keep=1.002, budget_left=10, causal=False,
+                     levers=levers.catalog_for(POLICIES[version]), limits=TABLE["sm_90"])
+
+    moves = {m.name: m.knobs for m in LimiterAgent(7).moves(state(arm, 7))}
+    ws = moves["ws_mainloop"]
+    assert (ws.mainloop.value, ws.kv_release.value, ws.pipeline.value, ws.pingpong.value, ws.bc) == ("ws", "producer", "on", "on", 128)
+    assert ws.rescale_lazy.value == "on"  # the arm's own lazy rescale stays: 1.092 on the ws kernel at causal N16384
+    assert not {"ws_mainloop", "ws_wide_kv_tile", "ws_three_warpgroups"} & {m.name for m in LimiterAgent(6).moves(state(arm, 6))}
+    after = {m.name: m.knobs for m in LimiterAgent(7).moves(state(ws, 7))}
+    assert after["ws_wide_kv_tile"].bc == 176 and after["ws_three_warpgroups"].warps == 12
+    assert "ws_mainloop" not in after and "pingpong" not in after  # already there
