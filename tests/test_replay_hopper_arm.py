@@ -62,7 +62,7 @@ def test_the_wgmma_arm_passed_the_tier_and_the_probe_settled_mn_major():
 
 def test_the_wgmma_seeded_v2_run_had_no_lever_to_try(first_arm_recordings, tmp_path):
     """The defect this run found: seeded on the wgmma arm (t64x64, two stages; 279.8 TFLOP/s to SDPA
-    flash's 337.9, 0.818x), agent v2's catalog had no lever that applies to compute=wgmma, so it
+    flash's 337.9, 0.818x), agent version 2's catalog had no lever that applies to compute=wgmma, so it
     stopped with all 10 experiments unspent. The replay of that v2 recording keeps doing so."""
     out, rows = _replay(first_arm_recordings / "wgmma_n8192_artifacts/run-1/recording.jsonl", tmp_path / "w.db")
     assert "10 of 10 experiments unspent" in out and not outcomes(rows)
@@ -180,7 +180,7 @@ def test_the_arm_kernel_that_reaches_0_94x_cudnn_and_its_run(release_arm_recordi
 
 
 def test_the_margin_table_of_the_arms_levers(release_arm_recordings, tmp_path):
-    """Every single lever that applies to the arm's kernel (14, agent v4's singles at that seed on
+    """Every single lever that applies to the arm's kernel (14, agent version 4's singles at that seed on
     sm_90), screened against it at N8192 fp16: softmax_ffma KEPT 1.0439; store_streaming and
     store_write_through NULL; the rest SLOWER, warp specialisation included (last_warp_refill 0.9181,
     producer_warpgroup 0.7226), min_ctas_3 0.1328 (it spills)."""

@@ -77,7 +77,7 @@ def test_agent_v4_from_the_naive_seed_moves_to_the_arm_on_its_own_diagnosis(v4_r
 
 
 def test_agent_v6_from_the_naive_seed_reaches_sdpa_flash(v6_recordings, tmp_path, monkeypatch):
-    """Agent v6 (pv_slab in its catalog) from the naive seed, N8192 fp16, budget 20, the wgmma arm excluded: ten
+    """Agent version 6 (pv_slab in its catalog) from the naive seed, N8192 fp16, budget 20, the wgmma arm excluded: ten
     keeps, plateau after #17 with 3 unspent, final S5U without the smem epilogue, 1.010x SDPA flash in its own pair
     and 1.000x, 0.997x, 1.005x in three later `baseline` processes (s9c): parity with FlashAttention-2, not the
     1.05x goal. pv_slab was tried (#10, SLOWER 0.9927) and re-screened after padding's keep (#13, SLOWER 0.9620).

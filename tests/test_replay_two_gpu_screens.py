@@ -61,7 +61,7 @@ def test_random_search_on_two_gpus_replicated_its_keep_on_the_other_gpu():
 
 def test_the_screen_of_every_single_lever_on_one_gpu_and_on_two():
     """From the mma seed at N8192, budget 24 = the 23 single levers that apply there
-    (agent v4's singles on sm_90: every one measured, singles first) and one compound, on one GPU and
+    (agent version 4's singles on sm_90: every one measured, singles first) and one compound, on one GPU and
     with --gpus 2: the same outcome for 22 of 24; the two that differ sit at the edge of the null
     (rescale_skip 0.9961 SLOWER vs 0.9990 NULL; store_write_through 0.9963 SLOWER vs 0.9944 NULL, each
     judged by its own GPU's t_noise). Run wall time 351 s on one GPU, 254 s on two."""

@@ -31,7 +31,7 @@ def _final(rows) -> Knobs:
 
 
 def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(unrolled_recordings, tmp_path, monkeypatch):
-    """Agent v5 from the naive seed (budget 20, wgmma arm excluded): eleven keeps, unrolled_copies among them (#5,
+    """Agent version 5 from the naive seed (budget 20, wgmma arm excluded): eleven keeps, unrolled_copies among them (#5,
     1.1781), plateau with 3 unspent, 0.969x SDPA flash on the swizzled layout. The reason: #10 measured
     qk_pipeline+padding at 0.8958 (padding there a restorer, relieving qk_pipeline's registers); v5 split that loss
     by the two priors' spreads and put most of it on padding, whose band from the row-major seed is wide
@@ -58,7 +58,7 @@ def test_agent_v5_from_the_naive_seed_stopped_at_0_969x_and_why(unrolled_recordi
 
 
 def test_agent_v6_from_the_naive_seed_reaches_s5_unrolled(v6_recordings, tmp_path, monkeypatch):
-    """Agent v6 (s8c): the same first ten experiments as v5, then padding alone (#11, KEPT 1.0705), then
+    """Agent version 6 (s8c): the same first ten experiments as v5, then padding alone (#11, KEPT 1.0705), then
     smem_epilogue; it stopped on the plateau after #17 with S5 unrolled as its best, the kernel measured at
     1.006-1.012x SDPA flash in six processes above. The session's device time ran out during its final
     comparison (exit 124), so this run has no comparator row of its own. Its random-search neighbour on the
