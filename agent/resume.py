@@ -1,4 +1,4 @@
-"""`run --resume`: continue an interrupted run from its last finished experiment (issue 11).
+"""`run --resume`: continue an interrupted run from its last finished experiment.
 
 Everything the loop decides from lives in the database: the run's options, problem, seed and nulls
 (runs), each finished experiment's move, base, outcome, margin and compiler figures, each keep's

@@ -260,7 +260,7 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
             ev.outcome, ev.detail = Outcome.CRASH, f"the replicate run failed ({confirm_job.status}): {confirm_job.stderr[-200:]}"
         else:
             # the replicate is judged with the t_keep of the device that measured it: the run's own,
-            # or (another Dask worker, issue 13) that worker's, named in the detail
+            # or (another Dask worker) that worker's, named in the detail
             c = ev.confirm["margin"]
             rk = replicate.get("t_keep", t_keep) if replicate is not None else t_keep
             w = replicate["worker"] if replicate is not None else None
