@@ -261,7 +261,7 @@ class Replay(Bench):
 
     def recorded_run(self) -> dict | None:
         """What the recorded run was started with: {"command", "problem", "params" (every option's
-        value, or None), "budget", "source"}. From the recording's header (recordings since issue 12),
+        value, or None), "budget", "source"}. From the recording's header (where it has one),
         else from the run's row in the database beside it (<stem>_artifacts/run-N/recording.jsonl ->
         <stem>.db, run N, opened read-only); None when neither is there."""
         if self._header:
@@ -345,7 +345,7 @@ class Replay(Bench):
 
     def check(self, knobs, shapes):
         key = _key("check", knobs, [s.key() for s in shapes])
-        if not self._answers.get(key):  # recorded before C1 added the candidate's own tile tails (issue 11)
+        if not self._answers.get(key):  # recorded before C1 added the candidate's own tile tails
             from experiments.problem import c1_shapes
 
             legacy = _key("check", knobs, [s.key() for s in c1_shapes(shapes[-1]) + shapes[-1:]])

@@ -85,6 +85,14 @@ class Bench(Protocol):
 
     def profile(self, knobs: Knobs) -> ProfileRecord: ...
 
+    def replicate(self, base: Knobs, cand: Knobs) -> JobResult:
+        """A keep's replicate alone, in a fresh process (where `replicates_apart`)."""
+        raise NotImplementedError(f"{type(self).__name__} answers whole evaluations only")
+
+    def ceilings(self, dtype: str) -> dict:
+        """The card's measured rates for the dtype (`calibrate`)."""
+        raise NotImplementedError(f"{type(self).__name__} measures no ceilings")
+
     def fan_out(self) -> FanOut | None:
         """The bench itself when it measures several evaluations at once; None (the default): one at a time."""
         return None

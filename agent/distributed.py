@@ -1,4 +1,4 @@
-"""Several GPUs: a bench whose independent measurements run on a Dask cluster (issue 13).
+"""Several GPUs: a bench whose independent measurements run on a Dask cluster.
 
 `--gpus N` starts a local cluster of N Nanny workers, each pinned to one GPU by
 CUDA_VISIBLE_DEVICES and holding the resource GPU=1, so a worker times one candidate at a time;
@@ -361,6 +361,7 @@ class DaskBench(Bench):
     death is charged to the one candidate that was being measured, which is re-queued once.
     `submit` queues independent evaluations; `evaluate` answers from them in the loop's order."""
 
+    replicates_apart = False  # the client's bench: its workers' benches replicate
     WAIT_FOR_WORKERS_S = 300  # a dead worker's nanny restarts it in seconds; a lost host never comes back
     WAIT_TO_JOIN_S = 30
 

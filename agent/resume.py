@@ -1,9 +1,9 @@
-"""`run --resume`: continue an interrupted run from its last finished experiment (issue 11).
+"""`run --resume`: continue an interrupted run from its last finished experiment.
 
 Everything the loop decides from lives in the database: the run's options, problem, seed and nulls
 (runs), each finished experiment's move, base, outcome, margin and compiler figures, each keep's
 diagnosis and attributes (experiments, measurements, diagnoses) and the shelf. `restore` reads them
-back into the loop's own variables (agent.loop.Progress) and the loop goes on as if it had never
+back into the loop's own variables (agent.state.Progress) and the loop goes on as if it had never
 stopped; the experiment that was in flight is not counted (store.queries.interrupt_run) and is run
 again under its number.
 
@@ -27,9 +27,10 @@ from store import queries as q
 from . import levers as catalog
 from . import strategies
 from .events import RunStarted, Say, quiet
-from .loop import Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
+from .loop import guarded
 from .replay.settings import LATER_SETTINGS
 from .shelf import conditions
+from .state import Noise, Progress, Run, SearchError, SearchOptions, renoise_due
 from .strategies.base import Move, State, Trial
 
 RESUMABLE = ("interrupted", "error")
@@ -123,12 +124,17 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
             p.since_keep += 1
     p.best, p.diag = best, diag
     p.conds = conditions(best_attrs, diag.label if diag else None).model_dump()
-    # what came after the last finished experiment: the keep's own steps, then the closing ones
-    tail = [r for r in rows if r["id"] > tail_from]
+    _owed(p, [r for r in rows if r["id"] > tail_from], last, o)
+    return p
+
+
+def _owed(p: Progress, tail: list[dict], last: dict | None, o: SearchOptions) -> None:
+    """From what came after the last finished experiment (`tail`): the steps of its keep still owed, and
+    the closing steps already recorded."""
     periodic = False
     if last is not None and last["outcome"] == "KEPT" and not o.screen:
         periodic = bool(o.reanchor_every and len(p.links) % o.reanchor_every == 0)
-        if not any(r["kind"] == "aa_null" for r in tail) and _renoise_due(o, noises[-1], p.last_paired or {}):
+        if not any(r["kind"] == "aa_null" for r in tail) and renoise_due(o, p.noise, p.last_paired or {}):
             p.owed.add("renoise")
         if periodic and not any(r["kind"] == "reanchor" for r in tail):
             p.owed.add("reanchor")
@@ -136,7 +142,6 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
         p.final_done.add("final_reanchor")
     if any(r["kind"] == "comparator" for r in tail):
         p.final_done.add("comparator")
-    return p
 
 
 def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say: Say = quiet) -> int:
@@ -155,6 +160,7 @@ def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say:
     progress = restore(db, run, o, strategy, bench, in_use, dev.limits)  # refuses before the run is touched
     q.claim_run(db, rid, after_seq=progress.done)
     say(RunStarted(run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy))
-    return guarded(bench, db, rid, dev, Shape(**run["problem"]), Knobs.parse(run["seed_knobs"]),
-                   Path(artifacts) / f"run-{rid}", o, strategy, say, progress)
+    return guarded(Run(bench=bench, db=db, run_id=rid, dev=dev, shape=Shape(**run["problem"]),
+                       seed=Knobs.parse(run["seed_knobs"]), artifacts=Path(artifacts) / f"run-{rid}", o=o,
+                       strategy=strategy, say=say), progress)
 

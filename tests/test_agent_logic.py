@@ -89,7 +89,8 @@ def test_rescreen_leaves_the_shelf_alone_while_its_conditions_hold(tmp_path):
     from pathlib import Path
 
     from agent.bench import ProfileRecord
-    from agent.loop import best_of_run, rescreen
+    from agent.rescreen import rescreen
+    from agent.summary import best_of_run
     from experiments.device import DeviceInfo
     from store import queries as q
     from store.db import open_db

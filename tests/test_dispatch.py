@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli import app
-from agent.loop import best_of_run
+from agent.summary import best_of_run
 from kernel_src.dispatch import EDGES, N_MAX, Measured, bucket_of, bucket_range, choose
 from kernel_src.knobs import Knobs
 from store import queries as q

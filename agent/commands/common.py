@@ -197,7 +197,7 @@ def _known_or_raise(e: Exception) -> None:
     from agent.bench import ReplayMiss
     from agent.distributed import DistributedError
     from agent.levers import UnknownLever
-    from agent.loop import SearchError
+    from agent.state import SearchError
     from agent.strategies.tpe import TpeMissing
     from experiments.build import BuildError
     from experiments.device import NoGpu

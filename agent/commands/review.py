@@ -192,7 +192,7 @@ def compare(
     TFLOP/s, the final kernel against SDPA flash in its own comparator pair, predictions inside their
     band, time per experiment, final knobs. Read-only. Example:
     `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
-    from agent.loop import run_summary
+    from agent.summary import run_summary
 
     sums = []
     for ref in runs:

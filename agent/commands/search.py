@@ -295,7 +295,7 @@ def rescreen(
     the run was recorded on). `run` does this by itself after every keep that changes them.
     Example: `rescreen --run 2 --db results.db`."""
     from agent.bench import GpuBench
-    from agent.loop import rescreen as do_rescreen
+    from agent.rescreen import rescreen as do_rescreen
     from agent.progress import Reporter
     from experiments.problem import Shape
 
@@ -341,7 +341,7 @@ def calibrate(
     Example: `calibrate --seqlen 8192 --repeats 6 --keep-trials 10`."""
     from agent.bench import GpuBench
     from agent.calibrate import calibrate as do_calibrate
-    from agent.loop import best_of_run
+    from agent.summary import best_of_run
     from agent.progress import Reporter
 
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
@@ -400,7 +400,7 @@ def baseline(
     stored nowhere (there is no run to hold them; no database is created).
     Example: `baseline --seqlen 2048 --seqlen 8192 --backend flash --backend cudnn`."""
     from agent.bench import GpuBench
-    from agent.loop import best_of_run
+    from agent.summary import best_of_run
     from experiments.problem import Shape
 
     backend = [b.value for b in backend]

@@ -456,7 +456,7 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
 
 def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
     """The knobs and the run's problem for `best`, `best:RUN`, `RUN:SEQ` or an experiment id."""
-    from agent.loop import best_of_run
+    from agent.summary import best_of_run
 
     if ref == "best" or ref.startswith("best:"):
         run = q.get_run(db, int(ref[5:])) if ref.startswith("best:") else q.latest_run(db)

@@ -13,9 +13,9 @@ from kernel_src.knobs import Knobs
 
 from ..levers import CATALOG, Lever, candidate
 from ..shelf import Conditions, due_for_rescreen
+from ..state import PLATEAU
 from ..strategies.base import Move, Proposal, State, Strategy, Trial
 
-PLATEAU = 3  # consecutive experiments without a keep (seed v7 stopped under this rule)
 
 
 def propose(best: Knobs, diagnosis: str | None, excluded: set[str], levers: tuple[Lever, ...] = CATALOG,

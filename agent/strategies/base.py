@@ -169,14 +169,14 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     # later draw of those recordings' replays.
     default = Knobs().model_dump(mode="json")
     dims = {k: v for k, v in dims.items() if not (k in LATER_KNOBS and v == [default[k]])}
-    # pingpong (session 7) is valid only with kv_release=producer: it joins kv_release's dimension as
+    # pingpong is valid only with kv_release=producer: it joins kv_release's dimension as
     # one more value, so no draw lands in the invalid half of pingpong=on (from the mma seed, 0.60% of
     # the points were valid with it a dimension of its own, 0.95% now: results/2026-11-30_cpu_build_checks/
     # tpe_draw_asks.txt). Each valid configuration still has one point.
     if len(dims.get("pingpong", ())) > 1 and "producer" in dims.get("kv_release", ()):
         dims.pop("pingpong")
         dims["kv_release"] = [*dims["kv_release"], PRODUCER_PINGPONG]
-    # exp_poly (session 8) is valid only with exp=ex2: it joins exp's dimension the same way
+    # exp_poly is valid only with exp=ex2: it joins exp's dimension the same way
     if len(dims.get("exp_poly", ())) > 1 and "ex2" in dims.get("exp", ()):
         polys = [v for v in dims.pop("exp_poly") if v != "off"]
         dims["exp"] = [*dims["exp"], *(EX2_POLY + v for v in polys)]
@@ -187,8 +187,7 @@ PRODUCER_PINGPONG = "producer+pingpong"  # space()'s kv_release value for kv_rel
 EX2_POLY = "ex2+poly_"  # space()'s exp values "ex2+poly_quarter", "ex2+poly_half": exp=ex2 with that exp_poly
 
 
-# issue 9, after the session-3 recordings; kv_release (issue 10) in session 6, pingpong in session 7, copies and
-# exp_poly in session 8, pv_slab in session 9, mainloop (the warp-specialised component) after them
+# the knobs added after the first random and TPE runs were recorded, in the order they came
 LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",
                "exp_poly", "pv_slab", "mainloop")
 
