@@ -24,6 +24,8 @@ from experiments.outcome import Outcome
 from experiments.problem import Shape
 from kernel_src.knobs import Knobs
 
+from .bench_protocol import Bench, FanOut
+
 
 class ProfileRecord(BaseModel):
     csv: str | None = None  # ncu --page raw --csv output, parsed by profiler.ncu.parse_raw_csv
@@ -31,7 +33,7 @@ class ProfileRecord(BaseModel):
     seconds: float = 0.0
 
 
-class GpuBench:
+class GpuBench(Bench):
     def __init__(self, shape: Shape, cache_dir: Path, *, budget_s: float = 2.0, profile: bool = True,
                  jobs: int | None = None, l2: str = "warm", device: DeviceInfo | None = None):
         self.shape, self.cache_dir, self.budget_s = shape, Path(cache_dir), budget_s
@@ -44,6 +46,12 @@ class GpuBench:
         if self._device is None:
             self._device = probe()
         return self._device
+
+    @staticmethod
+    def require_device() -> None:
+        """Raises NoGpu (one sentence) when this machine has no usable GPU; asked before a command that
+        needs one opens its database for writing."""
+        probe()
 
     @property
     def lab(self) -> Lab:
@@ -134,9 +142,10 @@ def _arm_key(arm: dict):
     return arm["knobs"].canonical() if "knobs" in arm else arm
 
 
-class Recorder:
+class Recorder(Bench):
     """Wraps a bench; appends every answer to a JSONL file as it arrives (a crash loses nothing
-    already measured)."""
+    already measured). What a cluster bench measures ahead is recorded when the loop asks for it."""
+    replicates_apart = False  # never a worker's bench
 
     def __init__(self, bench, path: Path):
         self.bench, self.path = bench, Path(path)
@@ -164,10 +173,8 @@ class Recorder:
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
 
-    def __getattr__(self, name):  # a cluster bench's `submit`, `map`, `discard_ahead`, `workers`: each answer
-        if name in ("submit", "map", "discard_ahead", "workers"):  # is recorded when asked for
-            return getattr(self.bench, name)
-        raise AttributeError(name)
+    def fan_out(self) -> FanOut | None:
+        return self.bench.fan_out()
 
     def setup(self, options):
         return self._rec(_key("setup"), self.bench.setup(options))
@@ -220,8 +227,9 @@ def resumes(path: Path) -> list[Path]:
     return [found[n] for n in sorted(found)]
 
 
-class Replay:
+class Replay(Bench):
     """Answers from a recording, in recorded order per question; no GPU, no nvcc."""
+    replicates_apart = False  # a recorded evaluation is answered whole, its replicate with it
 
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -253,7 +261,7 @@ class Replay:
 
     def recorded_run(self) -> dict | None:
         """What the recorded run was started with: {"command", "problem", "params" (every option's
-        value, or None), "budget", "source"}. From the recording's header (recordings since issue 12),
+        value, or None), "budget", "source"}. From the recording's header (where it has one),
         else from the run's row in the database beside it (<stem>_artifacts/run-N/recording.jsonl ->
         <stem>.db, run N, opened read-only); None when neither is there."""
         if self._header:
@@ -305,7 +313,7 @@ class Replay:
     def settings(self, options):
         """What `setup` will answer, without taking the answer (the CLI reads the strategy a replay
         will run before it starts one)."""
-        from .loop import LATER_SETTINGS, LEGACY
+        from .replay.settings import LATER_SETTINGS, LEGACY
 
         key = _key("setup")
         if self._answers.get(key):
@@ -337,7 +345,7 @@ class Replay:
 
     def check(self, knobs, shapes):
         key = _key("check", knobs, [s.key() for s in shapes])
-        if not self._answers.get(key):  # recorded before C1 added the candidate's own tile tails (issue 11)
+        if not self._answers.get(key):  # recorded before C1 added the candidate's own tile tails
             from experiments.problem import c1_shapes
 
             legacy = _key("check", knobs, [s.key() for s in c1_shapes(shapes[-1]) + shapes[-1:]])
@@ -352,7 +360,7 @@ class Replay:
 
     def levers(self, names):
         """The catalog the recorded run searched (older recordings: the first catalog)."""
-        from .levers import FIRST_CATALOG
+        from .replay.catalog import FIRST_CATALOG
 
         key = _key("levers")
         return self._get(key, "the lever catalog") if self._answers.get(key) else list(FIRST_CATALOG)

@@ -17,6 +17,8 @@ from experiments.timing import t_noise as noise_of
 from kernel_src.knobs import Knobs
 from store import queries as q
 
+from .events import Line, NullMeasured, Phase, Say, quiet
+
 
 def provisional(env_clocks: list[dict], claimed_locked: bool) -> bool:
     """Numbers are provisional unless the user says clocks were locked AND the SM clock read
@@ -28,13 +30,13 @@ def provisional(env_clocks: list[dict], claimed_locked: bool) -> bool:
 
 
 def calibrate(bench, db, *, shape, knobs: Knobs, repeats: int, keep_trials: int, clocks_locked: bool,
-              artifacts: Path, command: str, say=lambda *a, **k: None) -> dict:
+              artifacts: Path, command: str, say: Say = quiet) -> dict:
     dev = bench.device()
     idle = read_clocks()
-    say("phase", text=f"ceilings for {shape.dtype}: torch GEMM 8192^3 and the mma.sync register loop")
+    say(Phase(text=f"ceilings for {shape.dtype}: torch GEMM 8192^3 and the mma.sync register loop"))
     ceilings = bench.ceilings(shape.dtype)
-    say("line", text=f"ceilings: GEMM {ceilings['gemm_tflops']:.1f} TFLOP/s, mma.sync {ceilings['mma_sync_tflops']:.1f} TFLOP/s")
-    say("phase", text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes")
+    say(Line(text=f"ceilings: GEMM {ceilings['gemm_tflops']:.1f} TFLOP/s, mma.sync {ceilings['mma_sync_tflops']:.1f} TFLOP/s"))
+    say(Phase(text=f"A/A null: {knobs.label()} against itself, {repeats} fresh processes"))
     aa = bench.aa_null(knobs, repeats)
     margins = [a["margin"] for a in aa]
     tn = noise_of(margins)
@@ -50,23 +52,23 @@ def calibrate(bench, db, *, shape, knobs: Knobs, repeats: int, keep_trials: int,
         aa_margins=margins, t_noise=tn, t_keep=1 + tn, provisional=int(prov), command=command,
         aa_runs=[{k: a.get(k) for k in ("margin", "margin_ab", "margin_ba", "margin_lo", "margin_hi", "alternations",
                                          "ms_base", "ms_cand", "tflops_base", "tflops_cand", "l2")} for a in aa])
-    say("aa", margins=margins, t_noise=tn, t_keep=1 + tn, source=f"calibration {cal_id}", ceiling=None)
+    say(NullMeasured(margins=margins, t_noise=tn, t_keep=1 + tn, source=f"calibration {cal_id}", ceiling=None))
 
     trials = []
     for i in range(keep_trials):
-        say("phase", text=f"A/A keep decision {i + 1}/{keep_trials}")
+        say(Phase(text=f"A/A keep decision {i + 1}/{keep_trials}"))
         ev = bench.evaluate(knobs, knobs, t_keep=1 + tn, t_noise=tn,
                             ceiling=max(ceilings["gemm_tflops"], ceilings["mma_sync_tflops"]))
         p = ev.paired or {}
         trials.append({"outcome": ev.outcome.value, "margin": p.get("margin"), "ab": p.get("margin_ab"),
                        "ba": p.get("margin_ba"), "confirm": (ev.confirm or {}).get("margin"), "detail": ev.detail})
-        say("line", text=f"  A/A decision {i + 1}: {ev.outcome.value} ({ev.detail})")
+        say(Line(text=f"  A/A decision {i + 1}: {ev.outcome.value} ({ev.detail})"))
     false_keeps = sum(t["outcome"] == Outcome.KEPT.value for t in trials)
     # the other error a gate makes on A/A: a SLOWER sends an equal kernel to the shelf
     false_slower = sum(t["outcome"] == Outcome.SLOWER.value for t in trials)
     if keep_trials:
-        say("line", text=f"A/A decisions on {knobs.label()}: {false_keeps} false KEPT and {false_slower} false SLOWER "
-                         f"in {keep_trials} (t_keep {1 + tn:.5f})")
+        say(Line(text=f"A/A decisions on {knobs.label()}: {false_keeps} false KEPT and {false_slower} false SLOWER "
+                       f"in {keep_trials} (t_keep {1 + tn:.5f})"))
     q.update_calibration(db, cal_id, false_keeps=false_keeps, keep_trials=keep_trials, trials=trials)
     cal = q.get_calibration(db, cal_id)
     artifacts.mkdir(parents=True, exist_ok=True)

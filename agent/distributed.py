@@ -1,4 +1,4 @@
-"""Several GPUs: a bench whose independent measurements run on a Dask cluster (issue 13).
+"""Several GPUs: a bench whose independent measurements run on a Dask cluster.
 
 `--gpus N` starts a local cluster of N Nanny workers, each pinned to one GPU by
 CUDA_VISIBLE_DEVICES and holding the resource GPU=1, so a worker times one candidate at a time;
@@ -35,13 +35,17 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from experiments.device import DeviceInfo
 from experiments.lab import Evaluation, JobResult, decide
 from experiments.outcome import Outcome
 from experiments.timing import t_noise as noise_of
 from kernel_src.knobs import Knobs
+
+from .bench_protocol import Bench
 
 
 class DistributedError(RuntimeError):
@@ -158,7 +162,7 @@ def _place(bench, libs: list) -> None:
     """Hand the worker's lab the libraries the client built, found by content key: at the client's
     path (same host, or a shared file system mounted at the same path), else in this host's own cache
     (FA5090_CACHE/build/<key>/fa.so), else written there from the bytes the client sent."""
-    lab = getattr(bench, "lab", None)
+    lab = bench.lab
     if lab is None:  # a replay or a fake builds nothing
         return
     missing = []
@@ -210,32 +214,121 @@ def _on_scheduler(what: str):
     return ask
 
 
-def _run(token: str, make, libs: list, op: str, args: tuple, kwargs: dict, null_repeats: int = 0):
+# ---- what a worker is asked: one typed operation per task
+class Op:
+    """One bench call on a worker: `run` answers it there; `where` (the worker, its device) is the
+    answer's provenance, to which an operation adds what it measured it with."""
+
+    def run(self, bench: Bench, token: str, where: dict, null_repeats: int):
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Evaluate(Op):
+    base: Knobs
+    cand: Knobs
+    t_keep: float
+    t_noise: float
+    ceiling: float | None
+    simpler: bool
+    split: bool = False  # a keep's replicate runs on another worker (DaskBench._replicate)
+
+    def run(self, bench, token, where, null_repeats):
+        gate = {"t_keep": self.t_keep, "t_noise": self.t_noise, "ceiling": self.ceiling, "simpler": self.simpler}
+        if self.split and bench.replicates_apart:  # the replicate runs elsewhere (a replay's worker answers
+            gate["replicate"] = False  # whole recorded evaluations)
+            where["split"] = True
+        if null_repeats:  # judged with this device's own null, measured once per base kernel
+            null = _null_here(token, bench, self.base, null_repeats)
+            gate.update(t_noise=null["t_noise"], t_keep=null["t_keep"])
+            where.update(null, null_repeats=null_repeats)
+        return bench.evaluate(self.base, self.cand, **gate)
+
+
+@dataclass(frozen=True)
+class Replicate(Op):
+    base: Knobs
+    cand: Knobs
+
+    def run(self, bench, token, where, null_repeats):
+        if null_repeats:  # judged with this device's own null, measured on this base first if not yet
+            where.update(_null_here(token, bench, self.base, null_repeats), null_repeats=null_repeats)
+        return bench.replicate(self.base, self.cand)
+
+
+@dataclass(frozen=True)
+class Map(Op):
+    fn: Callable
+    item: object
+
+    def run(self, bench, token, where, null_repeats):
+        return self.fn(bench, self.item)
+
+
+@dataclass(frozen=True)
+class Check(Op):
+    knobs: Knobs
+    shapes: list
+
+    def run(self, bench, token, where, null_repeats):
+        return bench.check(self.knobs, self.shapes)
+
+
+@dataclass(frozen=True)
+class Attributes(Op):
+    knobs: Knobs
+
+    def run(self, bench, token, where, null_repeats):
+        return bench.attributes(self.knobs)
+
+
+@dataclass(frozen=True)
+class Profile(Op):
+    knobs: Knobs
+
+    def run(self, bench, token, where, null_repeats):
+        return bench.profile(self.knobs)
+
+
+@dataclass(frozen=True)
+class Ceilings(Op):
+    dtype: str
+
+    def run(self, bench, token, where, null_repeats):
+        return bench.ceilings(self.dtype)
+
+
+@dataclass(frozen=True)
+class Paired(Op):
+    base: dict
+    cand: dict
+
+    def run(self, bench, token, where, null_repeats):
+        return bench.paired(self.base, self.cand)
+
+
+@dataclass(frozen=True)
+class AaNull(Op):
+    knobs: Knobs
+    repeats: int
+
+    def run(self, bench, token, where, null_repeats):
+        got = bench.aa_null(self.knobs, self.repeats)
+        _NULLS[(token, self.knobs.key(), self.repeats)] = _null_of(got)  # the loop's null on the home device is
+        return got  # that device's null too
+
+
+# the name of each operation the loop asks the home GPU, in a task's description and a death's sentence
+_NAMES = {Check: "check", Attributes: "attributes", Profile: "profile", Ceilings: "ceilings", AaNull: "aa_null",
+          Paired: "paired"}
+
+
+def _run(token: str, make, libs: list, op: Op, null_repeats: int = 0):
     """One bench call on this worker; returns (answer, where it was measured)."""
     bench = _here(token, make)
     _place(bench, libs)
     where = _where(token)
-    if op == "evaluate":
-        kwargs = dict(kwargs)
-        if kwargs.pop("split", False) and hasattr(bench, "replicate"):  # the replicate runs elsewhere
-            kwargs["replicate"] = False  # (a replay's worker answers whole recorded evaluations)
-            where["split"] = True
-        if null_repeats:  # judged with this device's own null, measured once per base kernel
-            null = _null_here(token, bench, args[0], null_repeats)
-            kwargs = {**kwargs, "t_noise": null["t_noise"], "t_keep": null["t_keep"]}
-            where.update(null, null_repeats=null_repeats)
-        return bench.evaluate(*args, **kwargs), where
-    if op == "replicate":  # judged with this device's own null, measured on this base first if not yet
-        if null_repeats:
-            where.update(_null_here(token, bench, args[0], null_repeats), null_repeats=null_repeats)
-        return bench.replicate(*args), where
-    if op == "map":
-        fn, item = args
-        return fn(bench, item), where
-    got = getattr(bench, op)(*args, **kwargs)
-    if op == "aa_null":  # the loop's null on the home device is that device's null too
-        _NULLS[(token, args[0].key(), args[1])] = _null_of(got)
-    return got, where
+    return op.run(bench, token, where, null_repeats), where
 
 
 # ---- the client's bench ---------------------------------------------------------------------
@@ -243,9 +336,7 @@ def _run(token: str, make, libs: list, op: str, args: tuple, kwargs: dict, null_
 class _Task:
     """One bench call waiting for, or running on, a worker."""
     what: str
-    op: str
-    args: tuple
-    kwargs: dict
+    op: Op
     knobs: list
     pin: str | None = None  # a worker's name (the home GPU), or None: any
     avoid: str | None = None  # a replicate: any worker but this one (its first pair's), unless no other is alive
@@ -259,7 +350,7 @@ class _Task:
     discarded: bool = False  # started ahead against a best that moved: never asked for (discard_ahead)
 
 
-class DaskBench:
+class DaskBench(Bench):
     """The bench protocol over a Dask cluster. `make` (picklable, no arguments) builds each worker's
     own bench; `local` answers on the client what needs no GPU (settings, builds, compiler figures).
     `null_repeats` > 0: each worker judges its evaluations with an A/A null of that many fresh
@@ -270,6 +361,7 @@ class DaskBench:
     death is charged to the one candidate that was being measured, which is re-queued once.
     `submit` queues independent evaluations; `evaluate` answers from them in the loop's order."""
 
+    replicates_apart = False  # the client's bench: its workers' benches replicate
     WAIT_FOR_WORKERS_S = 300  # a dead worker's nanny restarts it in seconds; a lost host never comes back
     WAIT_TO_JOIN_S = 30
 
@@ -370,8 +462,8 @@ class DaskBench:
 
     def _send(self, t: _Task, name: str, address: str, with_bytes: bool = False) -> None:
         t.worker, t.address = name, address
-        t.future = self.client.submit(_run, self.token, self.make, self._libs(t.knobs, with_bytes), t.op, t.args,
-                                      t.kwargs, t.null_repeats, pure=False, resources={"GPU": 1}, workers=[address],
+        t.future = self.client.submit(_run, self.token, self.make, self._libs(t.knobs, with_bytes), t.op,
+                                      t.null_repeats, pure=False, resources={"GPU": 1}, workers=[address],
                                       allow_other_workers=False)
         self._busy[name] = t
 
@@ -433,12 +525,16 @@ class DaskBench:
             raise t.error
         return t.answer
 
-    def _home(self, op: str, *args, knobs=(), **kwargs):
-        t = self._queue_task(_Task(f"{op} on the home GPU", op, args, kwargs, list(knobs), pin=self.home), front=True)
+    def _home(self, op: Op, knobs=()):
+        what = _NAMES[type(op)]
+        t = self._queue_task(_Task(f"{what} on the home GPU", op, list(knobs), pin=self.home), front=True)
         got, where = self._wait(t)
         if got is None:
-            raise DistributedError(f"the home GPU's worker died twice during {op}: {where['died'][-1]}")
+            raise DistributedError(f"the home GPU's worker died twice during {what}: {where['died'][-1]}")
         return got, where
+
+    def fan_out(self) -> DaskBench:
+        return self
 
     # ---- on the client
     def device(self) -> DeviceInfo:
@@ -464,27 +560,27 @@ class DaskBench:
 
     # ---- on the home GPU
     def check(self, knobs, shapes):
-        return self._home("check", knobs, shapes, knobs=[knobs])[0]
+        return self._home(Check(knobs, shapes), knobs=[knobs])[0]
 
     def attributes(self, knobs):
-        return self._home("attributes", knobs, knobs=[knobs])[0]
+        return self._home(Attributes(knobs), knobs=[knobs])[0]
 
     def profile(self, knobs):
-        return self._home("profile", knobs, knobs=[knobs])[0]
+        return self._home(Profile(knobs), knobs=[knobs])[0]
 
     def ceilings(self, dtype):
-        return self._home("ceilings", dtype)[0]
+        return self._home(Ceilings(dtype))[0]
 
     def aa_null(self, knobs, repeats):
-        got, where = self._home("aa_null", knobs, repeats, knobs=[knobs])
+        got, where = self._home(AaNull(knobs, repeats), knobs=[knobs])
         return [{**a, "device": where} for a in got]
 
     def paired(self, base, cand):
         arms = [a["knobs"] for a in (base, cand) if "knobs" in a]
-        got, where = self._home("paired", base, cand, knobs=arms)
+        got, where = self._home(Paired(base, cand), knobs=arms)
         for s in got.steps:
-            if isinstance(s.get("result"), dict):
-                s["result"]["device"] = where
+            if s.result is not None:
+                s.result["device"] = where
         return got
 
     # ---- on any GPU
@@ -520,11 +616,9 @@ class DaskBench:
         return {"discarded": dropped, "measured": started}
 
     def _evaluation(self, base, cand, t_keep, t_noise, ceiling, simpler) -> _Task:
-        kwargs = {"t_keep": t_keep, "t_noise": t_noise, "ceiling": ceiling, "simpler": simpler}
-        if len(self.workers) >= 2:  # a keep's replicate on another worker (_replicate)
-            kwargs["split"] = True
-        return _Task(f"evaluate {cand.label()}", "evaluate", (base, cand), kwargs, [base, cand],
-                     null_repeats=self.null_repeats)
+        # with two workers or more a keep's replicate runs on another one (_replicate)
+        op = Evaluate(base, cand, t_keep, t_noise, ceiling, simpler, split=len(self.workers) >= 2)
+        return _Task(f"evaluate {cand.label()}", op, [base, cand], null_repeats=self.null_repeats)
 
     def evaluate(self, base, cand, *, t_keep, t_noise, ceiling=None, simpler=False) -> Evaluation:
         key = (base.key(), cand.key(), t_keep, t_noise, ceiling, simpler)
@@ -553,7 +647,7 @@ class DaskBench:
         first pair keeps its own worker's t_keep. Which worker replicated, and its null, go into the
         pair's payload (device.replicate), from which a replay in one process decides the same way."""
         first = where["worker"]
-        t = self._queue_task(_Task(f"replicate {cand.label()}", "replicate", (base, cand), {}, [base, cand],
+        t = self._queue_task(_Task(f"replicate {cand.label()}", Replicate(base, cand), [base, cand],
                                    avoid=first, null_repeats=self.null_repeats), front=True)
         confirm, there = self._wait(t)
         if confirm is None:  # its worker died twice: the replicate failed, as a crashed child process does
@@ -569,8 +663,8 @@ class DaskBench:
     def map(self, fn, items: list, knobs_of, on_death) -> list:
         """fn(the worker's bench, item) for every item, spread over the workers, answers in order; an
         item whose worker died twice is on_death(item, why)."""
-        tasks = [self._queue_task(_Task(f"{getattr(fn, '__name__', 'map')} #{i}", "map", (fn, it), {}, knobs_of(it)))
-                 for i, it in enumerate(items)]
+        name = "map" if isinstance(fn, partial) else fn.__name__  # a partial has no name of its own
+        tasks = [self._queue_task(_Task(f"{name} #{i}", Map(fn, it), knobs_of(it))) for i, it in enumerate(items)]
         out = []
         for it, t in zip(items, tasks):
             got, where = self._wait(t)

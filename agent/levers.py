@@ -12,32 +12,24 @@ from pydantic import BaseModel, ConfigDict
 
 from kernel_src.knobs import KnobError, Knobs
 
+from .policy import CURRENT, Policy
+
 
 class UnknownLever(KeyError):
     pass
 
 
-# The agent version from which levers whose knobs the Hopper arm shares apply to compute=wgmma too
-# (issue 10: a kernel on the arm had nothing to tune, so a wgmma-seeded run stopped "exhausted").
-# Agents 1 and 2 read every `requires` without "wgmma", as they ran (agent.strategies.limiter).
-WGMMA_SINCE = 3
 # the compute values of a lever whose knobs both tensor-core arms share
 TENSOR = ("mma", "wgmma")
-# The agent version from which the diagnosis names `issue_bound` (profiler.diagnosis) and levers
-# declare `reliefs` of it. Session 6's agent v3 on the H200 arm kept kv_overlap, read the result as
-# `unknown` (not_selected + dispatch_stall 45% of stall weight) and stopped on the plateau with TMA
-# and the two-warpgroup tile, the arm's largest measured levers, out of reach.
-ISSUE_BOUND_SINCE = 4
 
 
 class Relief(BaseModel):
-    """A diagnosis a lever addresses from a later agent version, on the compute arms named, with the band
-    predicted there (None: the lever's own) and the measurement that sets it. Declared apart from
-    `targets` so a replay of an earlier agent reads the targets it ran with."""
+    """A diagnosis a lever addresses on the compute arms named, with the band predicted there (None: the
+    lever's own) and the measurement that sets it. Declared apart from `targets`: a relief is measured
+    on an arm, and outranks a catalog target (agent.strategies.limiter)."""
     model_config = ConfigDict(frozen=True)
 
     label: str
-    since: int
     compute: tuple[str, ...]
     predicted: tuple[float, float] | None = None
     evidence: str
@@ -57,39 +49,20 @@ class Lever(BaseModel):
     # the hypothesis on the Hopper arm (compute=wgmma), where `hypothesis` is written for mma.sync
     on_wgmma: str = ""
     reliefs: tuple[Relief, ...] = ()
-    since: int = 1  # the first agent version whose catalog holds it: an earlier agent's replay never proposes it
 
-    def relief_at(self, label: str | None, compute: str, version: int | None = None) -> Relief | None:
-        """The declared relief of diagnosis `label` on `compute` as agent `version` reads it (None: the current one)."""
-        return next((r for r in self.reliefs if r.label == label and compute in r.compute
-                     and (version is None or version >= r.since)), None)
+    def relief(self, label: str | None, compute: str) -> Relief | None:
+        """The declared relief of diagnosis `label` on `compute`, if any."""
+        return next((r for r in self.reliefs if r.label == label and compute in r.compute), None)
 
-    def targets_at(self, compute: str, version: int | None = None) -> tuple[str, ...]:
-        """The diagnoses it targets on `compute` for agent `version`: `targets`, plus the reliefs it had by then."""
-        return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute
-                                    and (version is None or version >= r.since) and r.label not in self.targets)
+    def targets_on(self, compute: str) -> tuple[str, ...]:
+        """The diagnoses it targets on `compute`: `targets`, plus the ones it declares a relief of there."""
+        return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute and r.label not in self.targets)
 
-    # preconditions a later agent version adds (version -> knob -> allowed values), on top of `requires`
-    requires_since: dict[int, dict[str, tuple[str | int, ...]]] = {}
-
-    def requires_at(self, version: int | None = None) -> dict[str, tuple[str | int, ...]]:
-        """The precondition as agent `version` reads it (None: the current one). Versions before
-        WGMMA_SINCE never let a lever's precondition admit compute=wgmma, and a `requires_since`
-        entry holds from its version on: replays see the catalog they ran with."""
-        req = dict(self.requires) if version is None or version >= WGMMA_SINCE else {
-            k: tuple(v for v in allowed if not (k == "compute" and v == "wgmma")) for k, allowed in self.requires.items()}
-        for since, extra in sorted(self.requires_since.items()):
-            if version is None or version >= since:
-                req.update(extra)
-        return req
-
-    def applies_to(self, knobs: Knobs, causal: bool = False, version: int | None = None) -> bool:
+    def applies_to(self, knobs: Knobs, causal: bool = False) -> bool:
         if self.causal_only and not causal:
             return False
-        if version is not None and version < self.since:
-            return False
         cur = knobs.model_dump(mode="json")
-        if any(cur[k] not in allowed for k, allowed in self.requires_at(version).items()):
+        if any(cur[k] not in allowed for k, allowed in self.requires.items()):
             return False
         return any(cur[k] != v for k, v in self.sets.items())  # a no-op is not an experiment
 
@@ -124,10 +97,10 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="cp_async", sets={"staging": "cp_async"}, targets=("global_latency", "occupancy_limited"),
         predicted=(1.1, 1.6),
-        # From agent v4 only from scalar staging: on a TMA kernel the lever read as a move back to cp.async
-        # with the scalar->cp.async band. Session 6's causal TMA run (results/2026-11-30_h200_session6/
-        # tma_c8192.txt) spent 3 of its 8 experiments on such compounds, predicted 1.10-1.60, measured 0.55-0.58.
-        requires_since={ISSUE_BOUND_SINCE: {"staging": ("scalar",)}},
+        # only from scalar staging: on a TMA kernel the lever read as a move back to cp.async with the
+        # scalar->cp.async band; a causal TMA run spent 3 of its 8 experiments on such compounds, predicted
+        # 1.10-1.60, measured 0.55-0.58 (results/2026-11-30_h200_session6/tma_c8192.txt)
+        requires={"staging": ("scalar",)},
         hypothesis="Scalar 2-byte staging moves 64 B per warp-instruction through registers and the load "
         "must land before its store issues; 16-byte cp.async moves 512 B per warp-instruction with no "
         "register to scoreboard (seed v2->v3: 1.51x for the width).",
@@ -165,7 +138,7 @@ CATALOG: tuple[Lever, ...] = (
         # Issue-bound, ready warps already outnumber the issue slot, so the CTAs/SM it gives up (3 -> 1 after
         # kv_overlap) are not the cost they are under a latency diagnosis; what it buys is one K/V copy (its
         # cp.async or TMA issue, addresses and barrier) for two warpgroups' GEMMs: fewer instructions per FLOP.
-        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",), predicted=(1.0, 1.2),
+        reliefs=(Relief(label="issue_bound", compute=("wgmma",), predicted=(1.0, 1.2),
                         evidence="H200 session 6: kept at 1.1437 from the TMA t64x64 two-stage seed (causal N8192); "
                         "the cp.async t128x64w8 seed ran 309.7 TFLOP/s where t64x64 ran 283.5 (separate runs, N8192)"),),
     ),
@@ -319,7 +292,7 @@ CATALOG: tuple[Lever, ...] = (
         targets=("issue_latency_chain", "tensor_bound"), requires={"compute": ("mma",), "staging": ("cp_async",)},
         predicted=(0.7, 1.5),
         # a quarter of the tensor instructions for the same FLOPs is the most direct answer to an issue slot
-        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("mma",),
+        reliefs=(Relief(label="issue_bound", compute=("mma",),
                         evidence="the lever's own band: no mma.sync profile recorded so far reads issue_bound"),),
         hypothesis="On Hopper (sm_90a only; refused before any build elsewhere) move both GEMMs to warpgroup MMA: "
         "QK^T and PV as wgmma m64nNk16 from swizzled shared-memory tiles (P from registers), no ldmatrix, a "
@@ -335,7 +308,7 @@ CATALOG: tuple[Lever, ...] = (
         "and a block barrier. Relieves the issue slots of an issue-bound wgmma kernel (H200 seed t64x64: "
         "issue active 59%, tensor pipe 31%) and frees registers (127 against 156 at t64x64, two stages). "
         "Bitwise identical (the same bytes in the same places).",
-        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",), predicted=(1.05, 1.3),
+        reliefs=(Relief(label="issue_bound", compute=("wgmma",), predicted=(1.05, 1.3),
                         evidence="H200 session 6: kept at 1.2526 on wgmma cp_async t128x64w8 BC 32 (N8192, "
                         "309.7 -> 408 TFLOP/s with narrow_kv_tile kept before it)"),),
     ),
@@ -343,7 +316,6 @@ CATALOG: tuple[Lever, ...] = (
         name="tma_ring", sets={"staging": "tma", "kv_overlap": "off", "kv_stages": 2},
         targets=("issue_latency_chain", "global_latency"),
         requires={"compute": ("wgmma",), "staging": ("cp_async",), "kv_overlap": ("on",)}, predicted=(0.98, 1.25),
-        since=ISSUE_BOUND_SINCE,
         hypothesis="On the Hopper arm after kv_overlap was kept (one cp.async K and V buffer, which TMA staging does "
         "not take, so `tma` no longer applies): load K and V by TMA into a two-stage mbarrier ring instead. The "
         "copies leave the issue slots (one thread issues a box; no per-thread LDGSTS address arithmetic, no "
@@ -351,7 +323,7 @@ CATALOG: tuple[Lever, ...] = (
         "did, for the second stage's shared memory (t64x64: 3 -> 2 CTAs/SM). Bitwise identical.",
         # kv_overlap measured 1.11 over the two-stage cp.async ring this returns to (wgmma t64x64, N8192), so part
         # of `tma`'s 1.25 is spent undoing it: a lower floor than `tma`'s own band
-        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",),
+        reliefs=(Relief(label="issue_bound", compute=("wgmma",),
                         evidence="H200 session 6: tma kept at 1.2526 from the cp.async ring (t128x64w8); "
                         "kv_overlap 1.1100 over that ring at t64x64"),),
     ),
@@ -362,8 +334,8 @@ CATALOG: tuple[Lever, ...] = (
                                   "warps": 8, "bc": 64, "kv_stages": 2, "v_load": "ldmatrix_trans", "epilogue": "direct",
                                   "kv_overlap": "off", "min_ctas": 0},
         targets=("issue_latency_chain", "tensor_bound"), requires={"compute": ("mma",), "staging": ("cp_async",)},
-        predicted=(1.1, 2.0), since=ISSUE_BOUND_SINCE,
-        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("mma",),
+        predicted=(1.1, 2.0),
+        reliefs=(Relief(label="issue_bound", compute=("mma",),
                         evidence="H200 session 6: this kernel ran 508-528 TFLOP/s non-causal N8192 fp16 (563.6 against "
                         "SDPA flash's 319.6 in its comparator pair) where the best mma.sync kernels ran 306-307 "
                         "(session 5); different runs, so a lead, not a paired margin"),),
@@ -377,7 +349,6 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="last_warp_refill", sets={"kv_release": "last_warp"}, targets=("barrier_bound",),
         requires={"compute": ("wgmma",), "staging": ("tma",), "kv_stages": (2, 3)}, predicted=(0.97, 1.15),
-        since=ISSUE_BOUND_SINCE,
         hypothesis="On the TMA ring, drop the block barrier that frees a K/V buffer at the end of each key block: each "
         "warp counts itself done with the buffer (an acq_rel shared-memory atomic after its wgmma groups are waited "
         "for) and the warp that completes the count issues the buffer's refill, so no warp waits for another and a "
@@ -388,8 +359,8 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="producer_warpgroup", sets={"kv_release": "producer"}, targets=("barrier_bound",),
         requires={"compute": ("wgmma",), "staging": ("tma",), "kv_stages": (2, 3), "min_ctas": (0, 1)},
-        predicted=(0.85, 1.3), since=ISSUE_BOUND_SINCE,
-        reliefs=(Relief(label="issue_bound", since=ISSUE_BOUND_SINCE, compute=("wgmma",),
+        predicted=(0.85, 1.3),
+        reliefs=(Relief(label="issue_bound", compute=("wgmma",),
                         evidence="FlashAttention-3's design (a producer warpgroup, setmaxnreg 24-40 / 232-240); "
                         "not measured here: built in session 6, not yet run"),),
         hypothesis="Warp specialisation on the TMA ring: a producer warpgroup (128 more threads) issues every K/V copy "
@@ -404,11 +375,8 @@ CATALOG: tuple[Lever, ...] = (
         "on its sub-partition): 0.72x and 0.80x against kv_release=barrier at N8192; the mbarrier wait is not yet run.",
     ),
     Lever(
-        # the agent version being added on another branch (agent.strategies.limiter.VERSIONS still ends at 4):
-        # an agent of version 4 never proposes it; a ladder run (no version) and a replay of version 5 do
         name="pingpong", sets={"pingpong": "on"}, targets=("issue_latency_chain", "tensor_bound"),
         requires={"compute": ("wgmma",), "kv_release": ("producer",), "warps": (8,)}, predicted=(0.9, 1.15),
-        since=5,
         hypothesis="FlashAttention-3's ping-pong between the two consumer warpgroups of a warp-specialised kernel: two "
         "named barriers make the warpgroups issue their GEMMs in turns (QK^T and PV of each key block, warpgroup 0 "
         "first), so one warpgroup's softmax runs while the tensor cores work on the other's GEMMs, where otherwise "
@@ -417,11 +385,8 @@ CATALOG: tuple[Lever, ...] = (
         "within each warpgroup: bitwise equal. Built, not yet run on a GPU.",
     ),
     Lever(
-        # since=5: the version current when it was added (no agent v5 run had been recorded on a GPU, so no replay
-        # changes); earlier agents' replays never propose it
         name="unrolled_copies", sets={"copies": "unrolled"}, targets=("issue_latency_chain", "issue_bound"),
         requires={"compute": TENSOR, "staging": ("cp_async", "tma")}, predicted=(1.0, 1.15), simpler=True,
-        since=5,
         hypothesis="Issue a tile's global->shared copies as a fixed, unrolled count per thread from one address per "
         "tile, with the row test only in a tile that crosses N, instead of a strided loop whose trip count the "
         "compiler cannot see (each chunk its own 64-bit address, row test and branch): on the agent's N=8192 "
@@ -432,12 +397,10 @@ CATALOG: tuple[Lever, ...] = (
         "cp.async staging: fewer instructions there, a smaller share of the kernel. Bitwise identical.",
     ),
     Lever(
-        # session 9 (issue 9 item 2): the register relief that lets FA2's 128 x 64 tile on 4 warps build without
-        # spilling on sm_80/sm_90 (results/2026-11-30_cpu_build_checks/pv_slab_experiment.txt); since=6, the
-        # version current when it was added
+        # the register relief that lets FA2's 128 x 64 tile on 4 warps build without spilling on sm_80/sm_90
+        # (results/2026-11-30_cpu_build_checks/pv_slab_experiment.txt)
         name="pv_slab", sets={"pv_slab": "on"}, targets=("issue_latency_chain", "tensor_bound", "occupancy_limited"),
         requires={"compute": ("mma",), "pipeline": ("off",), "kv_overlap": ("off",)}, predicted=(0.97, 1.06),
-        since=6,
         hypothesis="Make P and multiply it into O one 16-key slab at a time instead of packing the whole key block's "
         "P first, and mask each score against one per-row limit: in a warp with two m16 tiles at D=128, O's 128 "
         "accumulators, S and the block's packed P are live together and ptxas spills (128 x 64 on 4 warps: 16-120 B); "
@@ -447,9 +410,9 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         # no diagnosis names an MUFU-bound kernel yet (the profile reads no XU pipe): the band is the H200's guess for an
-        # issue-bound kernel, below t_keep, so the agent ranks it last and the margin table measures it (since=5 as above)
+        # issue-bound kernel, below t_keep, so the agent ranks it last and the margin table measures it
         name="exp_poly_quarter", sets={"exp_poly": "quarter"}, targets=("tensor_bound",),
-        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.9, 1.02), since=5,
+        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.9, 1.02),
         hypothesis="Compute one in four of P's exponentials by a cubic on the FMA pipe (round to an integer with the "
         "1.5 x 2^23 shifter, 2^f by Horner, 2^j into the exponent field) instead of MUFU.EX2, which issues at a quarter "
         "of the FMA rate (FlashAttention-4's trade on Blackwell): relief for a kernel whose MUFU pipe saturates (the RTX "
@@ -458,9 +421,43 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="exp_poly_half", sets={"exp_poly": "half"}, targets=("tensor_bound",),
-        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.85, 1.02), since=5,
+        requires={"compute": TENSOR, "exp": ("ex2",)}, predicted=(0.85, 1.02),
         hypothesis="Half of P's exponentials by the cubic on the FMA pipe (see exp_poly_quarter): twice the relief of "
         "the MUFU pipe and twice the FMA/ALU instructions.",
+    ),
+    Lever(
+        name="ws_mainloop",
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "on", "bc": 128,
+              "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2, "copies": "loop", "exp_poly": "off",
+              "min_ctas": 0, "split_kv": 1, "persistent": "off"},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)},
+        predicted=(0.92, 1.1),
+        hypothesis="FlashAttention-3's mainloop as one move (kernel_src/mainloop_sm90_ws.cuh): a producer warpgroup "
+        "issues K and V by TMA on separate full/empty pipelines and keeps 24 registers, the two consumer warpgroups "
+        "take 240 each (setmaxnreg), so the key tile grows to 128 without spilling; QK^T of block j is issued with "
+        "PV of block j-1 and the softmax of j runs under that PV (wgmma.wait_group 1), and the two warpgroups take "
+        "the tensor cores in turns. Each part alone lost on the H200 (the overlap 0.953, the turns 0.992 at causal "
+        "N16384 bf16) and together they won (1.088 over the overlap alone); from the arm 1.048 at N8192 fp16, 0.926 "
+        "at causal N16384 bf16 (results/2026-12-01_h200_ws_mainloop). Costs the arm's second CTA/SM.",
+    ),
+    Lever(
+        name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
+        requires={"mainloop": ("ws",), "bc": (128,)}, predicted=(0.97, 1.12),
+        hypothesis="The warp-specialised mainloop's key tile at 176 (FlashAttention-3's non-causal D=128 tile): "
+        "fewer, longer blocks, so each block's fixed cost (waits, the max and its shuffles, the turns) is spread over "
+        "more keys; S 88 + P 44 + O 64 registers of the consumers' 240, no spill. H200 1.098 over BC 128 at causal "
+        "N16384 bf16; about even at N8192 fp16 without the lazy rescale, 1.02 with it (results/2026-12-01_h200_ws_mainloop).",
+    ),
+    Lever(
+        name="ws_three_warpgroups", sets={"warps": 12, "br": 192, "pingpong": "off"},
+        targets=("issue_bound", "issue_latency_chain", "tensor_bound"), requires={"mainloop": ("ws",), "warps": (8,)},
+        predicted=(0.85, 1.25),
+        hypothesis="Three consumer warpgroups (BR 192, FlashAttention-3's D=64 tile) beside the producer: at D=64 "
+        "O is 32 registers, so S, P and O of a 128-key block fit the 160 each warpgroup gets, and a third warpgroup's "
+        "softmax overlaps the other two's GEMMs without turns (which take two). H200 at D=64 N8192 fp16: 1.240 over "
+        "the arm, about 1.22 over two warpgroups; at D=128 the same tile spills (S 64 + O 64 + P 32 of 160) and is "
+        "not worth building (results/2026-12-01_h200_ws_mainloop).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
@@ -470,9 +467,17 @@ CATALOG: tuple[Lever, ...] = (
 )
 
 BY_NAME = {lv.name: lv for lv in CATALOG}
-# The catalog as it stood when runs did not yet record theirs (results/2026-11-30_h200_run2):
-# a replay of such a recording searches exactly these.
-FIRST_CATALOG = ("tensor_cores", "swizzle", "padding", "cp_async", "exp2", "narrow_kv_tile", "wide_kv_tile", "tall_q_tile")
+
+
+def catalog_for(policy: Policy | None = None) -> tuple[Lever, ...]:
+    """The catalog as the agent of `policy` reads it: for the current policy (or None) CATALOG itself;
+    for an earlier one the catalog it searched, rebuilt from the catalog's history (agent.replay.catalog),
+    so that its recorded runs replay with the levers, preconditions and reliefs they ran with."""
+    if policy is None or policy == CURRENT:
+        return CATALOG
+    from .replay.catalog import as_read_by
+
+    return as_read_by(policy)
 
 
 def get(name: str) -> Lever:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+from functools import singledispatchmethod
 
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from . import events as ev
+
 
 class Reporter:
-    """`with Reporter(console, budget) as say: say("kept", ...)`: a line per event above a
-    progress bar counting experiments against the budget."""
+    """`with Reporter(console, budget) as say: say(Kept(...))`: a line per event above a progress bar
+    counting experiments against the budget."""
 
     def __init__(self, console: Console, budget: int):
         self.console, self.budget = console, budget
@@ -31,85 +34,117 @@ class Reporter:
     def _line(self, text: str) -> None:
         self.progress.console.print(text)
 
-    def say(self, event: str, **d) -> None:
-        p, task = self.progress, self.task
-        if event == "run":
-            dev = d["device"]
-            self._line(f"[bold]run {d['run_id']}[/] on {dev.name} ({dev.arch}, {dev.sm_count} SMs, "
-                       f"{dev.limits.smem_per_block_optin // 1024} KB smem/block opt-in), problem {d['shape'].key()}"
-                       + (f", strategy {d['strategy']}" if d.get("strategy") else ""))
-        elif event == "phase":
-            p.update(task, description=d["text"])
-        elif event == "line":
-            self._line(d["text"])
-        elif event == "warn":
-            self._line(f"[yellow]warning:[/] {d['text']}")
-        elif event == "diagnosis":
-            diag = d["diagnosis"]
-            self._line(f"  diagnosis of {d['knobs'].label()}: " + (f"[cyan]{diag.label}[/] - {diag.summary}" if diag else d["why"]))
-        elif event == "aa":
-            ms = ", ".join(f"{m:.5f}" for m in d["margins"])
-            self._line(f"  A/A null margins {ms}: t_noise {d['t_noise']:.4%}, t_keep {d['t_keep']:.5f} "
-                       f"({d.get('source', '')})" + (f"; ceiling {d['ceiling']:.1f} TFLOP/s" if d.get("ceiling") else ""))
-        elif event == "experiment":
-            name = d["lever"]
-            p.update(task, description=f"#{d['seq']} {d['kind']} {name}: {d['cand'].label() if d['cand'] else 'invalid'}")
-            band = d.get("predicted")
-            pred = f"predicted {band[0]:.2f}-{band[1]:.2f}" if band else "no prediction"
-            prior = d.get("prior")
-            seen = f" (measured {prior['margin']:.4f} on this kernel in run {prior['run_id']})" if prior else ""
-            what = f" -> {d['cand'].label()}" if d.get("cand") is not None and d["kind"] in ("sample", "compound") else ""
-            self._line(f"[bold]#{d['seq']}[/] {d['kind']} [bold]{name}[/] on {d['base'].label()}{what}, {pred}{seen}")
-        elif event == "ranking":
-            if len(d["proposals"]) > 1 or d["proposals"][0].move.kind != "sample":
-                for i, prop in enumerate(d["proposals"]):
-                    band = prop.predicted
-                    b = f"{band[0]:.2f}-{band[1]:.2f}" if band else "-"
-                    self._line(f"  {'->' if i == 0 else '  '} {b:>9}  {escape(prop.rationale)}")
-        elif event == "remaining":
-            self._line("not worth a measurement:")
-            for name, why in d["items"]:
-                self._line(f"  {name}: {escape(why)}")
-        elif event == "kept":
-            self._line(f"  [green]KEPT[/] margin {d['margin']:.4f}, {d['tflops']:.1f} TFLOP/s")
-            if d.get("diagnosis") is not None:
-                self._line(f"  diagnosis now [cyan]{d['diagnosis'].label}[/] - {d['diagnosis'].summary}")
-            elif d.get("why"):
-                self._line(f"  no diagnosis: {d['why']}")
-            if d.get("rescreens"):
-                self._line(f"  conditions changed: re-screening {', '.join(d['rescreens'])} first")
-            p.advance(task)
-        elif event == "rejected":
-            m = f" margin {d['margin']:.4f}" if d.get("margin") else ""
-            self._line(f"  [red]{d['outcome'].value}[/]{m}: {d['detail']}")
-            p.advance(task)
-        elif event in ("anchor", "comparator"):
-            r = d["result"]
-            if r is None:
-                self._line(f"  {event}: measurement failed")
-            elif event == "anchor":
-                self._line(f"[bold]re-anchor[/] {r['tflops_cand']:.1f} TFLOP/s vs seed {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
-                if d.get("reanchor"):
-                    self._line(f"  {d['reanchor'].text}")
-            else:
-                self._line(f"[bold]SDPA flash[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
-        elif event == "done":
-            self._line(f"stopped: {d['status']} ({d['reason']})")
-            sm = d.get("summary") or {}
-            if sm.get("experiments"):
-                med = f"{sm['median_seconds']:.0f} s" if sm.get("median_seconds") is not None else "n/a"
-                bands = (f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band"
-                         if sm["banded"] else "predictions: none (this strategy predicts no band)")
-                self._line(f"{bands}; median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
-            sp = sm.get("speculation")
-            if sp and sp.get("discarded"):
-                self._line(f"{sp['measured']} evaluation(s) measured against a superseded best were discarded "
-                           f"({sp['discarded'] - sp['measured']} more dropped before they started); none counted")
-            if sm.get("final_tflops"):
-                sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
-                        f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")
-                self._line(f"[bold]summary[/]: seed {sm['seed_tflops']:.1f} -> final {sm['final_tflops']:.1f} TFLOP/s in the "
-                           f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
+    @singledispatchmethod
+    def say(self, event: ev.Event) -> None:
+        raise TypeError(f"no rendering of {type(event).__name__}")
+
+    @say.register
+    def _(self, e: ev.RunStarted) -> None:
+        dev = e.device
+        self._line(f"[bold]run {e.run_id}[/] on {dev.name} ({dev.arch}, {dev.sm_count} SMs, "
+                   f"{dev.limits.smem_per_block_optin // 1024} KB smem/block opt-in), problem {e.shape.key()}"
+                   + (f", strategy {e.strategy}" if e.strategy else ""))
+
+    @say.register
+    def _(self, e: ev.Phase) -> None:
+        self.progress.update(self.task, description=e.text)
+
+    @say.register
+    def _(self, e: ev.Line) -> None:
+        self._line(e.text)
+
+    @say.register
+    def _(self, e: ev.Warn) -> None:
+        self._line(f"[yellow]warning:[/] {e.text}")
+
+    @say.register
+    def _(self, e: ev.Diagnosed) -> None:
+        diag = e.diagnosis
+        self._line(f"  diagnosis of {e.knobs.label()}: " + (f"[cyan]{diag.label}[/] - {diag.summary}" if diag else e.why))
+
+    @say.register
+    def _(self, e: ev.NullMeasured) -> None:
+        ms = ", ".join(f"{m:.5f}" for m in e.margins)
+        self._line(f"  A/A null margins {ms}: t_noise {e.t_noise:.4%}, t_keep {e.t_keep:.5f} "
+                   f"({e.source})" + (f"; ceiling {e.ceiling:.1f} TFLOP/s" if e.ceiling else ""))
+
+    @say.register
+    def _(self, e: ev.ExperimentStarted) -> None:
+        self.progress.update(self.task, description=f"#{e.seq} {e.move_kind} {e.lever}: "
+                                                    f"{e.cand.label() if e.cand else 'invalid'}")
+        band = e.predicted
+        pred = f"predicted {band[0]:.2f}-{band[1]:.2f}" if band else "no prediction"
+        seen = f" (measured {e.prior['margin']:.4f} on this kernel in run {e.prior['run_id']})" if e.prior else ""
+        what = f" -> {e.cand.label()}" if e.cand is not None and e.move_kind in ("sample", "compound") else ""
+        self._line(f"[bold]#{e.seq}[/] {e.move_kind} [bold]{e.lever}[/] on {e.base.label()}{what}, {pred}{seen}")
+
+    @say.register
+    def _(self, e: ev.Ranked) -> None:
+        if len(e.proposals) > 1 or e.proposals[0].move.kind != "sample":
+            for i, prop in enumerate(e.proposals):
+                band = prop.predicted
+                b = f"{band[0]:.2f}-{band[1]:.2f}" if band else "-"
+                self._line(f"  {'->' if i == 0 else '  '} {b:>9}  {escape(prop.rationale)}")
+
+    @say.register
+    def _(self, e: ev.Remaining) -> None:
+        self._line("not worth a measurement:")
+        for name, why in e.items:
+            self._line(f"  {name}: {escape(why)}")
+
+    @say.register
+    def _(self, e: ev.Kept) -> None:
+        self._line(f"  [green]KEPT[/] margin {e.margin:.4f}, {e.tflops:.1f} TFLOP/s")
+        if e.diagnosis is not None:
+            self._line(f"  diagnosis now [cyan]{e.diagnosis.label}[/] - {e.diagnosis.summary}")
+        elif e.why:
+            self._line(f"  no diagnosis: {e.why}")
+        if e.rescreens:
+            self._line(f"  conditions changed: re-screening {', '.join(e.rescreens)} first")
+        self.progress.advance(self.task)
+
+    @say.register
+    def _(self, e: ev.Rejected) -> None:
+        m = f" margin {e.margin:.4f}" if e.margin else ""
+        self._line(f"  [red]{e.outcome.value}[/]{m}: {e.detail}")
+        self.progress.advance(self.task)
+
+    @say.register
+    def _(self, e: ev.Anchored) -> None:
+        r = e.result
+        if r is None:
+            self._line("  anchor: measurement failed")
+            return
+        self._line(f"[bold]re-anchor[/] {r['tflops_cand']:.1f} TFLOP/s vs seed {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
+        if e.reanchor:
+            self._line(f"  {e.reanchor.text}")
+
+    @say.register
+    def _(self, e: ev.Compared) -> None:
+        r = e.result
+        if r is None:
+            self._line("  comparator: measurement failed")
+            return
+        self._line(f"[bold]SDPA flash[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
+
+    @say.register
+    def _(self, e: ev.Done) -> None:
+        self._line(f"stopped: {e.status} ({e.reason})")
+        sm = e.summary or {}
+        if sm.get("experiments"):
+            med = f"{sm['median_seconds']:.0f} s" if sm.get("median_seconds") is not None else "n/a"
+            bands = (f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band"
+                     if sm["banded"] else "predictions: none (this strategy predicts no band)")
+            self._line(f"{bands}; median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
+        sp = sm.get("speculation")
+        if sp and sp.get("discarded"):
+            self._line(f"{sp['measured']} evaluation(s) measured against a superseded best were discarded "
+                       f"({sp['discarded'] - sp['measured']} more dropped before they started); none counted")
+        if sm.get("final_tflops"):
+            sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
+                    f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")
+            self._line(f"[bold]summary[/]: seed {sm['seed_tflops']:.1f} -> final {sm['final_tflops']:.1f} TFLOP/s in the "
+                       f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
 
 
 def _v(x, spec: str = "") -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from store import queries as q
 
-from .loop import run_summary
+from .summary import run_summary
 
 COLOURS = {"KEPT": "#2a9d3c", "SLOWER": "#c0392b", "NULL": "#d4a017", "WRONG": "#7d3c98"}
 

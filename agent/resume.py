@@ -1,9 +1,9 @@
-"""`run --resume`: continue an interrupted run from its last finished experiment (issue 11).
+"""`run --resume`: continue an interrupted run from its last finished experiment.
 
 Everything the loop decides from lives in the database: the run's options, problem, seed and nulls
 (runs), each finished experiment's move, base, outcome, margin and compiler figures, each keep's
 diagnosis and attributes (experiments, measurements, diagnoses) and the shelf. `restore` reads them
-back into the loop's own variables (agent.loop.Progress) and the loop goes on as if it had never
+back into the loop's own variables (agent.state.Progress) and the loop goes on as if it had never
 stopped; the experiment that was in flight is not counted (store.queries.interrupt_run) and is run
 again under its number.
 
@@ -26,8 +26,11 @@ from store import queries as q
 
 from . import levers as catalog
 from . import strategies
-from .loop import LATER_SETTINGS, Noise, Progress, SearchError, SearchOptions, _renoise_due, guarded
+from .events import RunStarted, Say, quiet
+from .loop import guarded
+from .replay.settings import LATER_SETTINGS
 from .shelf import conditions
+from .state import Noise, Progress, Run, SearchError, SearchOptions, renoise_due
 from .strategies.base import Move, State, Trial
 
 RESUMABLE = ("interrupted", "error")
@@ -75,7 +78,7 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
     if not noises:
         p.conds = conditions(attrs, diag.label if diag else None).model_dump()
         return p
-    replays = strategy.name in ("random", "tpe")
+    replays = strategy.draws
     aa_seen, tail_from, last = 0, seed_row["id"], None
     for r in rows:
         if r["kind"] == "aa_null":
@@ -121,12 +124,17 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
             p.since_keep += 1
     p.best, p.diag = best, diag
     p.conds = conditions(best_attrs, diag.label if diag else None).model_dump()
-    # what came after the last finished experiment: the keep's own steps, then the closing ones
-    tail = [r for r in rows if r["id"] > tail_from]
+    _owed(p, [r for r in rows if r["id"] > tail_from], last, o)
+    return p
+
+
+def _owed(p: Progress, tail: list[dict], last: dict | None, o: SearchOptions) -> None:
+    """From what came after the last finished experiment (`tail`): the steps of its keep still owed, and
+    the closing steps already recorded."""
     periodic = False
     if last is not None and last["outcome"] == "KEPT" and not o.screen:
         periodic = bool(o.reanchor_every and len(p.links) % o.reanchor_every == 0)
-        if not any(r["kind"] == "aa_null" for r in tail) and _renoise_due(o, noises[-1], p.last_paired or {}):
+        if not any(r["kind"] == "aa_null" for r in tail) and renoise_due(o, p.noise, p.last_paired or {}):
             p.owed.add("renoise")
         if periodic and not any(r["kind"] == "reanchor" for r in tail):
             p.owed.add("reanchor")
@@ -134,25 +142,25 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
         p.final_done.add("final_reanchor")
     if any(r["kind"] == "comparator" for r in tail):
         p.final_done.add("comparator")
-    return p
 
 
-def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say=lambda *a, **k: None) -> int:
+def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say: Say = quiet) -> int:
     """Continue an interrupted run (default: the latest) with its own options on `bench`; returns its id."""
     run = pick(db, run_id)
     rid = run["id"]
     # a setting the run's options lack is one it ran without (what a replay of it answers with)
     o = SearchOptions(**{**LATER_SETTINGS, **run["options"]["search"]})
-    if o.strategy == "ladder":
-        raise SearchError("the ladder strategy is kept to replay recorded runs; its runs cannot be resumed")
     strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # the agent it ran with
+    if not strategy.resumable:
+        raise SearchError(f"the {o.strategy} strategy is kept to replay recorded runs; its runs cannot be resumed")
     dev = bench.device()
     if dev.name != run["gpu_name"]:
         raise SearchError(f"run {rid} was measured on {run['gpu_name']}; resume it on that GPU, not {dev.name}")
     in_use = tuple(lv for lv in catalog.CATALOG if lv.name not in o.exclude)
     progress = restore(db, run, o, strategy, bench, in_use, dev.limits)  # refuses before the run is touched
     q.claim_run(db, rid, after_seq=progress.done)
-    say("run", run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy)
-    return guarded(bench, db, rid, dev, Shape(**run["problem"]), Knobs.parse(run["seed_knobs"]),
-                   Path(artifacts) / f"run-{rid}", o, strategy, say, progress)
+    say(RunStarted(run_id=rid, device=dev, shape=Shape(**run["problem"]), strategy=o.strategy))
+    return guarded(Run(bench=bench, db=db, run_id=rid, dev=dev, shape=Shape(**run["problem"]),
+                       seed=Knobs.parse(run["seed_knobs"]), artifacts=Path(artifacts) / f"run-{rid}", o=o,
+                       strategy=strategy, say=say), progress)
 

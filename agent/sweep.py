@@ -13,6 +13,7 @@ from functools import partial
 from experiments.problem import Shape, c1_shapes
 
 from . import levers as catalog
+from .events import Phase, Say, quiet
 from .strategies.base import sample_valid, space
 
 
@@ -28,11 +29,11 @@ def draw(n: int, rng_seed: int, shape: Shape, limits, seed_knobs) -> list:
     return out
 
 
-def sweep(bench, shape: Shape, configs: list, say=lambda *a, **k: None) -> list[dict]:
+def sweep(bench, shape: Shape, configs: list, say: Say = quiet) -> list[dict]:
     """One row per configuration, fastest first: its compiler figures, C1 verdict, and its rate
     against SDPA flash's in one paired measurement (`vs_sdpa` > 1: faster than SDPA). A cluster
     bench (agent.distributed, `--gpus`) times the configurations on all its GPUs at once."""
-    say("phase", text=f"building {len(configs)} configurations in one ninja call")
+    say(Phase(text=f"building {len(configs)} configurations in one ninja call"))
     figs = bench.static(configs)
     rows, todo = {}, []  # config index -> row, so untimed rows keep the draw order as before
     for i, k in enumerate(configs):
@@ -45,14 +46,15 @@ def sweep(bench, shape: Shape, configs: list, say=lambda *a, **k: None) -> list[
         else:
             todo.append((i, (k, row)))
     timed = partial(timed_row, shape=shape)
-    if hasattr(bench, "map"):
-        say("phase", text=f"timing {len(todo)} configurations on {len(bench.workers)} GPUs: {', '.join(bench.workers)}")
-        got = bench.map(timed, [it for _, it in todo], knobs_of=lambda it: [it[0]],
+    fan = bench.fan_out()
+    if fan is not None:
+        say(Phase(text=f"timing {len(todo)} configurations on {len(fan.workers)} GPUs: {', '.join(fan.workers)}"))
+        got = fan.map(timed, [it for _, it in todo], knobs_of=lambda it: [it[0]],
                         on_death=lambda it, why: {**it[1], "status": "CRASH", "detail": f"its worker died twice: {why}"})
         rows.update(zip([i for i, _ in todo], got))
     else:
         for n, (i, item) in enumerate(todo):
-            say("phase", text=f"{n + 1}/{len(todo)} {item[0].label()}")
+            say(Phase(text=f"{n + 1}/{len(todo)} {item[0].label()}"))
             rows[i] = timed(bench, item)
     return sorted((rows[i] for i in sorted(rows)), key=lambda r: -(r.get("vs_sdpa") or 0))
 

@@ -1,14 +1,25 @@
 """The one place an experiment is written: its prediction before anything is measured, then its
-outcome, measurements, diagnosis and shelf entry in one transaction (store.queries)."""
+outcome, measurements, diagnosis and shelf entry in one transaction (store.queries); and the
+profile of a kernel diagnosed into the row the store keeps."""
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from experiments.outcome import Outcome
+from experiments.problem import c1_shapes
 from kernel_src.knobs import KnobError, Knobs
+from profiler.diagnosis import Diagnosis, diagnose, metrics_from_row
+from profiler.ncu import parse_raw_csv
 from store import queries as q
 
 from . import levers as catalog
+from .bench_protocol import FanOut
+from .events import Diagnosed, ExperimentStarted, Kept, Phase, Rejected, Warn
+from .policy import policy
+from .state import Run, SearchError
 from .strategies.base import Proposal
 
 
@@ -61,19 +72,69 @@ def _hypothesis(p: Proposal, prior: dict | None) -> str:
     return text
 
 
-def evaluate_ahead(bench, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
-    """Independent evaluations handed to the bench at once: a cluster bench (agent.distributed)
-    starts them on its workers and `run_trial` later takes each answer in the loop's own order; a
-    one-GPU bench has no `submit` and measures each when it is asked."""
-    submit = getattr(bench, "submit", None)
-    if submit is None:
+def seed_step(run: Run) -> tuple[dict, Diagnosis | None]:
+    """The seed must be correct before anything is timed against it; returns its attributes and diagnosis."""
+    bench, seed = run.bench, run.seed
+    run.say(Phase(text=f"building and checking the seed {seed.label()}"))
+    built = bench.build([seed])[seed.key()]
+    if not built.ok:
+        raise SearchError(f"the seed {seed.label()} does not compile:\n{built.log[-1500:]}")
+    job = bench.check(seed, c1_shapes(run.shape, seed) + [run.shape])
+    res = job.value("check")
+    if job.status != "ok" or not res or not res["ok"]:
+        raise SearchError(f"the seed {seed.label()} fails its correctness tier ({job.status}): "
+                          f"{json.dumps(res)[:600] if res else job.stderr[-600:]}")
+    attrs = bench.attributes(seed)
+    diag, drow, why = diagnose_profile(bench, seed, run.dev.arch, run.artifacts, "seed", run.o.agent_version)
+    if diag is None:
+        run.say(Warn(text=f"no diagnosis: {why}; levers are ranked by the compiler's figures and predicted gain"))
+    q.record_experiment(run.db, run.run_id, kind="seed", lever=None, knob_key=seed.key(), knobs=seed, outcome=None,
+                        detail="seed built, C1 and C2 passed",
+                        measurements=[{"kind": "c2", "ok": True, "payload": res},
+                                      {"kind": "build", "ok": True, "payload": {"attributes": attrs, "log": built.log[-4000:]}}],
+                        diagnosis=drow)
+    run.say(Diagnosed(knobs=seed, diagnosis=diag, why=why))
+    return attrs, diag
+
+
+def diagnose_profile(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str,
+                     agent_version: int | None = None) -> tuple[Diagnosis | None, dict | None, str]:
+    """Profile with ncu and diagnose with the rules of policy `agent_version` (None: the current one), so a
+    replay labels each profile as its recorded run did; (None, None, why) when there is no profile."""
+    rec = bench.profile(knobs)
+    if rec.csv is None:
+        return None, None, rec.error or "no profile"
+    rows = parse_raw_csv(rec.csv)
+    if not rows:
+        return None, None, "ncu printed no kernel row"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    path = artifacts / f"ncu_{tag}_{knobs.key()}.csv"
+    path.write_text(rec.csv)
+    d = diagnose(metrics_from_row(rows[0], arch), tiles_per_warp=max(1, knobs.br // (16 * knobs.warps)),
+                 issue_bound=policy(agent_version).diagnose_issue_bound)
+    row = {"label": d.label, "summary": d.summary, "metrics": d.model_dump(mode="json"), "knob_key": knobs.key(),
+           # integer columns; the unrounded achieved values stay in `metrics`
+           "registers": _int(d.registers), "smem_per_cta": _int(d.smem_per_cta), "ctas_per_sm": _int(d.ctas_per_sm),
+           "warps_per_sm": _int(d.warps_per_sm), "limiter": d.occupancy_limiter,
+           "ncu_csv": str(path.relative_to(artifacts.parent))}  # relative to <db>_artifacts/
+    return d, row, ""
+
+
+def _int(x: float | None) -> int | None:
+    return None if x is None else round(x)
+
+
+def evaluate_ahead(fan: FanOut, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
+    """Independent evaluations handed to a cluster bench (agent.distributed) at once: it starts them
+    on its workers and `run_trial` later takes each answer in the loop's own order."""
+    if not proposals:
         return
     cands = []
     for p in proposals:
         cand, _ = _candidate(p, best)
         if cand is not None:
             cands.append((cand, len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler))
-    submit(best, cands, **gate)
+    fan.submit(best, cands, **gate)
 
 
 def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: Knobs, gate: dict, say,
@@ -87,8 +148,8 @@ def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: 
         lever=lever_name, base_key=best.key(), base_knobs=best, knob_key=cand.key() if cand else None, knobs=cand,
         hypothesis=_hypothesis(p, prior), predicted_lo=lo, predicted_hi=hi, move=list(p.move.levers),
         rationale=p.rationale, static=static)
-    say("experiment", seq=seq, budget=budget, kind=p.move.kind, lever=lever_name, base=best, cand=cand,
-        predicted=p.predicted, prior=prior, rationale=p.rationale)
+    say(ExperimentStarted(seq=seq, budget=budget, move_kind=p.move.kind, lever=lever_name, base=best, cand=cand,
+                          predicted=p.predicted, prior=prior, rationale=p.rationale))
     if cand is None:
         return TrialRecord(exp_id=exp_id, cand=None, ev=None,
                            fields={"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid})
@@ -99,6 +160,16 @@ def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: 
         fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
                                                  "tflops_base", "tflops_cand")})
     return TrialRecord(exp_id=exp_id, cand=cand, ev=ev, fields=fields)
+
+
+def outcome_event(seq: int, lever: str, t: TrialRecord) -> Kept | Rejected:
+    """What a person is told of an experiment's outcome where the keep changes nothing else (a screen,
+    a re-screen, a rejection)."""
+    p = t.paired or {}
+    if t.outcome is Outcome.KEPT:
+        return Kept(seq=seq, lever=lever, margin=p.get("margin"), tflops=p.get("tflops_cand"), outcome=t.outcome,
+                    detail=t.fields["detail"])
+    return Rejected(seq=seq, lever=lever, outcome=t.outcome, detail=t.fields["detail"], margin=p.get("margin"))
 
 
 def close_trial(db, t: TrialRecord, *, diagnosis: dict | None = None, shelf_conditions: dict | None = None,
@@ -131,5 +202,6 @@ def measurements(ev) -> list[dict]:
         out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
     if ev.job is not None and ev.job.status != "ok":
         out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
-                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr, "steps": ev.job.steps}})
+                    "payload": {"status": ev.job.status, "stderr": ev.job.stderr,
+                                "steps": [s.model_dump() for s in ev.job.steps]}})
     return out

@@ -51,8 +51,8 @@ def defect_battery(lab: Lab, *, t_keep: float, t_noise: float, bcs: tuple[int, .
                    names: tuple[str, ...] | None = None, control: bool = False) -> list[dict]:
     """Each defect evaluated against the correct kernel it was cut from, exactly as the search
     evaluates a candidate (C1 on that candidate's own tile tails and both input patterns, paired
-    timing with the re-check, C2 twice), at each key-block width in `bcs` (issue 11: an edge test
-    late by one is where the tile's tails are). `control`: a row per BC evaluating the correct
+    timing with the re-check, C2 twice), at each key-block width in `bcs` (an edge test late by
+    one is where the tile's tails are). `control`: a row per BC evaluating the correct
     kernel against itself, which must not be rejected (the new inputs must not fail correct kernels)."""
     names = tuple(names or DEFECTS)
     every = dict(arch=lab.limits.arch, dtypes=(lab.shape.dtype,), dims=(lab.shape.D,), causals=(False, True))

@@ -124,7 +124,7 @@ def cache_lock(cache_dir: Path, timeout: float):
     BuildError naming them. The lock lives in the open file, not in the file's existence: when the
     holder exits (SIGKILL included) the kernel releases it, so the file a dead process leaves behind
     holds nothing. (flock is per host: a cache on a network file system shared across hosts gets a
-    cache per host instead, README "Several GPUs".)"""
+    cache per host instead, docs/several-gpus.md.)"""
     path = Path(cache_dir) / LOCK
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

@@ -4,7 +4,7 @@ of the parent.
 The worker runs in its own session so that a hang is killed with everything it started; the cost
 is that a Ctrl-C at the terminal reaches only the parent, and a worker left behind keeps the GPU
 busy (and its timings) after the tool has exited. So the group is killed on the parent's way out
-too (issue 11)."""
+too."""
 from __future__ import annotations
 
 import ctypes
@@ -27,7 +27,7 @@ def die_with_parent(check_parent: bool = True) -> None:
     """Called first thing in a worker (and in the process ncu profiles): the kernel sends it SIGKILL
     when its parent dies, however the parent died. A SIGKILL of the tool reaches neither its Python
     handlers nor a worker in its own session, which then kept the GPU busy under the resumed run
-    (found by scripts/device_faults.py's dry run, session 5). If the parent named in the environment
+    (found by the GPU fault battery's dry run, scripts/device_faults.py). If the parent named in the environment
     is already gone, the worker exits at once. Linux only; elsewhere nothing changes."""
     if not sys.platform.startswith("linux"):
         return

@@ -22,7 +22,7 @@ DEFECTS: dict[str, tuple[int, str]] = {
     "no_tail_mask": (11, "keys past N are not masked: zero-filled rows score 0 instead of -inf"),
 }
 
-# Faults that end the worker rather than spoil its output (issue 11's GPU battery,
+# Faults that end the worker rather than spoil its output (the GPU fault battery,
 # scripts/device_faults.py): evaluated one at a time, never in DEFECTS, whose envelope job
 # (derive-tolerance) runs every defect in one process that a hang or a sticky fault would end.
 FAULTS: dict[str, tuple[int, str]] = {

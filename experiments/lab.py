@@ -19,23 +19,20 @@ from kernel_src.knobs import Knobs
 
 from .build import BuildResult, BuildSpec, build
 from .child import run_group
+from .job import (
+    Arm,
+    AttributesStep,
+    CeilingsStep,
+    CheckStep,
+    Job,
+    JobResult,
+    PairedStep,
+    Step,
+)
 from .outcome import Outcome
 from .problem import Shape, c1_patterns, c1_shapes
 
 _RESOURCE_WORDS = ("too many resources", "out of resources", "invalid argument", "shared memory")
-
-
-class JobResult(BaseModel):
-    status: str  # "ok" | "error" | "crash" | "timeout"
-    steps: list[dict]
-    stderr: str = ""
-
-    def step(self, tag: str) -> dict | None:
-        return next((s for s in self.steps if s.get("tag") == tag), None)
-
-    def value(self, tag: str) -> dict | None:
-        s = self.step(tag)
-        return s.get("result") if s else None
 
 
 class Evaluation(BaseModel):
@@ -101,10 +98,13 @@ class Lab:
         return b.library
 
     # ---- child processes -----------------------------------------------------------------
-    def run_job(self, steps: list[dict], timeout: float) -> JobResult:
+    def run_job(self, steps: list[Step], timeout: float) -> JobResult:
+        """The steps in one fresh child process (experiments.worker); a step given as a dict is
+        validated into its type first."""
+        spec = Job(steps=steps)
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
-            job.write_text(json.dumps({"steps": steps}))
+            job.write_text(spec.model_dump_json())
             rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout)
             status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
@@ -132,17 +132,15 @@ class Lab:
         `knobs`: the candidate's, whose tile sets the tails C1 checks. `replicate=False` stops at the
         first decision (a keep is then "replicate pending"): a cluster runs the replicate elsewhere."""
         lib_a, lib_b = base.library, cand.library
-        sd = self.shape.model_dump()
         shapes, patterns = c1_patterns(c1_shapes(self.shape, knobs))
         steps = [
-            {"do": "attributes", "tag": "attributes", "lib": lib_b, "shape": sd},
-            {"do": "check", "tag": "c1", "lib": lib_b, "shapes": [s.model_dump() for s in shapes], "inputs": patterns},
-            {"do": "paired", "tag": "paired", "stop_if_failed": True, "base": {"lib": lib_a}, "cand": {"lib": lib_b},
-             "shape": sd, "budget_s": self.budget_s, "l2": self.l2, "recheck": True},
+            AttributesStep(tag="attributes", lib=lib_b, shape=self.shape),
+            CheckStep(tag="c1", lib=lib_b, shapes=shapes, inputs=patterns),
+            PairedStep(tag="paired", stop_if_failed=True, base=Arm(lib=lib_a), cand=Arm(lib=lib_b), shape=self.shape,
+                       budget_s=self.budget_s, l2=self.l2, recheck=True),
             # C2 before a keep, run twice: the two outputs must agree bitwise
             # (a strictly simpler change is kept at any margin >= 1, so it needs C2 from there)
-            {"do": "check", "tag": "c2", "lib": lib_b, "shapes": [sd], "repeat": 2,
-             "if_margin_at_least": 1.0 if simpler else t_keep},
+            CheckStep(tag="c2", lib=lib_b, shapes=[self.shape], repeat=2, if_margin_at_least=1.0 if simpler else t_keep),
         ]
         job = self.run_job(steps, self._timeout())
         first = decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, simpler=simpler)
@@ -154,8 +152,8 @@ class Lab:
 
     def replicate_libraries(self, base: BuildResult, cand: BuildResult) -> JobResult:
         """The keep protocol's replicate: the pair again, in a fresh process."""
-        return self.run_job([{"do": "paired", "tag": "paired", "base": {"lib": base.library}, "cand": {"lib": cand.library},
-                             "shape": self.shape.model_dump(), "budget_s": self.budget_s, "l2": self.l2}], self._timeout())
+        return self.run_job([PairedStep(tag="paired", base=Arm(lib=base.library), cand=Arm(lib=cand.library),
+                                        shape=self.shape, budget_s=self.budget_s, l2=self.l2)], self._timeout())
 
     def replicate(self, base: Knobs, cand: Knobs) -> JobResult:
         """The replicate of a keep measured elsewhere (another GPU of a cluster), on this device."""
@@ -163,8 +161,7 @@ class Lab:
         return self.replicate_libraries(b[base.key()], b[cand.key()])
 
     def attributes(self, knobs: Knobs) -> dict:
-        job = self.run_job([{"do": "attributes", "tag": "attributes", "lib": self.library(knobs),
-                             "shape": self.shape.model_dump()}], 120)
+        job = self.run_job([AttributesStep(tag="attributes", lib=self.library(knobs), shape=self.shape)], 120)
         if job.status != "ok":
             raise RuntimeError(f"could not read attributes of {knobs.label()}: {job.stderr[-500:]}")
         return job.value("attributes")
@@ -172,22 +169,21 @@ class Lab:
     def check(self, knobs: Knobs, shapes: list[Shape]) -> JobResult:
         """The shapes on N(0,1) inputs, and the reduced ones again on masked-dominant inputs."""
         shapes, patterns = c1_patterns(shapes)
-        return self.run_job([{"do": "check", "tag": "check", "lib": self.library(knobs),
-                              "shapes": [s.model_dump() for s in shapes], "inputs": patterns}], self._timeout())
+        return self.run_job([CheckStep(tag="check", lib=self.library(knobs), shapes=shapes, inputs=patterns)],
+                            self._timeout())
 
     def paired(self, base: dict, cand: dict) -> JobResult:
         """base/cand: {"knobs": Knobs} or {"sdpa": backend}."""
-        arm = lambda a: {"lib": self.library(a["knobs"])} if "knobs" in a else {"sdpa": a["sdpa"]}
-        return self.run_job([{"do": "paired", "tag": "paired", "base": arm(base), "cand": arm(cand),
-                              "shape": self.shape.model_dump(), "budget_s": self.budget_s, "l2": self.l2}],
-                            self._timeout())
+        arm = lambda a: Arm(lib=self.library(a["knobs"])) if "knobs" in a else Arm(sdpa=a["sdpa"])
+        return self.run_job([PairedStep(tag="paired", base=arm(base), cand=arm(cand), shape=self.shape,
+                                        budget_s=self.budget_s, l2=self.l2)], self._timeout())
 
     def ceilings(self, dtype: str) -> dict:
         spec = BuildSpec(knobs=Knobs(), arch=self.limits.arch, source="mma_peak.cu")
         b = build([spec], self.cache_dir / "build", jobs=self.jobs)[spec.key()]
         if not b.ok:
             raise RuntimeError(f"the mma.sync ceiling microbenchmark does not build:\n{b.log[-1500:]}")
-        job = self.run_job([{"do": "ceilings", "tag": "ceilings", "dtype": dtype, "mma_lib": b.library}], 600)
+        job = self.run_job([CeilingsStep(tag="ceilings", dtype=dtype, mma_lib=b.library)], 600)
         if job.status != "ok":
             raise RuntimeError(f"measuring the ceilings failed ({job.status}): {job.stderr[-800:]}")
         return job.value("ceilings")
@@ -220,15 +216,15 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
     ev = Evaluation(outcome=Outcome.CRASH, detail="", build=built, attributes=job.value("attributes"),
                     c1=job.value("c1"), paired=job.value("paired"), c2=job.value("c2"), job=job,
                     confirm_job=confirm_job, confirm=confirm_job.value("paired") if confirm_job else None)
-    failed = next((s for s in job.steps if "error" in s), None)
+    failed = next((s for s in job.steps if s.error is not None), None)
     if job.status == "timeout":
         ev.outcome, ev.detail = Outcome.TIMEOUT, f"child process exceeded its deadline during {_last_tag(job)}"
         return ev
     if failed is not None:
-        err = failed["error"]
+        err = failed.error
         resource = "launch" in err and any(w in err.lower() for w in _RESOURCE_WORDS)
         ev.outcome = Outcome.RESOURCE_FAIL if resource else Outcome.CRASH
-        ev.detail = f"{failed['tag']}: {err[:300]}"
+        ev.detail = f"{failed.tag}: {err[:300]}"
         return ev
     if job.status == "crash":
         ev.outcome, ev.detail = Outcome.CRASH, f"child process died during {_last_tag(job)}: {job.stderr[-300:]}"
@@ -264,7 +260,7 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
             ev.outcome, ev.detail = Outcome.CRASH, f"the replicate run failed ({confirm_job.status}): {confirm_job.stderr[-200:]}"
         else:
             # the replicate is judged with the t_keep of the device that measured it: the run's own,
-            # or (another Dask worker, issue 13) that worker's, named in the detail
+            # or (another Dask worker) that worker's, named in the detail
             c = ev.confirm["margin"]
             rk = replicate.get("t_keep", t_keep) if replicate is not None else t_keep
             w = replicate["worker"] if replicate is not None else None
@@ -291,7 +287,7 @@ def decide(job: JobResult, built: BuildResult, *, t_keep: float, t_noise: float,
 
 
 def _last_tag(job: JobResult) -> str:
-    done = {s.get("tag") for s in job.steps}
+    done = {s.tag for s in job.steps}
     for tag in ("attributes", "c1", "paired", "c2"):
         if tag not in done:
             return tag

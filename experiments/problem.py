@@ -73,15 +73,24 @@ def c1_shapes(target: Shape, knobs=None) -> list[Shape]:
 
 
 def tile_ns(br: int, bc: int) -> list[int]:
-    """Where an off-by-one in a tile's edge tests lives (issue 11): one key short of a key block,
+    """Where an off-by-one in a tile's edge tests lives: one key short of a key block,
     exactly one, one past it (a block of a single real key); one query row short of and past two
     query tiles; and a single short key block. The five fixed N above never hit N = -1 mod BC for
     BC in {16, 32, 64, 128}."""
     return list(dict.fromkeys([bc - 1, bc, bc + 1, 2 * br - 1, 2 * br + 1, bc // 2 + 1]))
 
 
+# experiments.tier.HOSTILE (kept here too: problem.py imports nothing of torch), drawn on the reduced shapes
+# of at least HOSTILE_MIN_N rows, which span two key blocks or more at every BC up to 64
+HOSTILE = ("rising", "sink", "late_jump", "large_qk", "large_v", "zero_q")
+HOSTILE_MIN_N = 128
+
+
 def c1_patterns(shapes: list[Shape]) -> tuple[list[Shape], list[str]]:
     """Every reduced shape on N(0,1) inputs, then again on inputs where a key that should be masked
-    dominates its row (experiments.tier.PATTERNS)."""
+    dominates its row, then the first three reduced shapes of HOSTILE_MIN_N rows or more on each of the
+    hostile patterns (experiments.tier.PATTERNS)."""
     small = [s for s in shapes if s.N <= REDUCED_N]
-    return shapes + small, ["normal"] * len(shapes) + ["masked_dominant"] * len(small)
+    hostile = [s for s in small if s.N >= HOSTILE_MIN_N][:3]
+    return (shapes + small + [s for s in hostile for _ in HOSTILE],
+            ["normal"] * len(shapes) + ["masked_dominant"] * len(small) + [p for _ in hostile for p in HOSTILE])

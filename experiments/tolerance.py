@@ -12,6 +12,7 @@ import itertools
 import math
 import statistics
 
+from .job import EnvelopeStep
 from .problem import Shape
 
 ENVELOPE_N = (1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 96, 127, 128, 129, 191, 200, 255, 256, 257, 333, 384,
@@ -29,8 +30,8 @@ def envelope() -> list[Shape]:
                                                               ENVELOPE_N, ENVELOPE_BHK)]
 
 
-def run_envelope(step: dict) -> dict:
-    """Worker side: every library of step["libs"] (name -> path) on every configuration, fresh
+def run_envelope(step: EnvelopeStep) -> dict:
+    """Worker side: every library of step.libs (name -> path) on every configuration, fresh
     inputs per configuration, outputs NaN-poisoned, read after a sync of the caller's stream only."""
     import torch
 
@@ -38,13 +39,12 @@ def run_envelope(step: dict) -> dict:
 
     from .tier import LSE_TOL, TOL_ABS, TOL_FACTOR, _run_poisoned, max_abs, random_inputs, reference
 
-    libs = {name: KernelLib(path) for name, path in step["libs"].items()}
-    pairs = step.get("bitwise_pairs", [])  # (a, b): a lever that promises the same bits as its off setting
+    libs = {name: KernelLib(path) for name, path in step.libs.items()}
+    pairs = step.bitwise_pairs  # (a, b): a lever that promises the same bits as its off setting
     stream = torch.cuda.current_stream().cuda_stream
     rows = []
-    for i, sd in enumerate(step["configs"]):
-        shape = Shape(**sd)
-        q, k, v = random_inputs(shape, "cuda", step["seed"] + i)
+    for i, shape in enumerate(step.configs):
+        q, k, v = random_inputs(shape, "cuda", step.seed + i)
         oracle, olse = reference(q, k, v, shape.causal, torch.float32)
         floor, _ = reference(q, k, v, shape.causal, q.dtype)
         bound = TOL_FACTOR * max_abs(floor, oracle) + TOL_ABS
@@ -74,7 +74,7 @@ def run_envelope(step: dict) -> dict:
                 torch.equal(outs[a][1].nan_to_num(7.0), outs[b][1].nan_to_num(7.0))
             rows.append({"config": i, "kernel": f"{a}=={b}", "ratio": 0.0, "lse_err": 0.0, "reason": "" if same else "not_bitwise"})
         torch.cuda.synchronize()
-    return {"rows": rows, "n_configs": len(step["configs"])}
+    return {"rows": rows, "n_configs": len(step.configs)}
 
 
 def summarize(rows: list[dict], correct: list[str], defects: list[str]) -> dict:

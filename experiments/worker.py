@@ -1,8 +1,9 @@
 """The child process that touches the GPU: `python -m experiments.worker JOB.json RESULT.json`.
 
-A job is a list of steps (attributes, check, paired). The result file is rewritten after every
-step, so a kernel that faults or hangs half-way still leaves what was measured before it; the
-parent turns a dead or silent child into CRASH / TIMEOUT and carries on with a fresh process.
+A job is a list of typed steps (experiments.job: attributes, check, paired, ceilings, envelope). The
+result file is rewritten after every step, so a kernel that faults or hangs half-way still leaves
+what was measured before it; the parent turns a dead or silent child into CRASH / TIMEOUT and
+carries on with a fresh process.
 """
 
 from __future__ import annotations
@@ -12,21 +13,33 @@ import os
 import sys
 import traceback
 
+from experiments.job import (
+    Arm,
+    AttributesStep,
+    CeilingsStep,
+    CheckStep,
+    EnvelopeStep,
+    Job,
+    PairedStep,
+    StepRecord,
+)
+from experiments.problem import Shape
+
 FATAL_EXIT = 3
 
 
-def _arm(spec: dict, shape, tensors):
+def _arm(arm: Arm, shape: Shape, tensors):
     """A callable running one arm on fixed inputs: a built library or a torch SDPA backend."""
     import torch
 
     q, k, v, o, lse = tensors
-    if "lib" in spec:
+    if arm.lib is not None:
         from kernel_src.binding import KernelLib
 
-        lib = KernelLib(spec["lib"])
+        lib = KernelLib(arm.lib)
         stream = torch.cuda.current_stream().cuda_stream
         return lambda: lib.forward(q, k, v, o, lse, shape.causal, stream)
-    if spec.get("sdpa") == "flash_attn":
+    if arm.sdpa == "flash_attn":
         from flash_attn import flash_attn_func  # [B, N, H, D] layout: transposed views, made contiguous once
 
         qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
@@ -34,7 +47,7 @@ def _arm(spec: dict, shape, tensors):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
-               "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[spec["sdpa"]]
+               "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[arm.sdpa]
     F = torch.nn.functional
 
     gqa = {"enable_gqa": True} if shape.kv_heads != shape.H else {}
@@ -46,79 +59,89 @@ def _arm(spec: dict, shape, tensors):
     return run
 
 
-def _step(step: dict, results: list) -> dict:
+def _attributes(step: AttributesStep) -> dict:
+    from kernel_src.binding import KernelLib
+
+    return KernelLib(step.lib).attributes("torch." + step.shape.dtype, step.shape.D, step.shape.causal)
+
+
+def _check(step: CheckStep) -> dict:
     import torch
 
-    from experiments.problem import Shape
+    from experiments.tier import check
+    from kernel_src.binding import KernelLib
+
+    lib = KernelLib(step.lib)
+    stream = torch.cuda.current_stream().cuda_stream
+    out = []
+    for i, shape in enumerate(step.shapes):
+        seed = int.from_bytes(os.urandom(4), "little")  # fresh inputs the kernel cannot see
+        res = check(lambda q, k, v, o, l: lib.forward(q, k, v, o, l, shape.causal, stream), shape, "cuda", seed,
+                    repeat=step.repeat, pattern=step.inputs[i] if i < len(step.inputs) else "normal")
+        out.append(res.model_dump(mode="json"))
+        if not res.ok:
+            break
+    return {"ok": all(r["ok"] for r in out) and len(out) == len(step.shapes), "checks": out}
+
+
+def _paired(step: PairedStep) -> dict:
+    import torch
+
     from experiments.tier import check, random_inputs
     from experiments.timing import paired
 
-    do = step["do"]
-    if do == "attributes":
+    shape = step.shape
+    q, k, v = random_inputs(shape, "cuda", int.from_bytes(os.urandom(4), "little"))
+    o, lse = torch.empty_like(q), torch.empty(shape.B, shape.H, shape.N, device="cuda")
+    t = (q, k, v, o, lse)
+    flush = None
+    if step.l2 == "cold":  # a write twice the L2's size evicts the inputs before every timed call
+        scratch = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
+        flush = scratch.zero_
+    res = paired(_arm(step.base, shape, t), _arm(step.cand, shape, t), budget_s=step.budget_s, l2=step.l2, flush=flush)
+    d = res.model_dump(mode="json")
+    if step.recheck and step.cand.lib is not None:
+        # the very inputs the timing used, checked again after it (not a fresh easy draw)
         from kernel_src.binding import KernelLib
 
-        shape = Shape(**step["shape"])
-        return KernelLib(step["lib"]).attributes("torch." + shape.dtype, shape.D, shape.causal)
-    if do == "check":
-        from kernel_src.binding import KernelLib
-
-        lib = KernelLib(step["lib"])
+        lib = KernelLib(step.cand.lib)
         stream = torch.cuda.current_stream().cuda_stream
-        out = []
-        for i, sd in enumerate(step["shapes"]):
-            shape = Shape(**sd)
-            seed = int.from_bytes(os.urandom(4), "little")  # fresh inputs the kernel cannot see
-            patterns = step.get("inputs") or []
-            res = check(lambda q, k, v, o, l: lib.forward(q, k, v, o, l, shape.causal, stream), shape, "cuda", seed,
-                        repeat=step.get("repeat", 1), pattern=patterns[i] if i < len(patterns) else "normal")
-            out.append(res.model_dump(mode="json"))
-            if not res.ok:
-                break
-        return {"ok": all(r["ok"] for r in out) and len(out) == len(step["shapes"]), "checks": out}
-    if do == "paired":
-        shape = Shape(**step["shape"])
-        q, k, v = random_inputs(shape, "cuda", int.from_bytes(os.urandom(4), "little"))
-        o, lse = torch.empty_like(q), torch.empty(shape.B, shape.H, shape.N, device="cuda")
-        t = (q, k, v, o, lse)
-        l2 = step.get("l2", "warm")
-        flush = None
-        if l2 == "cold":  # a write twice the L2's size evicts the inputs before every timed call
-            scratch = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
-            flush = scratch.zero_
-        res = paired(_arm(step["base"], shape, t), _arm(step["cand"], shape, t), budget_s=step["budget_s"], l2=l2,
-                     flush=flush)
-        d = res.model_dump(mode="json")
-        if step.get("recheck") and "lib" in step["cand"]:
-            # the very inputs the timing used, checked again after it (not a fresh easy draw)
-            from kernel_src.binding import KernelLib
-
-            lib = KernelLib(step["cand"]["lib"])
-            stream = torch.cuda.current_stream().cuda_stream
-            rc = check(lambda q_, k_, v_, o_, l_: lib.forward(q_, k_, v_, o_, l_, shape.causal, stream), shape, "cuda",
-                       0, inputs=(q, k, v))
-            d["recheck"] = rc.model_dump(mode="json")
-        d["tflops_base"] = shape.flops() / (res.ms_base * 1e-3) / 1e12
-        d["tflops_cand"] = shape.flops() / (res.ms_cand * 1e-3) / 1e12
-        return d
-    if do == "ceilings":
-        from experiments.calibration import measure_ceilings
-
-        return measure_ceilings(step["dtype"], step["mma_lib"])
-    if do == "envelope":
-        from experiments.tolerance import run_envelope
-
-        return run_envelope(step)
-    raise ValueError(f"unknown step {do!r}")
+        rc = check(lambda q_, k_, v_, o_, l_: lib.forward(q_, k_, v_, o_, l_, shape.causal, stream), shape, "cuda",
+                   0, inputs=(q, k, v))
+        d["recheck"] = rc.model_dump(mode="json")
+    d["tflops_base"] = shape.flops() / (res.ms_base * 1e-3) / 1e12
+    d["tflops_cand"] = shape.flops() / (res.ms_cand * 1e-3) / 1e12
+    return d
 
 
-def _skip(step: dict, results: list) -> str | None:
-    need = step.get("if_margin_at_least")
-    if need is None:
+def _ceilings(step: CeilingsStep) -> dict:
+    from experiments.calibration import measure_ceilings
+
+    return measure_ceilings(step.dtype, step.mma_lib)
+
+
+def _envelope(step: EnvelopeStep) -> dict:
+    from experiments.tolerance import run_envelope
+
+    return run_envelope(step)
+
+
+# what runs each kind of step
+RUN = {AttributesStep: _attributes, CheckStep: _check, PairedStep: _paired, CeilingsStep: _ceilings,
+       EnvelopeStep: _envelope}
+
+
+def _check_failed(results: list[StepRecord]) -> bool:
+    return any(r.do == "check" and r.result is not None and not r.result["ok"] for r in results)
+
+
+def _skip(step, results: list[StepRecord]) -> str | None:
+    if step.if_margin_at_least is None:
         return None
-    last = next((r for r in reversed(results) if r.get("do") == "paired" and "result" in r), None)
-    if last is None or last["result"]["margin"] < need:
+    last = next((r for r in reversed(results) if r.do == "paired" and r.result is not None), None)
+    if last is None or last.result["margin"] < step.if_margin_at_least:
         return "margin below t_keep"
-    if step.get("if_checks_ok", True) and any(r.get("do") == "check" and not r["result"]["ok"] for r in results if "result" in r):
+    if step.if_checks_ok and _check_failed(results):
         return "an earlier check failed"
     return None
 
@@ -128,34 +151,31 @@ def main(job_path: str, result_path: str) -> int:
 
     torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 oracle must be fp32
     torch.backends.cudnn.allow_tf32 = False
-    job = json.loads(open(job_path).read())
-    results: list[dict] = []
+    job = Job.model_validate_json(open(job_path).read())
+    results: list[StepRecord] = []
 
     def save():
         tmp = result_path + ".tmp"
         with open(tmp, "w") as f:
-            json.dump({"steps": results}, f)
+            json.dump({"steps": [r.model_dump() for r in results]}, f)
         os.replace(tmp, result_path)
 
-    for step in job["steps"]:
-        entry = {"do": step["do"], "tag": step.get("tag", step["do"])}
+    for step in job.steps:
+        entry = StepRecord(do=step.do, tag=step.name())
         why = _skip(step, results)
+        if why is None and step.stop_if_failed and _check_failed(results):
+            why = "an earlier check failed"
         if why:
-            entry["skipped"] = why
-            results.append(entry)
-            save()
-            continue
-        if step.get("stop_if_failed") and any(r.get("do") == "check" and "result" in r and not r["result"]["ok"] for r in results):
-            entry["skipped"] = "an earlier check failed"
+            entry.skipped = why
             results.append(entry)
             save()
             continue
         try:
-            entry["result"] = _step(step, results)
+            entry.result = RUN[type(step)](step)
             torch.cuda.synchronize()
         except Exception as e:  # a launch refusal or a device fault; the latter poisons the context
-            entry["error"] = f"{type(e).__name__}: {e}"
-            entry["traceback"] = traceback.format_exc()[-2000:]
+            entry.error = f"{type(e).__name__}: {e}"
+            entry.traceback = traceback.format_exc()[-2000:]
             results.append(entry)
             save()
             return FATAL_EXIT

@@ -55,6 +55,9 @@
 #include "scheduler.cuh"
 #include "target.cuh"
 #include "tile.cuh"
+#if FA_MAINLOOP == 1
+#include "mainloop_sm90_ws.cuh"  // (FA_MAINLOOP=1 implies compute=wgmma, an sm_90a build)
+#endif
 
 #ifndef FA_DTYPES
 #define FA_DTYPES 3
@@ -76,7 +79,7 @@ namespace fa {
 // its share of the file for the CTAs/SM asked (one, or FA_MIN_CTAS), at most 248; then the producer
 // warpgroup keeps PRODUCER_REGS and the consumers take what is left, at most 256.
 #if FA_KV_RELEASE == 2
-constexpr int PRODUCER_REGS = 40;
+[[maybe_unused]] constexpr int PRODUCER_REGS = 40;
 constexpr int WS_CTAS = FA_MIN_CTAS > 0 ? FA_MIN_CTAS : 1;
 template <class K>
 __host__ __device__ constexpr int entry_regs() {
@@ -120,6 +123,11 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
   if constexpr (K::COMPUTE != SCALAR) {
     Dest<T> dst{O + head * D, L + head, K::SPLITS > 1 ? Opart + part * D : nullptr,
                 K::SPLITS > 1 ? Lpart + part : nullptr};
+#if FA_MAINLOOP == 1
+    if constexpr (K::MAINLOOP) {
+      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
+    } else
+#endif
     mainloop_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
                               it.split, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
   } else {
@@ -143,7 +151,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_STAGING == 2
   const void* tmk = &tmK;
   const void* tmv = &tmV;
+#if FA_MAINLOOP == 1
+  if (threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
+#else
   if (threadIdx.x == 0) tma_barriers_init<K, T, D>(Vs);
+#endif
 #else
   const void* tmk = nullptr;
   const void* tmv = nullptr;
@@ -152,6 +164,16 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   const int tiles = (N + K::BR - 1) / K::BR;
   auto items = [&](auto role) {
     constexpr int ROLE = decltype(role)::value;
+#if FA_MAINLOOP == 1
+    if constexpr (K::PERSISTENT) {
+      // the warp-specialised mainloop's static persistent schedule: items c, c + grid, ... in the CTA order;
+      // no work counter and no block barrier between items (each role carries its barrier phases on)
+      for (int i = blockIdx.x; i < tiles * BH; i += gridDim.x)
+        run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
+                                        Qs, Ks, Vs, tmk, tmv, &phase, fills);
+      return;
+    }
+#endif
     for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, tiles, BH, [&](Item it) {
       run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
                                       &phase, fills);
@@ -166,10 +188,20 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     // waits on the empty barriers), the consumer warpgroups take them, within this CTA's share of the
     // file; each then runs its own copy of the item loop (the same barriers, in the same order)
     if (threadIdx.x >= K::THREADS) {
+#if FA_MAINLOOP == 1
+      setmaxnreg_dec<ws_producer_regs<K>()>();
+#else
       setmaxnreg_dec<PRODUCER_REGS>();
+#endif
       items(std::integral_constant<int, ROLE_PRODUCER>{});
     } else {
+#if FA_MAINLOOP == 1
+      static_assert(128 * ws_producer_regs<K>() + K::THREADS * ws_consumer_regs<K>(entry_regs<K>()) <=
+                        entry_regs<K>() * K::CTA_THREADS, "setmaxnreg asks for more than the CTA holds");
+      setmaxnreg_inc<ws_consumer_regs<K>(entry_regs<K>())>();
+#else
       setmaxnreg_inc<consumer_regs<K>()>();
+#endif
       items(std::integral_constant<int, ROLE_CONSUMER>{});
     }
     return;

@@ -109,8 +109,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("exp", ("expf", "ex2"), "expf", "expf | ex2.approx with log2(e) folded into the host-side scale",
          py_enum="Exp", cxx_prefix="EXP_", value_docs=("", "ex2.approx, log2(e) folded into the host-side scale")),
     Knob("br", (), 64, "query rows per CTA: each warp owns 16 (BR = 16 x WARPS) or, mma.sync only, 32"),
-    Knob("bc", (16, 32, 64, 128), 64, "key rows per key block"),
-    Knob("warps", (1, 2, 4, 8), 4, "warps per CTA (the consumers', with kv_release=producer)"),
+    Knob("bc", (16, 32, 64, 128, 176), 64, "key rows per key block (176: mainloop=ws alone)"),
+    Knob("warps", (1, 2, 4, 8, 12), 4, "warps per CTA (the consumers', with kv_release=producer; 12: mainloop=ws alone)"),
     Knob("kv_stages", (1, 2, 3), 1,
          "K/V buffers in flight: 1 (stage K and V, wait for both) | 2, 3: a ring, K and V in separate cp.async "
          "groups so QK^T starts while V is in flight", arms=TENSOR),
@@ -189,6 +189,15 @@ KNOBS: tuple[Knob, ...] = (
          "(mma.sync, no pipeline) P made and multiplied into O one 16-key slab at a time, each score masked "
          "against one per-row limit (bitwise the same)",
          py_enum="Switch", arms=("mma",), later=True, pinned="off"),
+    Knob("mainloop", ("general", "ws"), "general",
+         "the one tensor-core mainloop every arm shares | the warp-specialised Hopper mainloop "
+         "(mainloop_sm90_ws.cuh: a TMA producer warpgroup, 2-3 wgmma consumer warpgroups with setmaxnreg, separate "
+         "K and V pipelines; pipeline=on its intra-warpgroup overlap, pingpong=on its turns, persistent=on a static "
+         "persistent schedule)",
+         py_enum="MainLoop", cxx_prefix="MAINLOOP_", arms=("wgmma",), later=True, pinned="general",
+         value_docs=("the one body every arm shares (mainloop_mma.cuh)",
+                     "warp-specialised Hopper mainloop (mainloop_sm90_ws.cuh): TMA producer, 2-3 wgmma consumer "
+                     "warpgroups")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}

@@ -30,9 +30,9 @@ for _k in table.KNOBS:
                                  qualname=_k.py_enum)
     assert not _k.is_enum or tuple(m.value for m in ENUMS[_k.py_enum]) == _k.values, _k.name
 (Compute, Layout, Staging, Exp, QIn, Switch, CausalMask, CtaOrder, Store, Softmax, Epilogue, KvRelease, Copies,
- ExpPoly, VLoad) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch", "CausalMask",
-                                       "CtaOrder", "Store", "Softmax", "Epilogue", "KvRelease", "Copies", "ExpPoly",
-                                       "VLoad"))
+ ExpPoly, VLoad, MainLoop) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch", "CausalMask",
+                                                 "CtaOrder", "Store", "Softmax", "Epilogue", "KvRelease", "Copies",
+                                                 "ExpPoly", "VLoad", "MainLoop"))
 
 # The enum order is the integer the kernel's #define receives.
 _CODES = {k.name: list(ENUMS[k.py_enum]) for k in table.KNOBS if k.is_enum}
@@ -58,8 +58,9 @@ class _Knobs(BaseModel):
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
-        if self.warps not in (1, 2, 4, 8):
-            raise ValueError(f"knob 'warps' must be 1, 2, 4 or 8, not {self.warps}")
+        if self.warps not in (1, 2, 4, 8) and not (self.warps == 12 and self.mainloop == MainLoop.ws):
+            raise ValueError(f"knob 'warps' must be 1, 2, 4 or 8 (12, three consumer warpgroups, only with "
+                             f"mainloop=ws), not {self.warps}")
         if self.br == 32 * self.warps and self.compute != Compute.mma:
             raise ValueError(f"knob 'br'={self.br} with warps={self.warps} gives each warp 32 query rows, which "
                              "only compute=mma tiles (two m16 tiles a warp); the scalar path needs br = 16 x warps")
@@ -68,8 +69,8 @@ class _Knobs(BaseModel):
                 f"knob 'br' must equal 16 x 'warps' (each warp owns 16 query rows) or, with compute=mma, "
                 f"32 x 'warps': br={self.br} with warps={self.warps} would need br={16 * self.warps} or {32 * self.warps}"
             )
-        if self.bc not in (16, 32, 64, 128):
-            raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128, not {self.bc}")
+        if self.bc not in (16, 32, 64, 128) and not (self.bc == 176 and self.mainloop == MainLoop.ws):
+            raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128 (176 only with mainloop=ws), not {self.bc}")
         if self.kv_stages not in (1, 2, 3):
             raise ValueError(f"knob 'kv_stages' must be 1, 2 or 3, not {self.kv_stages}")
         if self.split_kv not in (1, 2, 4, 8):
@@ -92,13 +93,27 @@ class _Knobs(BaseModel):
                                      f"not {got.value}")
             if self.staging == Staging.scalar:
                 raise ValueError("knob 'compute'=wgmma needs staging=cp_async or tma, not scalar")
-            if self.warps not in (4, 8) or self.br != 16 * self.warps or self.bc not in (32, 64, 128):
+            if self.warps not in (4, 8, 12) or self.br != 16 * self.warps or self.bc not in (32, 64, 128, 176):
                 raise ValueError(f"knob 'compute'=wgmma runs whole warpgroups of 64 query rows: warps 4 or 8 with "
                                  f"br = 16 x warps, and bc 32, 64 or 128 (got br={self.br}, bc={self.bc}, warps={self.warps})")
             if self.bc == 128 and self.min_ctas and 65536 // (self.min_ctas * self.threads()) < WGMMA_N128_REGS:
                 raise ValueError(f"knob 'min_ctas'={self.min_ctas} on {self.warps} warps leaves at most "
                                  f"{65536 // (self.min_ctas * self.threads())} registers a thread, and compute=wgmma with bc=128 "
                                  f"issues m64n128 wgmma that ptxas cannot compile under {WGMMA_N128_REGS} (error C7602)")
+        if self.mainloop == MainLoop.ws:
+            need = {"compute": (self.compute, Compute.wgmma), "staging": (self.staging, Staging.tma),
+                    "kv_release": (self.kv_release, KvRelease.producer), "softmax": (self.softmax, Softmax.fused),
+                    "exp": (self.exp, Exp.ex2), "causal_mask": (self.causal_mask, CausalMask.predicate),
+                    "exp_poly": (self.exp_poly, ExpPoly.off), "copies": (self.copies, Copies.loop)}
+            for name, (got, want) in need.items():
+                if got != want:
+                    raise ValueError(f"knob 'mainloop'=ws (a TMA producer warpgroup beside wgmma consumer warpgroups, "
+                                     f"the fused ex2 softmax, masks on edge blocks only) needs {name}={want.value}, "
+                                     f"not {got.value}")
+            if self.warps not in (8, 12) or self.bc not in (64, 128, 176) or self.kv_stages < 2 or self.split_kv != 1:
+                raise ValueError(f"knob 'mainloop'=ws runs 2 or 3 consumer warpgroups (warps 8 or 12) on a K/V ring of "
+                                 f"2-3 stages with bc 64, 128 or 176 and no key split, not warps={self.warps}, bc={self.bc}, "
+                                 f"kv_stages={self.kv_stages}, split_kv={self.split_kv}")
         if self.compute == Compute.scalar:
             for k in table.KNOBS:  # the knobs only the tensor-core arms read
                 if "scalar" not in k.arms and values[k.name] != k.default:
@@ -175,7 +190,9 @@ class _Knobs(BaseModel):
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
         # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with
         # producer its empty mbarrier (8 B either way)
-        bars = (16 if self.kv_release == KvRelease.barrier else 24) * self.kv_stages if self.staging == Staging.tma else 0
+        # (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 B)
+        per_stage = 32 if self.mainloop == MainLoop.ws else 16 if self.kv_release == KvRelease.barrier else 24
+        bars = per_stage * self.kv_stages if self.staging == Staging.tma else 0
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

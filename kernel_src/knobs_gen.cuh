@@ -11,8 +11,9 @@
 //       mbarriers
 //   FA_EXP (0 expf | 1 ex2; default expf): expf | ex2.approx with log2(e) folded into the host-side scale
 //   FA_BR (an int; default 64): query rows per CTA: each warp owns 16 (BR = 16 x WARPS) or, mma.sync only, 32
-//   FA_BC (16, 32, 64, 128; default 64): key rows per key block
-//   FA_WARPS (1, 2, 4, 8; default 4): warps per CTA (the consumers', with kv_release=producer)
+//   FA_BC (16, 32, 64, 128, 176; default 64): key rows per key block (176: mainloop=ws alone)
+//   FA_WARPS (1, 2, 4, 8, 12; default 4): warps per CTA (the consumers', with kv_release=producer; 12: mainloop=ws
+//       alone)
 //   FA_KV_STAGES (1, 2, 3; default 1): K/V buffers in flight: 1 (stage K and V, wait for both) | 2, 3: a ring, K
 //       and V in separate cp.async groups so QK^T starts while V is in flight
 //   FA_Q_IN (0 regs | 1 smem; default regs): Q fragments held in registers across the key loop | re-read from
@@ -54,6 +55,10 @@
 //       cubic on the FMA pipe instead of MUFU.EX2 (relative error 7.5e-5, below fp16's rounding)
 //   FA_PV_SLAB (0 off | 1 on; default off): (mma.sync, no pipeline) P made and multiplied into O one 16-key slab at
 //       a time, each score masked against one per-row limit (bitwise the same)
+//   FA_MAINLOOP (0 general | 1 ws; default general): the one tensor-core mainloop every arm shares | the warp-
+//       specialised Hopper mainloop (mainloop_sm90_ws.cuh: a TMA producer warpgroup, 2-3 wgmma consumer warpgroups
+//       with setmaxnreg, separate K and V pipelines; pipeline=on its intra-warpgroup overlap, pingpong=on its
+//       turns, persistent=on a static persistent schedule)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -138,6 +143,9 @@
 #ifndef FA_PV_SLAB
 #define FA_PV_SLAB 0
 #endif
+#ifndef FA_MAINLOOP
+#define FA_MAINLOOP 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -155,10 +163,11 @@ enum { EPI_DIRECT = 0, EPI_SMEM = 1 };  // epilogue
 enum { KV_RELEASE_BARRIER = 0, KV_RELEASE_LAST_WARP = 1, KV_RELEASE_PRODUCER = 2 };  // kv_release
 enum { COPIES_LOOP = 0, COPIES_UNROLLED = 1 };  // copies
 enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
+enum { MAINLOOP_GENERAL = 0, MAINLOOP_WS = 1 };  // mainloop
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -186,7 +195,8 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
   static constexpr int PINGPONG = PINGPONG_; \
   static constexpr int COPIES = COPIES_; \
   static constexpr int EXP_POLY = EXP_POLY_; \
-  static constexpr int PV_SLAB = PV_SLAB_;
+  static constexpr int PV_SLAB = PV_SLAB_; \
+  static constexpr int MAINLOOP = MAINLOOP_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -194,8 +204,8 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
   static_assert((LAYOUT == ROW_MAJOR || LAYOUT == SWIZZLE || LAYOUT == PAD || LAYOUT == SW128), "knob layout: one of its values"); \
   static_assert((STAGING == STAGE_SCALAR || STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "knob staging: one of its values"); \
   static_assert((EXP == EXP_EXPF || EXP == EXP_EX2), "knob exp: one of its values"); \
-  static_assert((BC == 16 || BC == 32 || BC == 64 || BC == 128), "knob bc: one of its values"); \
-  static_assert((WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8), "knob warps: one of its values"); \
+  static_assert((BC == 16 || BC == 32 || BC == 64 || BC == 128 || BC == 176), "knob bc: one of its values"); \
+  static_assert((WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8 || WARPS == 12), "knob warps: one of its values"); \
   static_assert((KV_STAGES == 1 || KV_STAGES == 2 || KV_STAGES == 3), "knob kv_stages: one of its values"); \
   static_assert((Q_IN == Q_IN_REGS || Q_IN == Q_IN_SMEM), "knob q_in: one of its values"); \
   static_assert((RESCALE_SKIP == 0 || RESCALE_SKIP == 1), "knob rescale_skip: one of its values"); \
@@ -215,6 +225,7 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
   static_assert((COPIES == COPIES_LOOP || COPIES == COPIES_UNROLLED), "knob copies: one of its values"); \
   static_assert((EXP_POLY == EXP_POLY_OFF || EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF), "knob exp_poly: one of its values"); \
   static_assert((PV_SLAB == 0 || PV_SLAB == 1), "knob pv_slab: one of its values"); \
+  static_assert((MAINLOOP == MAINLOOP_GENERAL || MAINLOOP == MAINLOOP_WS), "knob mainloop: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -232,6 +243,7 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
   static_assert(COMPUTE == WGMMA || PINGPONG == 0, "knob pingpong is the wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || EXP_POLY == EXP_POLY_OFF, "knob exp_poly is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || PV_SLAB == 0, "knob pv_slab is the mma arm's"); \
+  static_assert(COMPUTE == WGMMA || MAINLOOP == MAINLOOP_GENERAL, "knob mainloop is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -243,9 +255,9 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
   static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \
   static_assert(!(PV_SLAB == 1) || (COMPUTE == MMA && PIPELINE == 0 && KV_OVERLAP == 0), "P slab by slab: mma.sync's register fragments, the plain block schedule");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 27
+#define FA_CONFIG_COUNT 28
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -273,4 +285,5 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
   out[23] = FA_PINGPONG; \
   out[24] = FA_COPIES; \
   out[25] = FA_EXP_POLY; \
-  out[26] = FA_PV_SLAB;
+  out[26] = FA_PV_SLAB; \
+  out[27] = FA_MAINLOOP;

@@ -83,7 +83,8 @@ __host__ __device__ constexpr int smem_bytes() {
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
-         (K::STAGING == STAGE_TMA ? (K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
+         // (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 bytes)
+         (K::STAGING == STAGE_TMA ? (K::MAINLOOP ? 32 : K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 

@@ -16,10 +16,11 @@ GLOBAL_STALL_SHARE_MIN = 0.30  # v2: long_scoreboard 65% once the swizzle remove
 MIN_WARPS_PER_SMSP = 2.0  # v0: 8.3% occupancy, "almost nothing in flight to hide latency"
 BARRIER_SHARE_MIN = 0.25  # v5: barrier waits tripled as more CTAs shared __syncthreads
 CHAIN_SHARE_MIN = 0.35  # v4: wait 1.66 + barrier 0.40 at 2 warps/SMSP, a serial QK->softmax->PV chain
-# Not the seed's ladder but the H200's wgmma arm (session 6, t64x64w4 after kv_overlap was kept):
+# Not the seed's ladder but the H200's wgmma arm (t64x64w4 after kv_overlap was kept,
+# results/2026-11-30_h200_session6/wgmma_n8192):
 # not_selected 27% + dispatch_stall 17% = 45% of stall weight at tensor pipe 34% and issue active 64%,
 # warps ready and waiting for the scheduler's one issue slot. Its seed (two K/V stages) read 31% with
-# wait 34% ahead; of the ncu profiles recorded through session 6 (76 files, copies included) every
+# wait 34% ahead; of the ncu profiles recorded up to that run (76 files, copies included) every
 # other one reads at most
 # 38% (an issue_latency_chain, causal N16384), so 40% names this one and moves no other.
 ISSUE_STALL_SHARE_MIN = 0.40
@@ -142,7 +143,7 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
     """`tiles_per_warp`: m16 query-row tiles each warp carries (2 when BR = 32 x warps); each is an
     independent QK -> softmax -> PV chain, so latency is hidden by warps x tiles, not warps alone.
     `issue_bound=False` reads a profile with the rules before that label existed (agents 1-3): their
-    replays see the `unknown` their recorded runs saw (agent.levers.ISSUE_BOUND_SINCE)."""
+    replays see the `unknown` their recorded runs saw (agent.policy.Policy.diagnose_issue_bound)."""
     shares = stall_shares(m.stalls)
     share = dict(shares)
     top = shares[0][0] if shares else None
@@ -191,7 +192,7 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
                 f"that removing instructions shortens; {tops}.")
     elif issue_bound and issue_stalls >= ISSUE_STALL_SHARE_MIN:
         # last before the fallback, so it names only what no rung's rule did: every profile recorded
-        # before it keeps its label, the one `unknown` (session 6's) becomes this
+        # before it keeps its label, the one `unknown` (that wgmma run's) becomes this
         label = "issue_bound"
         active = "" if m.issue_active_pct is None else f", issue active {m.issue_active_pct:.0f}%"
         text = (f"not_selected+dispatch_stall are {_pct(issue_stalls)} of stall weight at tensor pipe "
@@ -203,7 +204,7 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
         text = f"no rule matched at tensor pipe {'n/a' if tp is None else f'{tp:.1f}%'}; {tops}."
 
     if label in ("issue_latency_chain", "tensor_bound") and m.arch and has_wgmma(m.arch) and not m.gmma_inst:
-        # issue 10: on Hopper the fastest attention kernels issue warpgroup MMAs, a quarter of the
+        # on Hopper the fastest attention kernels issue warpgroup MMAs, a quarter of the
         # tensor instructions for the same work, which mma.sync cannot reach
         text = text[:-1] + "; this part has warpgroup MMA (wgmma), which this mma.sync kernel does not use: lever wgmma."
     smem = None

@@ -2,7 +2,7 @@
 # With every knob added since BASE at its default, the kernel compiles to the same code as BASE's
 # source: PTX compared with virtual-register numbers and mangled names (which grow with the template
 # parameter list) stripped, for four configurations on three architectures. No GPU needed.
-#   bash scripts/check_knobs_off_identical.sh [BASE]   (default de48fea, before issue 9's knobs)
+#   bash scripts/check_knobs_off_identical.sh [BASE]   (default de48fea, before the FA2-era knobs)
 set -euo pipefail
 BASE=${1:-de48fea}; W=$(mktemp -d); trap 'rm -rf $W' EXIT
 snap() { mkdir -p $2; for f in $(git ls-tree --name-only $1 kernel_src/ | grep -E '\.cuh?$'); do git show $1:$f > $2/${f#kernel_src/}; done; }  # every kernel source of commit $1 into $2

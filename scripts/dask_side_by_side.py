@@ -1,4 +1,4 @@
-"""Issue 13's proof, read from two databases: the same screen on one GPU and with --gpus N, side by
+"""Read from two databases: the same screen on one GPU and with --gpus N, side by
 side: wall time of each run, and each lever's outcome and paired margin, with the worker (GPU) that
 measured it and the A/A null it was judged with there.
 

@@ -1,4 +1,4 @@
-"""Issue 11's fault battery on a GPU, one phase per call (scripts/device_faults.sh runs them in order):
+"""The fault battery on a GPU, one phase per call (scripts/device_faults.sh runs them in order):
 
   build            the run's seed and the fault libraries in one ninja call, into FA5090_CACHE (the cache
                    the runs below use, so their seed is a cache hit)
@@ -26,14 +26,14 @@ range in s, 0.5 / 8), KILL_AFTER_ROW_P (1/3), HANG_TIMEOUT (`tool`, the default,
 (replaces `python3 -m agent`, for a dry run without a GPU), FAULTS_TAG (set by device_faults.sh).
 The pure parts (database checks, the comparison, the summary's format, the kill phase's plan) import
 nothing of torch and are tested on synthetic inputs in tests/test_device_faults.py.
-Written in session 5; run on an H200 in session 6 (results/2026-11-30_h200_session6/s6/faults).
+Run on an H200: results/2026-11-30_h200_session6 (faults*) and results/2026-11-30_h200_session7 (faults.tgz).
 
-Time (issue 11, session 6). The kill phase plans before its first kill (`plan_kills`, recorded in
+Time. The kill phase plans before its first kill (`plan_kills`, recorded in
 kills.json "plan" and printed): the final resume is reserved what the reference run cost less the time
 it spent building candidates (the gaps before its experiments in its `history --json`: the killed run
 finds those builds in the cache), for the part of its rows still to do, padded x1.2; each kill costs a
 delay, the checks after it (~6 s) and, with probability KILL_AFTER_ROW_P, a resume's start-up (~10 s,
-assumed) and one more row. Session 6's phase reserved 1.3 x the whole 241 s reference (333 s, builds
+assumed) and one more row. The first battery's kill phase (results/2026-11-30_h200_session6) reserved 1.3 x the whole 241 s reference (333 s, builds
 included; the final resume took 148 s) and, with 218 s left, made no kill.
 Does `PHASES="build ref kills" TOTAL=560` fit 20 kills? With the old run (--budget 6, 5-process nulls:
 a 241 s reference, 84 s of it builds, 12 rows) the plan gives 17.6 s a kill and 456 s for 20 kills and
@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# budget 2 and 3-process nulls since session 6 (was --budget 6 with 5-process nulls: a 241 s reference,
+# budget 2 and 3-process nulls since the first battery (was --budget 6 with 5-process nulls: a 241 s reference,
 # and 20 kills with their final resume did not fit after it; the module docstring says why)
 RUN_ARGS = os.environ.get("FAULTS_RUN_ARGS", "--seqlen 2048 --budget 2 --aa-repeats 3 --no-profile --time-budget 0.5 "
                           "--seed-knob compute=mma --seed-knob staging=cp_async")
@@ -299,14 +299,14 @@ def kill_rows(ref: dict | None, kills: dict | None, cmp: dict | None, want_kills
 
 # ---- the kill phase's plan (pure: times in, seconds out) ---------------------------------------------
 # A `run --resume` from its exec to its first measurement (python, torch, the device probe, the restore):
-# the reference's run row came ~5 s after its start and its seed row ~10 s later (session 6); a resume
+# the reference's run row came ~5 s after its start and its seed row ~10 s later (the first battery); a resume
 # skips the seed check. Assumed, not yet measured on a resume.
 STARTUP_S = 10.0
 # The script's own work after each kill: the 2 s wait, two `history` calls (~1.5 s each on the H200: the
 # ref phase took 244 s around a 241 s run), the integrity check, nvidia-smi and /proc twice.
 BOOK_S = 6.0
 FINAL_SLACK_S = 15.0  # after the final resume: `history`, the comparison, the record
-RESERVE_FACTOR = 1.2  # the final resume's share of the warm run, padded (session 6: 148 s measured, 157 s warm)
+RESERVE_FACTOR = 1.2  # the final resume's share of the warm run, padded (the first battery: 148 s measured, 157 s warm)
 MIN_LEFT = 0.25  # even a run past its last experiment has its closing pairs (re-anchor, comparator) left
 EXPERIMENT_KINDS = ("lever", "compound", "rescreen", "sample")
 
@@ -324,7 +324,7 @@ def ref_timing(rows: list[dict], wall_s: float) -> dict:
     """What the uninterrupted run spent building, from its `history --json` timestamps (1 s resolution):
     the gap between a row's end and the next experiment's start is the loop building the candidates'
     compiler figures (one ninja call after the null and after each keep). The killed run builds on the
-    same cache, so its cost is the reference's less that: `warm_s`. Session 6: 84 s of 241 s, and the
+    same cache, so its cost is the reference's less that: `warm_s`. The first battery: 84 s of 241 s, and the
     final resume from scratch took 148 s."""
     rows = sorted((r for r in rows if r.get("finished_at")), key=lambda r: r["id"])
     build, prev = 0.0, None
@@ -616,7 +616,7 @@ def phase_fault(w: Path, name: str, deadline: float) -> None:
     ev = lab.evaluate_libraries(built[base.key()], built[cand.key()], t_keep=T_KEEP, t_noise=T_NOISE, knobs=seed)
     rec.update(seconds=time.time() - t0, outcome=ev.outcome.value, detail=ev.detail,
                job_status=ev.job.status if ev.job else None, stderr_tail=(ev.job.stderr if ev.job else "")[-1500:],
-               steps=[{k: v for k, v in s.items() if k in ("tag", "error", "skipped")}
+               steps=[{k: v for k, v in s.model_dump().items() if k in ("tag", "error", "skipped")}
                       for s in (ev.job.steps if ev.job else [])],
                paired=ev.paired and {k: ev.paired.get(k)
                                      for k in ("margin", "ms_base", "ms_cand", "wall_ms_cand", "suspicious")})
@@ -850,7 +850,7 @@ def _failed(w: Path, phase: str) -> dict | None:
 
 
 def phase_summary(w: Path, deadline: float) -> None:
-    header = [f"device_faults (issue 11, GPU part) in {w}", f"run: python3 -m agent run {RUN_ARGS}"]
+    header = [f"device_faults (the GPU fault battery) in {w}", f"run: python3 -m agent run {RUN_ARGS}"]
     for f in ("header.txt", "phases.txt"):  # the device and settings; each phase's exit and seconds
         if (w / f).exists():
             header += [line.lstrip("# ") for line in (w / f).read_text().splitlines() if line.strip()]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11's fault battery on the GPU, in one device call (kind nvidia-h200, carrying .whl from
+# The fault battery on the GPU, in one device call (kind nvidia-h200, carrying .whl from
 # scripts/fetch_wheels.sh). In order, each a phase of scripts/device_faults.py (its docstring says more):
 #   build            the run's seed and the fault libraries (one ninja call, into FA5090_CACHE)
 #   illegal_address  DEF_ILLEGAL_ADDRESS through the search's own evaluation (Lab.evaluate_libraries):
@@ -7,7 +7,7 @@
 #   side_stream      DEF_SIDE_STREAM the same way: expected WRONG or SUSPICIOUS, then the next candidate
 #   ref              the run uninterrupted: run --seqlen 2048 --budget 2 --aa-repeats 3 --no-profile
 #                    --time-budget 0.5 --seed-knob compute=mma --seed-knob staging=cp_async --db ref.db
-#                    (--budget 6 with 5-process nulls until session 6: its 241 s reference left room for no kill)
+#                    (--budget 6 with 5-process nulls in the first battery: its 241 s reference left room for no kill)
 #   kills            the same run in a fresh database, SIGKILLed (its whole process group, setsid) at seeded
 #                    random moments (each cycle: with probability 1/3 wait for the run's next finished row,
 #                    then a delay uniform in 0.5-8 s), `run --resume`d after each, 20 kills, then resumed to its end;
@@ -30,7 +30,8 @@
 # Environment: TOTAL (540), PHASES, FAULTS_RUN_ARGS, KILLS (20), KILL_SEED (11), KILL_MIN / KILL_MAX (0.5 / 8 s),
 # KILL_AFTER_ROW_P (0.33), HANG_TIMEOUT (`tool` or seconds), FAULTS_W (/tmp/w/faults), FAULTS_AGENT (a dry run's
 # stand-in for `python3 -m agent`).
-# Written in session 5; run on an H200 in session 6 (the kill phase made no kill there: its plan is new since).
+# Run on an H200: results/2026-11-30_h200_session6 (the kill phase made no kill there: its plan is new since),
+# results/2026-11-30_h200_session7 (20 kills, then resume).
 set -uo pipefail
 T0=$(date +%s); TOTAL=${TOTAL:-540}; DEADLINE=$((T0 + TOTAL - ${PACK_S:-20}))
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1

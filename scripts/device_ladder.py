@@ -1,4 +1,4 @@
-"""Issue 3's correctness proof on a GPU: every configuration of the pairwise covering set on
+"""The correctness proof on a GPU: every configuration of the pairwise covering set on
 fp16/bf16 x D64/128 x causal/non-causal x N in {1, 97, 333, 1000} x MHA/GQA/MQA, the tier's
 bound for each; and every lever that promises identical output compared bitwise against the same
 configuration with those levers off. Usage: python3 scripts/device_ladder.py OUT_DIR [--hopper] [--only SUBSTR]... [--copies unrolled] [--move KNOB=VALUE]...
@@ -58,7 +58,7 @@ lab = Lab(Shape(B=2, H=16, N=2048, D=128), dev.limits, Path("/tmp/facache"), bud
 every = dict(dtypes=("float16", "bfloat16"), dims=(64, 128), causals=(False, True))
 # rescale_lazy (not bitwise) needs the rescale vote: a lazy configuration keeps its rescale_skip;
 # the wgmma arm reads Q by descriptor and has one V path and one epilogue: those stay (its pipeline,
-# from session 5, pairs with pipeline off like the mma.sync one)
+# pairs with pipeline off like the mma.sync one)
 KEEP_WGMMA = ("q_in", "v_load", "epilogue")
 # TMA staging moves the same bytes to the same places as cp.async: its partner is the cp.async build
 partners = {k.key(): k.replace(**{n: v for n, v in BITWISE.items()
@@ -85,7 +85,7 @@ job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": libs
                     "configs": [c.model_dump() for c in configs]}], timeout=400)
 res = job.value("envelope")
 if res is None:
-    step = job.step("envelope") or {}
+    step = job.step("envelope").model_dump() if job.step("envelope") else {}
     print("envelope job failed", job.status, step.get("error"), step.get("traceback"), job.stderr[-3000:])
     sys.exit(1)
 rows = res["rows"]

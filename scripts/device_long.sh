@@ -5,10 +5,10 @@
 # queues and packs the databases, artifacts and printed runs under $OUT/long/.
 #   bash scripts/device_long.sh start      (device tool, kind nvidia-h200-x2, carrying .whl)
 #   bash scripts/device_long.sh wait
-# Queues (QUEUES=issue8, the default, as run on 2026-11-30): GPU 0: agent at B2 H16 N8192 D128 fp16,
+# Queues (QUEUES=strategies, the default, as run on 2026-11-30 for results/2026-11-30_h200_agent_vs_random): GPU 0: agent at B2 H16 N8192 D128 fp16,
 #   then random at B2 H16 N16384 D128 bf16 causal, then A/A keep decisions on the agent's final
 #   kernel; GPU 1: agent at N16384 bf16 causal.
-# QUEUES=rest (what that session could not finish): GPU 0: random at N16384 bf16 causal, then A/A
+# QUEUES=rest (what that call could not finish): GPU 0: random at N16384 bf16 causal, then A/A
 #   keep decisions on the N8192 agent's final kernel (its knobs from the committed database);
 #   GPU 1: TPE at N8192 fp16, then TPE at N16384 bf16 causal.
 set -uo pipefail
@@ -34,7 +34,7 @@ c = sqlite3.connect(sys.argv[1])
 r = c.execute(\"select knobs from experiments where outcome='KEPT' and kind!='comparator' order by id\").fetchall()
 print(' '.join(f'--knob {a}={b}' for a, b in json.loads(r[-1][0]).items()))" \$1; }
 EOF
-  if [ "${QUEUES:-issue8}" = rest ]; then
+  if [ "${QUEUES:-strategies}" = rest ]; then
     cp results/2026-11-30_h200_agent_vs_random/n8192_agent.db $W/agent_n8192.db
     Q0="one 0 random_c16384 run $C16 $COMMON --strategy random --no-profile
 one 0 aa_final_n8192 calibrate \$(final_knobs $W/agent_n8192.db) $N8 --repeats 5 --keep-trials 10 --time-budget 1.5"

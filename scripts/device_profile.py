@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from agent.bench import GpuBench
-from agent.loop import _diagnose
+from agent.trial import diagnose_profile
 from profiler.diagnosis import metrics_from_row
 from profiler.ncu import parse_raw_csv
 from experiments.problem import Shape
@@ -23,7 +23,7 @@ cands = {"final": best, "store_streaming": best.replace(store="cs"), "store_writ
 bench.prefetch(list(cands.values()))
 rows = {}
 for name, k in cands.items():
-    d, row, why = _diagnose(bench, k, bench.device().arch, out, name)
+    d, row, why = diagnose_profile(bench, k, bench.device().arch, out, name)
     if d is None:
         print(f"{name}: no profile: {why}", flush=True)
         continue

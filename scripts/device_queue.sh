@@ -1,4 +1,4 @@
-# Sourced by the session queue scripts (scripts/device_session5.sh, device_session6.sh): queues of runs
+# Sourced by a device call's queue script (results/*/device_session*.sh.as_run show how): queues of runs
 # on the GPUs of one device machine that outlive a 10-minute call. `queue_env` writes $W/env.sh with
 # `one DEADLINE GPUS NAME CMD...` (a step on those GPUs, its own build cache unless CACHE is set, its
 # printed output in NAME.txt with its command, GPU and start time, killed at DEADLINE); `queue_start`
@@ -9,7 +9,7 @@ queue_env() {  # W
   local W=$1
   # The queue runs from its own copy of the source: the device tool copies the working tree again at the start of
   # every call, so a step that started (imported the package) while the next call's copy was under way failed
-  # (session 8: a `baseline` with "cannot import name 'queries' from 'store'" and a random run's A/A null, each at
+  # (results/2026-11-30_h200_session8: a `baseline` with "cannot import name 'queries' from 'store'" and a random run's A/A null, each at
   # the second the `wait` call began).
   local SRC=$W/src
   mkdir -p $SRC && cp -r agent experiments kernel_src profiler store scripts pyproject.toml $SRC/
@@ -70,7 +70,7 @@ queue_wait() {  # W R NAME
   cat $R/summary.txt
 }
 
-queue_main() {  # W P2 SCREEN BUDGET: $W/q.sh runs q0.sh and q1.sh side by side, then (issue 13) the same
+queue_main() {  # W P2 SCREEN BUDGET: $W/q.sh runs q0.sh and q1.sh side by side, then the same
   # screen on one GPU and on two, after a --budget 1 run that fills their shared build cache
   local W=$1 P2=$2 SCREEN=$3 BUDGET=$4
   cat > $W/q.sh <<EOF

@@ -1,4 +1,4 @@
-"""Issue 11 on a GPU: the planted edge-test defects behind FA_DEFECT (no_tail_mask: keys past N not
+"""On a GPU: the planted edge-test defects behind FA_DEFECT (no_tail_mask: keys past N not
 masked; causal_off_by_one: each row sees one key past the diagonal), each evaluated exactly as the
 search evaluates a candidate (C1 on the candidate's own tile tails, N(0,1) and masked-dominant
 inputs; paired timing with the re-check; C2 twice), at every key-block width BC in {16, 32, 64,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The wheels the device machine lacks (python 3.12 there, no network): the shared ones
 # (pydantic, sqlite-utils, click, ...) plus numpy (torch warns without it), Optuna with what it needs
-# (for --strategy tpe), and dask + distributed with theirs (for --gpus, issue 13: their other
+# (for --strategy tpe), and dask + distributed with theirs (for --gpus: their other
 # requirements are there already: jinja2 and fsspec come with torch, packaging with pytest, click and
 # pyyaml are in this list; urllib3 is no requirement of distributed 2026.8). Run here, in the
 # repository root, once per checkout; then name .whl in the device call's `carry` and install with

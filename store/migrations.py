@@ -81,7 +81,7 @@ def m001_initial(db: Database) -> None:
 
 
 
-# why: the instrument's calibration (issue 4) is an artifact every keep decision reads, taken
+# why: the instrument's calibration is an artifact every keep decision reads, taken
 # before any result exists; it outlives one run, so it gets a table of its own.
 @migrations(name="m002_calibrations")
 def m002_calibrations(db: Database) -> None:
@@ -107,7 +107,7 @@ def m003_calibration_aa_runs(db: Database) -> None:
     db["calibrations"].add_column("aa_runs", str)
 
 
-# why: issue 8 - runs are made by a named strategy, their noise is measured on the kernels they
+# why: runs are made by a named strategy, their noise is measured on the kernels they
 # compare (how, recorded), and evidence from earlier runs is reused only when the kernel source and
 # the compiler that built it are the same; an experiment may be a move of several levers, and the
 # compiler's figures and the one-line rationale that ranked it are kept beside its prediction.
@@ -122,7 +122,7 @@ def m004_strategies(db: Database) -> None:
     db["experiments"].add_column("static", str)  # JSON: the candidate's compiler figures on this device
 
 
-# why: issue 11 - a run killed with SIGKILL stayed `running` forever and could not be continued. The
+# why: a run killed with SIGKILL stayed `running` forever and could not be continued. The
 # process that owns a run (pid, host, and that process's start time, so a reused pid is not taken
 # for it) tells a live run from a dead one; `resumes` lists each continuation (when, which process,
 # from which experiment), so a resumed run says that it was resumed; `options` keeps every setting

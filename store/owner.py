@@ -1,4 +1,4 @@
-"""Which process owns a run, and whether it is still there (issue 11).
+"""Which process owns a run, and whether it is still there.
 
 A pid alone is not an identity: pids are reused, so the owner is (host, pid, start time), the start
 time read from /proc as "<boot id>:<start ticks>". A run whose owner is on this host and is gone (no

@@ -1,3 +1,4 @@
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -22,8 +23,48 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
 
 
+def _sidecars() -> set[str]:
+    """SQLite's -wal/-shm/-journal files beside the committed databases under results/."""
+    return {os.path.join(d, f) for d, _, files in os.walk(ROOT / "results") for f in files
+            if f.endswith((".db-wal", ".db-shm", ".db-journal"))}
+
+
+@pytest.fixture(autouse=True)
+def committed_databases_stay_alone():
+    """A committed database is opened read-only (immutable) or copied to tmp_path first: no test leaves a -wal or
+    -shm beside it (a read-write open would, and would migrate it)."""
+    before = _sidecars()
+    yield
+    assert _sidecars() <= before, sorted(_sidecars() - before)
+
+
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory) -> Path:
+    """One build cache for every test that compiles kernels, so a library is built once however many tests ask
+    for it. Its key (kernel source and headers, knobs, instantiations, flags, arch, nvcc version:
+    experiments/build.py) is the binary's, so a hit is the library nvcc would build again; FA5090_TEST_CACHE
+    keeps it across sessions (.ci/run sets it), else it lives for this session only."""
+    kept = os.environ.get("FA5090_TEST_CACHE")
+    root = Path(kept) if kept else tmp_path_factory.mktemp("shared_cache")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.fixture(scope="session")
+def build_cache(shared_cache) -> Path:
+    """Where a test's experiments.build.build() calls build (see shared_cache)."""
+    return shared_cache / "build"
+
+
+@pytest.fixture
+def cli_build_cache(shared_cache, monkeypatch) -> Path:
+    """FA5090_CACHE for a test whose command compiles (`static` builds into $FA5090_CACHE/static)."""
+    monkeypatch.setenv("FA5090_CACHE", str(shared_cache))
+    return shared_cache
+
+
 @pytest.fixture
 def run2() -> Path:
-    """The H200 run recorded by scripts/device_run.sh (results/2026-11-30_h200_run2)."""
+    """The H200 run recorded by results/2026-11-30_h200_run2/device_run.sh."""
     assert RUN2.exists(), RUN2
     return RUN2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 
 from agent.bench import ProfileRecord
+from agent.bench_protocol import Bench
 from experiments.build import BuildResult
 from experiments.device import DeviceInfo
 from experiments.lab import JobResult, decide
@@ -66,7 +67,11 @@ def _jitter(*parts) -> float:
     return 1 + ((h % 1000) / 1000 - 0.5) * 0.002  # +-0.1%, deterministic
 
 
-class SimBench:
+class SimBench(Bench):
+    @staticmethod
+    def require_device() -> None:  # the simulated GPU is always there
+        return None
+
     def __init__(self, flops: float = 1.1e12, csvs: dict | None = None):
         self.flops, self.csvs = flops, csvs or {}
         self.calls: list[str] = []
@@ -197,7 +202,7 @@ class NoisyWorkerSimBench(SimBench):
 
 
 class SpillingSimBench(SimBench):
-    """SimBench whose compiler figures make min_ctas_3 the H200's costly lever (issue 13): forcing a
+    """SimBench whose compiler figures make min_ctas_3 the H200's costly lever: forcing a
     third CTA adds one CTA's rows per SM but spills 512 B while Q sits in registers, so the agent
     pairs it with what gives registers back (q_from_smem, narrow_kv_tile) and ranks those compounds
     above every single lever. The timings are SimBench's."""

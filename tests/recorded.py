@@ -1,20 +1,53 @@
-"""A session's recorded H200 runs (results/<date>_h200_<what>/) as the replay tests read them: its
-artifacts archive unpacked once per test module, each run's history as the device printed it, and
-the experiment outcomes a replay has to repeat."""
+"""Recorded H200 runs (results/<date>_h200_<what>/) as the replay tests read them: an artifacts archive
+unpacked once per test module, each run's history as the device printed it, the experiment outcomes a
+replay has to repeat, and the two ways a test replays a recording (through the CLI, or through the loop
+with a spy on what the agent was asked)."""
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
-from test_margins import _recording
+from typer.testing import CliRunner
+
+from agent import strategies
+from agent.bench import Replay, ReplayMiss
+from agent.cli import app
+from agent.loop import SearchOptions, run_search
+from agent.strategies.limiter import LimiterAgent
+from experiments.problem import Shape
+from kernel_src.knobs import SEED
+from store.db import open_db
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
+runner = CliRunner()
+
+# the margin tables' seed (results/2026-11-30_h200_margins): the first search's final kernel
+SCREEN_SEED = ["--seed-knob", "compute=mma", "--seed-knob", "layout=pad", "--seed-knob", "staging=cp_async",
+               "--seed-knob", "exp=ex2"]
+# the N8192 fp16 table as the H200 printed it (n8192.txt): lever -> (outcome, paired margin)
+N8192_MARGINS = {
+    "swizzle": ("KEPT", 1.0242), "kv_double_buffer": ("KEPT", 1.0347), "persistent_grid": ("SLOWER", 0.9179),
+    "kv_triple_buffer": ("SLOWER", 0.7833), "rescale_skip": ("NULL", 0.9959), "store_streaming": ("NULL", 0.9961),
+    "store_write_through": ("NULL", 0.9954), "narrow_kv_tile": ("KEPT", 1.0808), "min_ctas_3": ("KEPT", 1.158),
+    "wide_kv_tile": ("KEPT", 1.1882), "tall_q_tile": ("SLOWER", 0.952), "q_from_smem": ("KEPT", 1.1902),
+    "tall_q_tile_4_warps": ("SLOWER", 0.9882), "split_kv_2": ("SLOWER", 0.9917), "split_kv_4": ("SLOWER", 0.9735),
+    "v_without_ldmatrix_trans": ("SLOWER", 0.8266), "split_kv_8": ("SLOWER", 0.9251),
+}
+
+
+def unpack_recording(tmp_path_factory, tgz: Path, inner: str) -> Path:
+    """`tgz` unpacked into a fresh temporary directory; the path `inner` inside it."""
+    out = tmp_path_factory.mktemp(tgz.stem.replace(".", "_"))
+    with tarfile.open(tgz) as t:
+        t.extractall(out, filter="data")
+    return out / inner
 
 
 def recordings_fixture(res: Path):
     """A module-scoped fixture: `res`/artifacts.tgz unpacked into a temporary directory."""
     @pytest.fixture(scope="module")
     def recordings(tmp_path_factory) -> Path:
-        return _recording(tmp_path_factory, res / "artifacts.tgz", "")
+        return unpack_recording(tmp_path_factory, res / "artifacts.tgz", "")
     return recordings
 
 
@@ -26,3 +59,36 @@ def recorded(res: Path, name: str) -> list[dict]:
 def outcomes(rows) -> list[tuple]:
     """(lever, outcome, margin to 4 places) of every counted experiment."""
     return [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] in ("lever", "compound", "rescreen")]
+
+
+def replay(rec: Path, db: Path, *shape: str):
+    """`run --replay rec` into a fresh database `db` (options from the recording unless `shape` gives them):
+    the printed run and `history --json` of it."""
+    res = runner.invoke(app, ["run", *shape, "--replay", str(rec), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(runner.invoke(app, ["history", "--json", "--db", str(db)]).output)
+    return res.output, rows
+
+
+def spy_replay(rec, tmp_path, version: int, monkeypatch):
+    """The recording (B2 H16 N8192 D128 fp16, budget 20) replayed with agent `version`: (the State of every
+    ask, the loop's events, the ReplayMiss that ended it, if any). The states are the ones the loop built,
+    shelf and figures included."""
+    states = []
+
+    class Spy(LimiterAgent):
+        def ask(self, state, n=1):
+            states.append(state)
+            return super().ask(state, n)
+
+    monkeypatch.setattr(strategies, "make", lambda name, seed=0, agent_version=None: Spy(agent_version))
+    bench = Replay(rec)
+    bench.explicit = {"agent_version"}
+    events, miss = [], None
+    try:
+        run_search(bench, open_db(tmp_path / f"v{version}.db"), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
+                   artifacts=tmp_path / f"art{version}", options=SearchOptions(budget=20, agent_version=version),
+                   say=lambda e: events.append((e.kind, dict(e))))
+    except ReplayMiss as e:
+        miss = str(e)
+    return states, events, miss

@@ -3,7 +3,7 @@
 import pytest
 
 from agent import levers
-from agent.propose import propose, stop_reason
+from agent.replay.ladder import propose, stop_reason
 from agent.shelf import Conditions, changed, conditions, due_for_rescreen
 from kernel_src.knobs import SEED, Knobs
 
@@ -32,7 +32,10 @@ def test_every_lever_applies_somewhere_and_builds_valid_knobs():
              SEED.replace(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem", kv_overlap="on"),  # tma_ring
              SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2),  # last_warp_refill
              SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=128,
-                          warps=8, kv_release="producer")]  # pingpong
+                          warps=8, kv_release="producer"),  # pingpong
+             SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=128,
+                          warps=8, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer",
+                          mainloop="ws")]  # the warp-specialised mainloop's own levers
     for lv in levers.CATALOG:
         base = next((b for b in bases if lv.applies_to(b, causal=True)), None)
         assert base is not None, lv.name
@@ -86,7 +89,8 @@ def test_rescreen_leaves_the_shelf_alone_while_its_conditions_hold(tmp_path):
     from pathlib import Path
 
     from agent.bench import ProfileRecord
-    from agent.loop import best_of_run, rescreen
+    from agent.rescreen import rescreen
+    from agent.summary import best_of_run
     from experiments.device import DeviceInfo
     from store import queries as q
     from store.db import open_db

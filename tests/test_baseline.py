@@ -1,5 +1,5 @@
-"""`baseline` without an earlier search (session 6: `baseline --seqlen 8192 --backend flash --backend
-cudnn` on the H200 stopped at "There is no database at fa5090.db"). The bench here is the synthetic
+"""`baseline` without an earlier search (on the H200, `baseline --seqlen 8192 --backend flash --backend
+cudnn` stopped at "There is no database at fa5090.db"). The bench here is the synthetic
 SimBench (tests/fakes.py): nothing in this file is a measurement, only the option handling is tested."""
 import json
 

@@ -1,4 +1,4 @@
-"""Issue 11's build faults: a shared build cache, a stale lock, a compile killed half-way. One build
+"""Build faults: a shared build cache, a stale lock, a compile killed half-way. One build
 at a time holds <cache>/.build.lock (flock, released by the kernel when its holder exits, however it
 exits), and nvcc writes fa.so.part, renamed when the compile finishes (experiments/build.py). The
 compiler here is a stand-in on PATH that sleeps and writes its output, so the builds overlap for

@@ -157,13 +157,13 @@ def test_the_final_resume_is_reserved_the_warm_run_for_the_part_left(df):
     full, half = df.reserve_s(warm, 0.0), df.reserve_s(warm, 0.5)
     assert full == pytest.approx(df.STARTUP_S + df.RESERVE_FACTOR * (warm - df.STARTUP_S) + df.FINAL_SLACK_S)
     assert half < full and df.reserve_s(warm, 1.0) == df.reserve_s(warm, 0.9) > df.STARTUP_S + df.FINAL_SLACK_S
-    # session 6 (synthetic restatement of its recorded times): a 241 s reference, 84 s of it builds; the
+    # the first battery's run (results/2026-11-30_h200_session6; synthetic restatement of its recorded times): a 241 s reference, 84 s of it builds; the
     # final resume from scratch took 148 s, and the old reservation was 1.3 x 241 + 20 = 333 s
     assert 148 < df.reserve_s(241 - 84, 0.0) < 333
 
 
 def test_plan_kills_says_how_many_fit_and_why(df):
-    # session 6's numbers: 218 s left after a 241 s reference (84 s of builds, 12 rows)
+    # that run's numbers: 218 s left after a 241 s reference (84 s of builds, 12 rows)
     p = df.plan_kills(218, 241, 84, 20, 12)
     assert 0 < p["fit"] < 20 and "of 20 kills fit" in p["why"] and "84 s of it building" in p["why"]
     # more time: more kills, never more than wanted; each kill costs at least its delay and the checks
@@ -179,7 +179,7 @@ def test_plan_kills_says_how_many_fit_and_why(df):
 
 def test_the_default_run_plausibly_fits_twenty_kills_in_a_560_s_call(df):
     """`PHASES="build ref kills" TOTAL=560`: 540 s before packing, ~15 s for the wheel install and the
-    build phase. The old run (session 6's reference: 241 s, 84 s of builds, 12 rows) leaves room for
+    build phase. The old run (the first battery's reference: 241 s, 84 s of builds, 12 rows) leaves room for
     a handful of kills; the default run now (estimated: ~140 s, ~60 s of builds, ~7 rows) for 20."""
     assert "--budget 2 " in df.RUN_ARGS and "--aa-repeats 3" in df.RUN_ARGS or os.environ.get("FAULTS_RUN_ARGS")
     assert df.plan_kills(540 - 15 - 241, 241, 84, 20, 12)["fit"] < 10

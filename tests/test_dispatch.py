@@ -1,4 +1,4 @@
-"""`export --dispatch` (issue 9 item 6): the table is the databases' best kernels per (dtype, D,
+"""`export --dispatch`: the table is the databases' best kernels per (dtype, D,
 causal, N bucket), empty buckets fall back to the nearest measured one, and the generated library
 compiles for sm_90 and sm_80 with its entry points and reports the same table. On copies of the
 committed H200 databases; nothing runs on a GPU."""
@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli import app
-from agent.loop import best_of_run
+from agent.summary import best_of_run
 from kernel_src.dispatch import EDGES, N_MAX, Measured, bucket_of, bucket_range, choose
 from kernel_src.knobs import Knobs
 from store import queries as q
@@ -162,7 +162,7 @@ def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_pat
     built = []
     for name in kernels:
         # the library writes one int a knob: a buffer shorter than that is a write past its end (the knob
-        # count grew from 24 to 26 in session 8 and a 24-int buffer here corrupted the heap: a segfault later)
+        # count grew from 24 to 26 and a 24-int buffer here corrupted the heap: a segfault later)
         cfg = (ctypes.c_int * 64)()
         getattr(lib, name)(cfg)
         built.append(list(cfg)[:len(order)])

@@ -1,4 +1,4 @@
-"""Issue 13: screens and sweeps on a Dask cluster, run here on a local cluster of two CPU processes
+"""Screens and sweeps on a Dask cluster, run here on a local cluster of two CPU processes
 (one thread each) with the synthetic bench and with a replay of the H200's N=8192 screen. The
 outcomes must equal the one-process path's, and a worker that dies under a candidate re-queues it
 once and is recorded; a second death is that candidate's outcome, never a lost run."""
@@ -25,7 +25,10 @@ from store import queries as q  # noqa: E402
 from store.db import open_db  # noqa: E402
 
 from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench, SlowSimBench, SpillingSimBench  # noqa: E402
-from test_margins import BEST, N8192, ROOT, _recording  # noqa: E402
+from recorded import N8192_MARGINS as N8192  # noqa: E402
+from recorded import RESULTS as ROOT  # noqa: E402
+from recorded import SCREEN_SEED as BEST  # noqa: E402
+from recorded import unpack_recording as _recording  # noqa: E402
 
 SHAPE = Shape(B=2, H=16, N=8192, D=128)
 FINAL = Knobs.parse_assignments([a for a in BEST if a != "--seed-knob"])  # mma/pad/cp_async/ex2
@@ -106,7 +109,7 @@ def test_a_screen_on_two_workers_equals_the_one_process_screen(tmp_path, client)
 
 
 def test_a_screen_on_two_workers_measures_the_singles_first_in_the_one_process_order(tmp_path, client):
-    """Issue 13: the screen fans out the loop's own order, every single lever before any compound."""
+    """The screen fans out the loop's own order, every single lever before any compound."""
     _, _, alone = _screen(tmp_path, "alone", SpillingSimBench())
     bench = DaskBench(client, SpillingSimBench, SpillingSimBench(), null_repeats=5)
     db, rid, spread = _screen(tmp_path, "spread", bench)
@@ -272,7 +275,7 @@ def _agent(tmp_path, name, bench, budget=12):
 
 
 def test_the_agent_on_two_workers_measures_its_top_proposals_ahead_and_decides_as_one_process(tmp_path, client):
-    """Issue 13's last fan-out: the agent's top two proposals measured at once, one per worker; the loop
+    """The agent fans out too: its top two proposals measured at once, one per worker; the loop
     still asks after every outcome and uses a measurement only when it asks for that candidate against
     that best with that null. Same experiments, predictions, outcomes, margins and keeps as one process;
     what was measured ahead and never asked for is dropped, counted, and never recorded."""

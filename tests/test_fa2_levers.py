@@ -1,5 +1,5 @@
-"""Issue 9's kernel levers (and the first steps of issues 10, 11 and 9's dispatch table) as they
-ran on two H200s: results/2026-11-30_h200_fa2_levers, from `TOTAL=550 bash scripts/device_fa2.sh`.
+"""The FA2-era kernel levers, the dispatch table, the tile-tail battery and the wgmma probe as they
+ran on two H200s: results/2026-11-30_h200_fa2_levers, from `TOTAL=550 bash device_fa2.sh.as_run`.
 The N8192 screen is replayed from its recording; the others are read from what the device wrote."""
 import json
 import tarfile
@@ -81,7 +81,7 @@ def test_the_dispatch_library_passed_the_tier():
 
 
 def test_the_tail_battery_rejected_every_planted_edge_defect_at_every_bc():
-    """Issue 11 on the H200: no_tail_mask and causal_off_by_one at BC 16, 32, 64 and 128 all rejected
+    """On the H200: no_tail_mask and causal_off_by_one at BC 16, 32, 64 and 128 all rejected
     WRONG; the correct kernel passes the new C1 plan (tile tails, masked-dominant inputs) at every BC,
     dtype and head dim. The control at BC 16 was rejected SUSPICIOUS by the side-stream check (events
     0.46 ms per call, synchronised wall clock 1.42 ms): a false rejection, recorded, not explained."""
@@ -97,7 +97,7 @@ def test_the_tail_battery_rejected_every_planted_edge_defect_at_every_bc():
 
 
 def test_the_wgmma_probe_settled_the_descriptors():
-    """Issue 10's first step: K-major operands with the 128-byte swizzle (one and two 64-wide column
+    """The wgmma probe: K-major operands with the 128-byte swizzle (one and two 64-wide column
     tiles), with no swizzle when LBO is the K-adjacent core-matrix stride (the swapped encoding is
     wrong in 3000 of 4096 elements), A from registers in mma.sync's fragment, and the transposed
     (MN-major) B all give the exact product; the accumulator map is mma.sync's C map per warp.

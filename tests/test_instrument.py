@@ -1,4 +1,4 @@
-"""Issue 4's statistics and decisions on recorded and synthetic timing streams, including the
+"""The instrument's statistics and decisions on recorded and synthetic timing streams, including the
 streams where the gate must refuse; the tolerance report re-summarised from its H200 rows."""
 
 import json

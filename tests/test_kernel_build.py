@@ -17,8 +17,8 @@ BEST = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2")
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("build")
+def builds(build_cache):
+    cache = build_cache
     specs = [BuildSpec(knobs=k, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128))
              for k in (SEED, BEST) for a in ("sm_80", "sm_90", "sm_120")]
     return specs, build(specs, cache)
@@ -66,25 +66,25 @@ def test_rebuild_is_a_cache_hit(tmp_path):
     assert first.ok and not first.cached and second.cached
 
 
-def test_ceiling_microbenchmark_compiles_for_three_archs(tmp_path):
+def test_ceiling_microbenchmark_compiles_for_three_archs(build_cache):
     specs = [BuildSpec(knobs=SEED, arch=a, source="mma_peak.cu") for a in ("sm_80", "sm_90", "sm_120")]
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     for s in specs:
         assert res[s.key()].ok, res[s.key()].log[-1000:]
         recs = [x for x in parse_ptxas(res[s.key()].log) if x.entry]
         assert len(recs) == 2 and all(r.spill_stores == 0 for r in recs)
 
 
-def test_defect_switch_compiles_and_changes_the_binary(tmp_path):
+def test_defect_switch_compiles_and_changes_the_binary(build_cache):
     from experiments.defects import BASE, DEFECTS
 
     specs = [BuildSpec(knobs=BASE, arch="sm_90", defect=code) for code, _ in DEFECTS.values()]
     assert len({s.key() for s in specs} | {BuildSpec(knobs=BASE, arch="sm_90").key()}) == len(DEFECTS) + 1
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     assert all(res[s.key()].ok for s in specs)
 
 
-def test_fault_switches_compile_match_the_kernels_enum_and_stay_out_of_the_defect_battery(tmp_path):
+def test_fault_switches_compile_match_the_kernels_enum_and_stay_out_of_the_defect_battery(build_cache):
     """The hang and the illegal-address fault (scripts/device_faults.py) are FA_DEFECT values of
     their own, numbered as the kernel's enum (defects.cuh) numbers them, and never in DEFECTS: derive-tolerance
     runs every defect in one process, which a hang or a sticky fault would end."""
@@ -100,7 +100,7 @@ def test_fault_switches_compile_match_the_kernels_enum_and_stay_out_of_the_defec
         assert enum[name] == code, (name, code, enum.get(name))
     assert not set(FAULTS) & set(DEFECTS) and len(enum) == len(DEFECTS) + len(FAULTS)
     specs = [BuildSpec(knobs=BASE, arch="sm_90", defect=code) for code, _ in FAULTS.values()]
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     assert all(res[s.key()].ok for s in specs), [res[s.key()].log[-800:] for s in specs]
 
 
@@ -112,7 +112,7 @@ def test_cache_key_covers_knobs_arch_and_instantiations():
     assert a.key() == BuildSpec(knobs=Knobs.parse(SEED.model_dump()), arch="sm_90").key()
 
 
-# Issue 9's register-lean FA2 shapes with the new knobs (BR 128 on 4 warps with BC 32 and every
+# The register-lean FA2 shapes with the FA2-era knobs (BR 128 on 4 warps with BC 32 and every
 # FA2 knob on; BR 64 x BC 32 with QK^T pipelined over a three-stage ring): no spill on any of the
 # three architectures at either head dim, and the pipelined loop holds a second QK^T (the prologue's).
 FA2_LEAN = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, q_in="smem",
@@ -121,10 +121,10 @@ FA2_PIPE = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", bc=
                  rescale_skip="on", softmax="fused", pipeline="on")
 
 
-def test_fa2_knobs_compile_for_three_archs_without_spills(tmp_path):
+def test_fa2_knobs_compile_for_three_archs_without_spills(build_cache):
     specs = [BuildSpec(knobs=k, arch=a, dtypes=("float16",), dims=(64, 128), causals=(False,))
              for k in (FA2_LEAN, FA2_PIPE) for a in ("sm_80", "sm_90", "sm_120")]
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     for spec in specs:
         r = res[spec.key()]
         assert r.ok, r.log[-2000:]
@@ -134,7 +134,7 @@ def test_fa2_knobs_compile_for_three_archs_without_spills(tmp_path):
             assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.knobs.label(), spec.arch, rec)
 
 
-# issue 9's kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_session8): BR 128 x BC 32 on
+# the mma.sync kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_session8): BR 128 x BC 32 on
 # 4 warps, two m16 tiles a warp, unrolled copies
 S5_UNROLLED = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, kv_stages=2,
                     q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on", copies="unrolled")
@@ -154,28 +154,28 @@ def _every_instantiation_on_three_archs(knobs: Knobs, cache) -> list[tuple[str, 
     return out
 
 
-def test_issue9_kernel_compiles_for_three_archs_without_spills(tmp_path):
+def test_the_unrolled_s5_kernel_compiles_for_three_archs_without_spills(build_cache):
     """Every instantiation (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90 and sm_120, 0 spills; the same tile
     on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/issue9_spills.txt)."""
-    for arch, rec in _every_instantiation_on_three_archs(S5_UNROLLED, tmp_path):
+    for arch, rec in _every_instantiation_on_three_archs(S5_UNROLLED, build_cache):
         assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (arch, rec)
 
 
-# issue 9 item 2: FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
-# mask (interior blocks carry no mask code), one K/V stage (fits sm_120's 99 KB); session 9 on the H200: 1.004-1.006x
+# FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
+# mask (interior blocks carry no mask code), one K/V stage (fits sm_120's 99 KB); on the H200: 1.004-1.006x
 # SDPA flash at N8192 D128 fp16, 1.033x causal (results/2026-11-30_h200_session9)
 B64_LEAN = S5_UNROLLED.replace(bc=64, persistent="on", causal_mask="predicate", pv_slab="on", kv_stages=1)
 
 
-def test_issue9_bc64_lean_kernel_compiles_for_three_archs_without_spills(tmp_path):
+def test_the_lean_bc64_kernel_compiles_for_three_archs_without_spills(build_cache):
     """Every instantiation of the lean 128 x 64 kernel on sm_80, sm_90 and sm_120: 255 registers at most, 0 spills
     (without pv_slab it spills on all three: results/2026-11-30_cpu_build_checks/pv_slab.txt)."""
-    for arch, rec in _every_instantiation_on_three_archs(B64_LEAN, tmp_path):
+    for arch, rec in _every_instantiation_on_three_archs(B64_LEAN, build_cache):
         assert rec.spill_stores == 0 and rec.spill_loads == 0, (arch, rec)
 
 
 def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
-    """Issue 10's first step: the probe compiles for sm_90a with shared-memory and register-A warpgroup
+    """The wgmma probe compiles for sm_90a with shared-memory and register-A warpgroup
     MMAs, and the same source is refused for plain sm_90 (wgmma needs the arch-specific target)."""
     src = __import__("pathlib").Path(__file__).resolve().parents[1] / "kernel_src" / "wgmma_probe.cu"
     ptx = tmp_path / "p.ptx"
@@ -190,17 +190,17 @@ def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
     assert bad.returncode != 0 and "not supported on .target 'sm_90'" in bad.stderr
 
 
-# Issue 10, step 1: the Hopper arm as a knob family. Built here (no GPU), not yet run on one.
+# The Hopper arm as a knob family, built here (no GPU); on the H200: results/2026-11-30_h200_session5.
 WGMMA = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")
 
 
-def test_the_wgmma_arm_builds_for_sm90a_without_spills(tmp_path):
+def test_the_wgmma_arm_builds_for_sm90a_without_spills(build_cache):
     """compute=wgmma builds with the sm_90a target (the build adds the `a`), every dtype, head dim and
     mask mode, with fewer registers than the mma.sync kernel and no spill; one and two warpgroups."""
     specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128))
              for k in (WGMMA, WGMMA.replace(br=128, warps=8, kv_stages=2, rescale_skip="on"))]
     assert all("-gencode=arch=compute_90a,code=sm_90a" in s.flags() for s in specs)
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     for spec in specs:
         r = res[spec.key()]
         assert r.ok, r.log[-2000:]
@@ -239,7 +239,7 @@ def test_the_hopper_battery_set_is_valid_and_stays_on_the_arm():
     assert not any(k.compute.value == "wgmma" for k in covering_set())  # every arch compiles the covering set
 
 
-def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it():
+def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it(cli_build_cache):
     from typer.testing import CliRunner
 
     from agent.cli import app
@@ -256,24 +256,24 @@ def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it():
         assert row["census"].get("HGMMA") == 16 and not row["census"].get("HMMA") and not row["census"].get("LDSM")
 
 
-# Issue 10, step 2: TMA staging on the wgmma arm. Built here (no GPU), not yet run on one.
-def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(tmp_path):
+# TMA staging on the wgmma arm, built here (no GPU); on the H200: results/2026-11-30_h200_session6.
+def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(build_cache):
     """staging=tma: every dtype, head dim and mask mode at one and two stages, persistent (barrier
     phases carried across items) and split-KV; no spill, and fewer registers than the cp.async build
     of the same tile (no per-thread address arithmetic for K and V)."""
     tma = WGMMA.replace(staging="tma")
     knobs = [tma, tma.replace(kv_stages=2), tma.replace(bc=32, kv_stages=3, persistent="on"),
              tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2), WGMMA.replace(kv_stages=2),
-             # step 3: the next block's QK^T under this softmax, on both stagings
+             # the next block's QK^T under this softmax, on both stagings
              tma.replace(kv_stages=2, pipeline="on"), WGMMA.replace(kv_stages=2, pipeline="on"),
-             # session 6: the ring without its block barrier, on the tile that ran 1.743x SDPA flash
+             # the ring without its block barrier, on the tile that ran 1.743x SDPA flash
              tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="last_warp"),
              tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on"),
              # and warp specialisation: a producer warpgroup, setmaxnreg (FlashAttention-3's BC 128 with the pipeline)
              tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="producer"),
              tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer")]
     specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     regs = {}
     for spec in specs:
         r = res[spec.key()]
@@ -325,7 +325,7 @@ def test_kv_release_is_the_tma_ring_s_and_counts_its_bytes():
 
 
 def test_pingpong_is_the_producer_kernel_s_two_warpgroups():
-    """pingpong=on (session 7b): turns between the two consumer warpgroups beside the producer warpgroup; refused
+    """pingpong=on: turns between the two consumer warpgroups beside the producer warpgroup; refused
     with a sentence naming the knob anywhere else, off by default and out of the key."""
     from kernel_src.knobs import KnobError
 
@@ -342,7 +342,7 @@ def test_pingpong_is_the_producer_kernel_s_two_warpgroups():
     assert "pingpong" not in ws.canonical() and pp.label().endswith("/kv_release=producer/pingpong=on")
 
 
-def test_pingpong_builds_for_sm90a_without_spill_on_two_more_named_barriers(tmp_path):
+def test_pingpong_builds_for_sm90a_without_spill_on_two_more_named_barriers(build_cache):
     """The turns' two named barriers (ids 2 and 3, immediates: a register id made ptxas reserve all 16) on the
     measured tile and FlashAttention-3's BC 128 with the pipeline; every instantiation, no spill, setmaxnreg kept
     (no C7507/C7508), the consumers' registers at entry as without the turns."""
@@ -350,7 +350,7 @@ def test_pingpong_builds_for_sm90a_without_spill_on_two_more_named_barriers(tmp_
     knobs = [tma.replace(rescale_skip="on", rescale_lazy="on", pingpong="on"),
              tma.replace(bc=128, pipeline="on", pingpong="on")]
     specs = [BuildSpec(knobs=k, arch="sm_90", dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in knobs]
-    res = build(specs, tmp_path)
+    res = build(specs, build_cache)
     for spec in specs:
         r = res[spec.key()]
         assert r.ok, r.log[-2000:]
@@ -360,7 +360,7 @@ def test_pingpong_builds_for_sm90a_without_spill_on_two_more_named_barriers(tmp_
         assert not any(c in r.log for c in ("C7507", "C7508", "C7512")), r.log[-2000:]
 
 
-def test_static_counts_tensor_copies_for_tma_staging():
+def test_static_counts_tensor_copies_for_tma_staging(cli_build_cache):
     from typer.testing import CliRunner
 
     from agent.cli import app

@@ -11,7 +11,7 @@ def test_seed_is_the_naive_kernel():
                               "FA_CTA_ORDER": 0, "FA_MIN_CTAS": 0, "FA_STORE": 0, "FA_V_LOAD": 0, "FA_PERSISTENT": 0,
                               "FA_SPLIT_KV": 1, "FA_SOFTMAX": 0, "FA_KV_OVERLAP": 0, "FA_EPILOGUE": 0,
                               "FA_RESCALE_LAZY": 0, "FA_PIPELINE": 0, "FA_KV_RELEASE": 0, "FA_PINGPONG": 0,
-                                  "FA_COPIES": 0, "FA_EXP_POLY": 0, "FA_PV_SLAB": 0}
+                                  "FA_COPIES": 0, "FA_EXP_POLY": 0, "FA_PV_SLAB": 0, "FA_MAINLOOP": 0}
 
 
 def test_knobs_are_frozen_and_hashable():
@@ -138,7 +138,7 @@ def test_split_kv_workspace_is_preflight_arithmetic(tmp_path):
 
 
 def test_fa2_knobs_refuse_what_their_schedule_cannot_do():
-    """Issue 9's knobs: the overlap schedule is one-buffer cp.async, the smem epilogue writes
+    """The FA2-era knobs: the overlap schedule is one-buffer cp.async, the smem epilogue writes
     16-byte default stores of the final output, and the lazy max counts in log2 units and pays
     only through the rescale vote. Each refusal names the knob."""
     mma = SEED.replace(compute="mma", staging="cp_async", exp="ex2")

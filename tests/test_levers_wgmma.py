@@ -1,4 +1,4 @@
-"""Issue 10: the Hopper arm's tuning levers (agent version 3).
+"""The Hopper arm's tuning levers (agent version 3).
 
 On an H200 a run seeded on the wgmma arm (t64x64w4, two K/V stages) stopped at once, "no candidate
 left (10 of 10 experiments unspent)": every lever but a few required compute=mma. From agent version
@@ -10,6 +10,7 @@ import pytest
 
 from agent import levers
 from agent.loop import SearchOptions, run_search
+from agent.policy import POLICIES
 from agent.strategies import make
 from agent.strategies.base import State
 from agent.strategies.limiter import LimiterAgent
@@ -28,12 +29,13 @@ WG = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in=
 ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_triple_buffer", "kv_overlap",
        "rescale_skip", "lazy_rescale", "softmax_ffma", "mask_predicate", "mask_split", "persistent_grid",
        "split_kv_2", "split_kv_4", "split_kv_8", "min_ctas_3", "store_streaming", "store_write_through",
-       "qk_pipeline",  # the arm's pipeline: session 5
-       "unrolled_copies",  # Q's cp.async tile on the arm (K/V too with cp.async staging): session 8
-       "exp_poly_quarter", "exp_poly_half"}  # a share of P's exponentials on the FMA pipe: session 8
-# the arm's own (session 5): TMA staging, wgmma only
+       "qk_pipeline",  # the arm's pipeline
+       "unrolled_copies",  # Q's cp.async tile on the arm (K/V too with cp.async staging)
+       "exp_poly_quarter", "exp_poly_half"}  # a share of P's exponentials on the FMA pipe
+# the arm's own: TMA staging, wgmma only
 ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
-            "pingpong"}  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
+            "pingpong",  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
+            "ws_mainloop"}  # the warp-specialised mainloop with its overlap and turns, as one move (agent 7)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -46,14 +48,17 @@ def _state(best: Knobs, arch: str = "sm_90", causal: bool = False) -> State:
 
 
 def test_the_catalog_says_which_levers_the_arm_shares():
+    v2 = {lv.name: lv for lv in levers.catalog_for(POLICIES[2])}
     for lv in levers.CATALOG:
         compute = lv.requires.get("compute")
         assert (compute is not None and "wgmma" in compute) == (lv.name in ARM | ARM_ONLY), lv.name
-        assert "wgmma" not in (lv.requires_at(2).get("compute") or ())  # agents 1 and 2: mma.sync only
-        assert lv.requires_at(2).keys() == lv.requires.keys()
+        if lv.name in v2:
+            assert "wgmma" not in (v2[lv.name].requires.get("compute") or ())  # agents 1 and 2: mma.sync only
+            assert ("compute" in v2[lv.name].requires) == (compute is not None)
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
     assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
-    assert levers.WGMMA_SINCE == 3 and make("agent").version == SearchOptions().agent_version == 6
+    assert POLICIES[3].wgmma_arm and not POLICIES[2].wgmma_arm
+    assert make("agent").version == SearchOptions().agent_version == 7
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -63,9 +68,9 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
     # masks and the order only under a causal mask
     # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
-    # unrolled_copies and exp_poly_* are agent 5's (session 8)
+    # unrolled_copies and exp_poly_* join the catalog at version 5, ws_mainloop (TMA too) at 7
     want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup", "pingpong",
-                               "unrolled_copies", "exp_poly_quarter", "exp_poly_half"} - (
+                               "unrolled_copies", "exp_poly_quarter", "exp_poly_half", "ws_mainloop"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:
@@ -130,7 +135,7 @@ def test_a_wgmma_seeded_run_spends_its_budget(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "budget", run["stop_reason"]
     rows = [e for e in q.history(db, rid) if e["seq"] is not None and e["outcome"] is not None]
-    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 6
+    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 7
     for e in rows:
         k = Knobs.parse(e["knobs"])
         assert k.compute.value == "wgmma" and Knobs.parse(e["base_knobs"]).compute.value == "wgmma"
@@ -145,8 +150,8 @@ def test_version_2_stops_where_the_h200_run_stopped(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "exhausted"
     assert run["stop_reason"] == "no candidate left (10 of 10 experiments unspent)"
-    with pytest.raises(ValueError, match="agent version 7"):
-        LimiterAgent(7)
+    with pytest.raises(ValueError, match="agent version 8"):
+        LimiterAgent(8)
 
 
 def test_the_levers_listing_says_which_compute_each_lever_applies_to():
@@ -173,12 +178,12 @@ def test_from_a_tma_kernel_the_ring_levers_keep_tma_and_tma_is_not_offered_again
 
 
 def test_pingpong_applies_to_a_two_warpgroup_producer_kernel_from_version_5():
-    """The lever of session 7b: only where the knob is valid (kv_release=producer, wgmma, warps=8), and from
-    agent version 5 (VERSIONS still ends at 4: agent 4 never proposes it; a catalog read with no version does)."""
+    """Only where the knob is valid (kv_release=producer, wgmma, warps=8), and from agent version 5 (agent 4
+    never proposes it; the current catalog holds it)."""
     ws = WG.replace(staging="tma", br=128, warps=8, kv_release="producer")
     pp = levers.get("pingpong")
-    assert pp.since == 5 and pp.applies_to(ws, version=5) and pp.applies_to(ws) and not pp.applies_to(ws, version=4)
-    assert pp.apply(ws) == ws.replace(pingpong="on") and not pp.applies_to(ws.replace(pingpong="on"), version=5)
+    assert pp in levers.catalog_for(POLICIES[5]) and pp not in levers.catalog_for(POLICIES[4]) and pp.applies_to(ws)
+    assert pp.apply(ws) == ws.replace(pingpong="on") and not pp.applies_to(ws.replace(pingpong="on"))
     for other in (ws.replace(kv_release="barrier"), ws.replace(kv_release="last_warp"), ws.replace(br=64, warps=4)):
-        assert not pp.applies_to(other, version=5), other.label()
+        assert not pp.applies_to(other), other.label()
     assert "pingpong" not in {m.name for m in LimiterAgent(4).moves(_state(ws))}

@@ -1,27 +1,21 @@
-"""Issue 3's margin tables and the search that used the new levers, replayed from their H200
+"""The margin tables of the ladder's levers and the search that used them, replayed from their H200
 recordings (results/2026-11-30_h200_margins, results/2026-11-30_h200_search_n8192): the same
 decisions from the recorded timing streams, no GPU."""
 
 import json
-import tarfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from recorded import N8192_MARGINS as N8192
+from recorded import SCREEN_SEED as BEST
+from recorded import unpack_recording as _recording
+
 from agent.cli import app
 
 ROOT = Path(__file__).resolve().parents[1] / "results"
 runner = CliRunner()
-BEST = ["--seed-knob", "compute=mma", "--seed-knob", "layout=pad", "--seed-knob", "staging=cp_async",
-        "--seed-knob", "exp=ex2"]
-
-
-def _recording(tmp_path_factory, tgz: Path, inner: str) -> Path:
-    out = tmp_path_factory.mktemp(tgz.stem.replace(".", "_"))
-    with tarfile.open(tgz) as t:
-        t.extractall(out, filter="data")
-    return out / inner
 
 
 def _table(db: Path) -> dict[str, tuple[str, float]]:
@@ -29,15 +23,7 @@ def _table(db: Path) -> dict[str, tuple[str, float]]:
     return {r["lever"]: (r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] == "lever"}
 
 
-# the tables as the H200 printed them (n8192.txt, n32768.txt): lever -> (outcome, paired margin)
-N8192 = {
-    "swizzle": ("KEPT", 1.0242), "kv_double_buffer": ("KEPT", 1.0347), "persistent_grid": ("SLOWER", 0.9179),
-    "kv_triple_buffer": ("SLOWER", 0.7833), "rescale_skip": ("NULL", 0.9959), "store_streaming": ("NULL", 0.9961),
-    "store_write_through": ("NULL", 0.9954), "narrow_kv_tile": ("KEPT", 1.0808), "min_ctas_3": ("KEPT", 1.158),
-    "wide_kv_tile": ("KEPT", 1.1882), "tall_q_tile": ("SLOWER", 0.952), "q_from_smem": ("KEPT", 1.1902),
-    "tall_q_tile_4_warps": ("SLOWER", 0.9882), "split_kv_2": ("SLOWER", 0.9917), "split_kv_4": ("SLOWER", 0.9735),
-    "v_without_ldmatrix_trans": ("SLOWER", 0.8266), "split_kv_8": ("SLOWER", 0.9251),
-}
+# the causal table as the H200 printed it (n32768.txt): lever -> (outcome, paired margin); N8192's is in recorded.py
 N32768_CAUSAL = {
     "swizzle": ("SLOWER", 0.9387), "heaviest_first": ("SLOWER", 0.87), "kv_double_buffer": ("SLOWER", 0.9561),
     "mask_split": ("SLOWER", 0.93), "mask_predicate": ("NULL", 0.9982), "persistent_grid": ("SLOWER", 0.8755),
@@ -62,7 +48,7 @@ def test_margin_table_replays(name, extra, expected, tmp_path_factory, tmp_path)
     assert res.exit_code == 0, res.output
     table = _table(db)
     assert table == expected
-    # every lever the issue names that applies to the shape has its row, negatives included
+    # every lever of the ladder that applies to the shape has its row, negatives included
     for lever in ("persistent_grid", "split_kv_2", "split_kv_4", "split_kv_8", "v_without_ldmatrix_trans",
                   "tall_q_tile_4_warps", "kv_double_buffer", "kv_triple_buffer", "rescale_skip", "store_streaming"):
         assert lever in table
@@ -129,7 +115,7 @@ def test_a_search_looks_back_at_the_screen_in_its_database(tmp_path_factory, tmp
     measured gains first (q_from_smem 1.190) and predicts them; --no-evidence gives the catalog
     order, which is what the recorded search (run before this existed) did."""
     from agent.levers import get
-    from agent.propose import predicted_band, propose
+    from agent.replay.ladder import predicted_band, propose
     from kernel_src.knobs import Knobs
     from store import queries as q
     from store.db import open_db
@@ -146,7 +132,7 @@ def test_a_search_looks_back_at_the_screen_in_its_database(tmp_path_factory, tmp
     ev = {k: v["margin"] for k, v in q.lever_evidence(open_db(db), best.key(), before_run=2).items()}
     assert ev == {k: pytest.approx(m, abs=5e-5) for k, (_, m) in N8192.items()}
     assert propose(best, "occupancy_limited", set(), evidence=ev).name == "q_from_smem"
-    assert propose(best, "occupancy_limited", set()).name == "kv_overlap"  # the catalog's order (issue 9 added it)
+    assert propose(best, "occupancy_limited", set()).name == "kv_overlap"  # the catalog's order
     assert predicted_band(get("q_from_smem"), ev["q_from_smem"], 0.0082) == pytest.approx((1.1707, 2 * 1.1902 - 1.1707), abs=1e-4)
 
     args = ["run", *BEST, "--seqlen", "8192", "--budget", "16", "--plateau", "6", "--time-budget", "1.5",

@@ -346,7 +346,7 @@ def test_unknown_and_stall_shares():
 
 
 def test_an_issue_bound_mma_sync_kernel_on_hopper_is_told_about_wgmma():
-    """Issue 10: on a part with warpgroup MMA an issue- or tensor-bound mma.sync kernel's diagnosis
+    """On a part with warpgroup MMA an issue- or tensor-bound mma.sync kernel's diagnosis
     names the lever that moves there; on other parts, and for a kernel already issuing wgmma, not."""
     stalls = {"wait": 0.5, "short_scoreboard": 0.4, "long_scoreboard": 0.05}
     base = dict(stalls=stalls, tensor_pipe_pct=40.0, achieved_warps_per_sm=8.0, theoretical_warps_per_sm=8.0)

@@ -1,4 +1,4 @@
-"""Reviewing history (issue 12, the parts built so far): read-only commands leave the database
+"""Reviewing history: read-only commands leave the database
 byte-identical, `history --all` with a run column and filters, `compare`, `export best`, tables that
 do not fold in a pipe. On the committed H200 databases."""
 import hashlib
@@ -148,9 +148,10 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     assert list(by) == list(Knobs.model_fields)
     assert by["layout"]["values"] == ["row_major", "swizzle", "pad", "sw128"]
     assert by["layout"]["levers"] == ["swizzle", "padding", "wgmma", "hopper_tile"] and "wgmma" in by["compute"]["values"]
-    assert by["bc"]["values"] == [32, 64, 128] and by["compute"]["default"] == "scalar"
+    assert by["bc"]["values"] == [32, 64, 128, 176] and by["compute"]["default"] == "scalar"
     assert by["kv_release"]["values"] == ["barrier", "last_warp", "producer"]
-    assert by["kv_release"]["levers"] == ["last_warp_refill", "producer_warpgroup"]
+    assert by["kv_release"]["levers"] == ["last_warp_refill", "producer_warpgroup", "ws_mainloop"]
+    assert by["mainloop"]["values"] == ["general", "ws"] and by["mainloop"]["levers"] == ["ws_mainloop"]
 
 
 def test_history_command_prints_what_started_the_run(dbs):

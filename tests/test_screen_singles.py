@@ -1,10 +1,11 @@
-"""Issue 13: `run --screen` measures every applicable single lever against the seed before any
+"""`run --screen` measures every applicable single lever against the seed before any
 compound move (a compound is a lever plus what gives its cost back; it comes after the singles,
 budget permitting). On the H200 the agent's rank put compounds first and 29 of a 30-experiment
 screen were compounds; a screen recorded before `screen_singles_first` replays in its own order."""
 from fakes import SimBench, SpillingSimBench
 
-from agent.loop import LATER_SETTINGS, LEGACY, SearchOptions, run_search, singles_first
+from agent.loop import SearchOptions, run_search, singles_first
+from agent.replay.settings import LATER_SETTINGS, LEGACY
 from agent.strategies.base import Move, Proposal, State
 from agent.strategies.limiter import LimiterAgent
 from experiments.problem import Shape

@@ -1,4 +1,4 @@
-"""Issue 8: strategies behind one interface, judged by one keep gate.
+"""Strategies behind one interface, judged by one keep gate.
 
 The agent's and random search's H200 runs (results/2026-11-30_h200_agent_vs_random) are replayed
 from their recordings: the same proposals, in the same order, from the recorded compiler figures,
@@ -30,6 +30,7 @@ from store import queries as q
 from store.db import open_db
 
 from fakes import SimBench, figures
+from recorded import replay as _replay
 
 RES = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_agent_vs_random"
 runner = CliRunner()
@@ -42,13 +43,6 @@ def recordings(tmp_path_factory) -> Path:
         with tarfile.open(RES / tgz) as t:
             t.extractall(out, filter="data")
     return out
-
-
-def _replay(rec: Path, db: Path, *shape: str):
-    res = runner.invoke(app, ["run", *shape, "--replay", str(rec), "--db", str(db)])
-    assert res.exit_code == 0, res.output
-    rows = json.loads(runner.invoke(app, ["history", "--json", "--db", str(db)]).output)
-    return res.output, rows
 
 
 def test_agent_n8192_replayed_reaches_0_866x_sdpa_flash_and_stops_with_reasons(recordings, tmp_path):
@@ -96,7 +90,7 @@ C16 = ("--seqlen", "16384", "--dtype", "bfloat16", "--causal")
 
 
 def test_random_c16384_replayed_is_behind_the_agent(recordings, tmp_path):
-    """Random at N16384 bf16 causal (session 3, complete this time): four keeps in twenty draws and
+    """Random at N16384 bf16 causal (the third device call, complete this time): four keeps in twenty draws and
     SDPA flash 1.374x faster in its comparator row, 0.728x, against the agent's 0.788x (1/1.269)."""
     out, rows = _replay(recordings / "random_c16384_artifacts/run-1/recording.jsonl", tmp_path / "rc.db", *C16)
     assert sum(r["kind"] == "sample" for r in rows) == 20
@@ -109,7 +103,7 @@ def test_random_c16384_replayed_is_behind_the_agent(recordings, tmp_path):
 @pytest.mark.parametrize("name,shape,keeps,sdpa", [("tpe_n8192", ("--seqlen", "8192"), 6, 1.155),
                                                    ("tpe_c16384", C16, 4, 1.382)])
 def test_tpe_replayed(recordings, tmp_path, name, shape, keeps, sdpa):
-    """Optuna's TPE, same budget and gate (session 3): at N8192 it ties the agent (SDPA 1.155x faster
+    """Optuna's TPE, same budget and gate (the third device call): at N8192 it ties the agent (SDPA 1.155x faster
     in both runs' comparator rows, 0.866x); at N16384 bf16 causal it is behind (0.723x against 0.788x).
     Replaying reproduces its draws, so Optuna's sampler answers the same from the same seed."""
     out, rows = _replay(recordings / f"{name}_artifacts/run-1/recording.jsonl", tmp_path / "t.db", *shape)
@@ -131,7 +125,7 @@ def _state(best, static, label="occupancy_limited", **kw):
 
 
 def test_under_a_register_limit_the_agent_tries_what_buys_a_cta_not_what_adds_state():
-    """The issue's failure: at 2 CTAs/SM limited by registers the ladder tried double and triple
+    """The first agent's failure: at 2 CTAs/SM limited by registers the ladder tried double and triple
     buffering and a persistent grid. Figures as sm_90's ptxas gave them for mma/swizzle/cp_async/ex2."""
     best = Knobs(compute="mma", layout="swizzle", staging="cp_async", exp="ex2")
     f = {best: _fig(186, 0, 49152, 2), best.replace(q_in="smem"): _fig(167, 0, 49152, 3),
@@ -185,7 +179,7 @@ def test_compound_moves_come_from_a_cost_and_must_give_it_back():
 
 
 def test_a_compound_band_is_its_first_levers_from_agent_version_2():
-    """Session 3's agent (version 1) multiplied the catalog bands of a compound's levers, so a
+    """Agent version 1 (the runs of results/2026-11-30_h200_agent_vs_random) multiplied the catalog bands of a compound's levers, so a
     restorer's own lead (swizzle 1.15-1.80) inflated the move's band; version 2 takes the first
     lever's band and lets the figures widen it (rows/SM). Version 1 stays for the recordings."""
     best = Knobs(compute="mma", layout="swizzle", staging="cp_async", exp="ex2")
@@ -202,10 +196,10 @@ def test_a_compound_band_is_its_first_levers_from_agent_version_2():
     assert v2.predicted[0] == tall_band[0] and abs(v1.predicted[0] - product_lo) < 1e-12
     assert v2.predicted[1] == 2.0  # rows/SM 128 -> 256 widens it, as in version 1
     assert make("agent", agent_version=2).version == 2 and make("agent", agent_version=1).version == 1
-    assert make("agent").version == 6  # 5: margins at this best carried to shared levers (tests/test_agent_v5.py);
-    # 6: not from a compound to a restorer's single move (tests/test_session8.py)
-    with pytest.raises(ValueError, match="agent version 7"):
-        LimiterAgent(7)
+    assert make("agent").version == 7  # 5: margins at this best carried to shared levers (tests/test_margins_carry_over.py);
+    # 6: not from a compound to a restorer's single move (tests/test_restorer_margins.py)
+    with pytest.raises(ValueError, match="agent version 8"):
+        LimiterAgent(8)
 
 
 # ---- the loop on the synthetic bench ---------------------------------------------------------------
@@ -254,7 +248,7 @@ def test_random_draws_are_uniform_over_valid_launchable_configurations():
     import random
 
     dims = space(levers.CATALOG, SEED, causal=False)
-    assert ("heaviest_first" not in dims["cta_order"]) and set(dims["tile"]) == {(64, 4), (128, 8), (128, 4)}
+    assert ("heaviest_first" not in dims["cta_order"]) and set(dims["tile"]) == {(64, 4), (128, 8), (128, 4), (192, 12)}
     rng, seen = random.Random(1), set()
     for _ in range(200):
         k = sample_valid(rng, dims, TABLE["sm_120"], 128, exclude=seen)
@@ -370,5 +364,6 @@ def test_pingpong_joins_kv_release_in_the_samplers_space():
     choice = {d: v[0] for d, v in dims.items()} | {"kv_release": PRODUCER_PINGPONG}
     k = knobs_of(choice)
     assert k.kv_release.value == "producer" and k.pingpong.value == "on"
-    old = space(tuple(lv for lv in CATALOG if lv.name != "pingpong"), seed, False)  # a run recorded before it
+    # a run recorded before it (ws_mainloop, later, sets pingpong too)
+    old = space(tuple(lv for lv in CATALOG if lv.name not in ("pingpong", "ws_mainloop")), seed, False)
     assert "pingpong" not in old and PRODUCER_PINGPONG not in old["kv_release"]

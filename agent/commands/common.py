@@ -138,6 +138,18 @@ def _open(db_path: Path, create: bool, read_only: bool = False):
         _fail(str(e))
 
 
+def _need_gpu() -> None:
+    """The GPU answers before a command that needs one opens a database for writing: opening read-write
+    migrates the file and marks runs whose process is gone as interrupted, which a command that then
+    refuses must not have done (a committed database stays as it was)."""
+    import agent.bench
+
+    try:
+        agent.bench.GpuBench.require_device()
+    except Exception as e:  # noqa: BLE001 - one sentence (NoGpu) or raised
+        _known_or_raise(e)
+
+
 def _artifacts_for(db_path: Path) -> Path:
     return db_path.parent / (db_path.stem + "_artifacts")
 
@@ -185,7 +197,7 @@ def _known_or_raise(e: Exception) -> None:
     from agent.bench import ReplayMiss
     from agent.distributed import DistributedError
     from agent.levers import UnknownLever
-    from agent.loop import SearchError
+    from agent.state import SearchError
     from agent.strategies.tpe import TpeMissing
     from experiments.build import BuildError
     from experiments.device import NoGpu

@@ -135,20 +135,21 @@ def levers(as_json: bool = JSON_OPT):
 
     Example: `levers --json`."""
     from agent.levers import CATALOG
+    from agent.replay.catalog import RELIEFS_SINCE, as_listed, since
 
     if as_json:
-        print(json.dumps([lv.model_dump(mode="json") for lv in CATALOG], indent=1))
+        print(json.dumps([as_listed(lv) for lv in CATALOG], indent=1))
         return
     t = Table(title="levers (requires: the current knobs a lever applies to; compute=wgmma, the Hopper arm, from "
                     "agent version 3; a relief (vN): a diagnosis it addresses on that arm from agent version N)")
     for c in ("lever", "sets", "targets", "requires", "predicted", "hypothesis"):
         t.add_column(c, overflow="fold")
     for lv in CATALOG:
-        reliefs = [f"{r.label} (v{r.since}, {'/'.join(r.compute)}"
+        reliefs = [f"{r.label} (v{RELIEFS_SINCE}, {'/'.join(r.compute)}"
                    + (f" {r.predicted[0]:.2f}-{r.predicted[1]:.2f})" if r.predicted else ")") for r in lv.reliefs]
-        t.add_row(lv.name + (f" (from v{lv.since})" if lv.since > 1 else ""), json.dumps(lv.sets),
-                  ", ".join([*lv.targets, *reliefs]), (json.dumps(lv.requires_at()) if lv.requires_at() else "")
-                  + "".join(f" ({', '.join(extra)} from v{v})" for v, extra in sorted(lv.requires_since.items())),
+        t.add_row(lv.name + (f" (from v{since(lv)})" if since(lv) > 1 else ""), json.dumps(lv.sets),
+                  ", ".join([*lv.targets, *reliefs]), (json.dumps(lv.requires) if lv.requires else "")
+                  + "".join(f" ({', '.join(extra)} from v{v})" for v, extra in as_listed(lv)["requires_since"].items()),
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}",
                   lv.hypothesis + (f" {lv.on_wgmma}" if lv.on_wgmma else ""))
     _print_table(t)
@@ -191,7 +192,7 @@ def compare(
     TFLOP/s, the final kernel against SDPA flash in its own comparator pair, predictions inside their
     band, time per experiment, final knobs. Read-only. Example:
     `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
-    from agent.loop import run_summary
+    from agent.summary import run_summary
 
     sums = []
     for ref in runs:

@@ -31,6 +31,7 @@ from .common import (
     _fail,
     _print_table,
     _known_or_raise,
+    _need_gpu,
     _on_cluster,
     _open,
     _print_history,
@@ -256,6 +257,15 @@ def _resume(run_id: Optional[int], replay: Optional[Path], db_path: Path) -> Non
 
     if replay is not None:
         _fail("--resume continues a run on its GPU; a --replay runs a recording from its start", 2)
+    # the file is a database of ours holding that run, before the GPU is asked (only read: which runs are
+    # resumable is decided after the read-write open below, which marks runs whose process is gone)
+    ro = _open(db_path, create=False, read_only=True)
+    if run_id is not None:
+        try:
+            q.get_run(ro, run_id)
+        except Exception as e:  # noqa: BLE001 - one sentence below
+            _known_or_raise(e)
+    _need_gpu()
     db = _open(db_path, create=False)  # opening read-write marks runs whose process is gone as interrupted
     try:
         run = pick(db, run_id)
@@ -285,10 +295,13 @@ def rescreen(
     the run was recorded on). `run` does this by itself after every keep that changes them.
     Example: `rescreen --run 2 --db results.db`."""
     from agent.bench import GpuBench
-    from agent.loop import rescreen as do_rescreen
+    from agent.rescreen import rescreen as do_rescreen
     from agent.progress import Reporter
     from experiments.problem import Shape
 
+    if _run_id(_open(db_path, create=False, read_only=True), run_id) is None:
+        _fail("the database has no run to re-screen; start one with `fa5090-search run`")
+    _need_gpu()
     db = _open(db_path, create=False)
     try:
         rid = _run_id(db, run_id)
@@ -328,10 +341,16 @@ def calibrate(
     Example: `calibrate --seqlen 8192 --repeats 6 --keep-trials 10`."""
     from agent.bench import GpuBench
     from agent.calibrate import calibrate as do_calibrate
-    from agent.loop import best_of_run
+    from agent.summary import best_of_run
     from agent.progress import Reporter
 
     shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
+    if knob:
+        try:
+            Knobs.parse_assignments(knob)
+        except KnobError as e:
+            _fail(str(e))
+    _need_gpu()
     db = _open(db_path, create=True)
     try:
         if knob:
@@ -381,7 +400,7 @@ def baseline(
     stored nowhere (there is no run to hold them; no database is created).
     Example: `baseline --seqlen 2048 --seqlen 8192 --backend flash --backend cudnn`."""
     from agent.bench import GpuBench
-    from agent.loop import best_of_run
+    from agent.summary import best_of_run
     from experiments.problem import Shape
 
     backend = [b.value for b in backend]
@@ -393,6 +412,9 @@ def baseline(
         _fail("--knob compares a kernel of your own and --run a run's best: give one of them")
     db = rid = None
     if own is None and (run_id is not None or Path(db_path).exists()):  # a run's best, stored with the run
+        _open(db_path, create=False, read_only=True)
+    _need_gpu()
+    if own is None and (run_id is not None or Path(db_path).exists()):
         db = _open(db_path, create=False)
         rid = _run_id(db, run_id)
     rows = []
@@ -410,16 +432,17 @@ def baseline(
             for b in backend:
                 job = bench.paired({"knobs": best}, {"sdpa": b})
                 p = job.value("paired")
-                err_step = next((s for s in job.steps if "error" in s), None)
+                err_step = next((s for s in job.steps if s.error is not None), None)
                 if rid is not None:
                     q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
                                         base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
                                         margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
                                         tflops_cand=p and p["tflops_cand"],
                                         detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
-                                        if p else f"{b} unavailable: {(err_step or {}).get('error', job.stderr[-200:])[:200]}",
+                                        if p else f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
                                         measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
-                                                       "payload": p or {"steps": job.steps, "stderr": job.stderr}}])
+                                                       "payload": p or {"steps": [s.model_dump() for s in job.steps],
+                                                                           "stderr": job.stderr}}])
                 rows.append((shape.key(), b, p))
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)

@@ -227,6 +227,7 @@ def export(
     head_dim: Optional[HeadDim] = typer.Option(None, "--head-dim", "-d", help="D (default: the run's, else 128)."),
     dtype: Optional[Dtype] = typer.Option(None, help="Dtype (default: the run's, else float16)."),
     dispatch: bool = typer.Option(False, "--dispatch", help="One library over every --db: per (dtype, D, causal, N bucket) the fastest KEPT kernel measured there."),
+    torch_dir: Optional[Path] = typer.Option(None, "--torch", help="With the --dispatch table: an installable PyTorch package in this folder (`pip install DIR`, then `fa5090_kernels.attention(q, k, v, causal=...)`, registered as torch.ops.fa5090.attention)."),
     arch: Optional[list[str]] = typer.Option(None, "--arch", help="With --dispatch: the arch(es) to build for, e.g. sm_90 (default: the runs' own)."),
     build: bool = typer.Option(True, "--build/--no-build", help="With --dispatch: build the .so when nvcc is there."),
     as_json: bool = JSON_OPT,
@@ -244,13 +245,25 @@ def export(
     513-1024, ..., N>32768); an empty bucket takes the nearest measured one (said in the output and
     the file's header); a (dtype, D, causal) never measured returns the not-built error.
     `fa_dispatch_table()` returns the table the library was built with, `fa_dispatch_pick()` the row
-    for a problem; `scale` is the softmax scale itself (log2(e) is folded in per kernel)."""
+    for a problem; `scale` is the softmax scale itself (log2(e) is folded in per kernel).
+
+    `export --torch DIR --db a.db --db b.db` makes that table a PyTorch package: `pip install DIR`, then
+    `fa5090_kernels.attention(q, k, v, causal=..., scale=None)` in SDPA's layout (also
+    `torch.ops.fa5090.attention`, traceable by torch.compile); what the table does not cover runs SDPA,
+    with one warning naming why (`fallback="error"` raises), and the backward recomputes with SDPA."""
     # not envvar=: click splits a repeatable option's variable at whitespace, and a path may hold a space
     db_paths = db_paths or [Path(os.environ.get("FA5090_DB", "fa5090.db"))]
+    if torch_dir is not None:
+        if what:
+            _fail("export --torch takes no kernel argument: it packages the dispatch table of every --db", 2)
+        if out is not None:
+            _fail("export --torch writes into its folder (DIR/fa5090_kernels/); -o does not apply", 2)
+        return _export_torch(db_paths, torch_dir, arch, build, as_json)
     if dispatch:
         if what:
             _fail("export --dispatch takes no kernel argument: it reads the best kernels of every --db", 2)
-        return _export_dispatch(db_paths, out or Path("fa_dispatch.cu"), arch, build, as_json)
+        _export_dispatch(db_paths, out or Path("fa_dispatch.cu"), arch, build, as_json)
+        return
     if not what:
         _fail("say what to export: `best`, `best:RUN`, `RUN:SEQ`, an experiment id or NAME=VALUE ... (or --dispatch)", 2)
     if len(db_paths) > 1:
@@ -317,7 +330,28 @@ def _measured_bests(db, name: str) -> tuple[list, list[str], set[tuple[str, str]
     return found, notes, gpus
 
 
-def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]], build_it: bool, as_json: bool) -> None:
+def _export_torch(db_paths: list[Path], where: Path, archs: Optional[list[str]], build_it: bool, as_json: bool) -> None:
+    from kernel_src import torch_package as tp
+
+    if where.exists() and not where.is_dir():
+        _fail(f"--torch {where}: not a folder", 2)
+    if (where / "pyproject.toml").exists() and not (where / tp.PACKAGE).is_dir():
+        _fail(f"--torch {where}: holds a pyproject.toml of another project; give an empty or new folder", 2)
+    try:
+        (where / tp.PACKAGE).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        _fail(f"--torch {where}: cannot create it ({e.strerror})")
+    cu = where / tp.PACKAGE / "fa_dispatch.cu"
+    rows, archs, gpu, so = _export_dispatch(db_paths, cu, archs, build_it, as_json)
+    files = tp.write_package(where, rows, archs, gpu, cu, so)
+    say = err.print if as_json else console.print
+    say(f"wrote the package {where} ({', '.join(str(f.relative_to(where)) for f in files)})"
+        + ("" if so else ": without a built library, every call runs SDPA until fa_dispatch.so is built beside it"))
+    say(f"install: pip install {where}   then: import fa5090_kernels; fa5090_kernels.attention(q, k, v, causal=...)")
+
+
+def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]], build_it: bool, as_json: bool):
+    """Writes the dispatch .cu (and builds its .so); returns (rows, archs, gpu, the .so or None)."""
     from kernel_src import dispatch as dsp
     from kernel_src.arch import ArchError, launch_refusal, limits
 
@@ -405,7 +439,7 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
     say(f"wrote {out} ({len(kernels)} kernel(s), {len(rows)} rows)")
     if not build_it:
         say(f"not built (--no-build); build: cd {out.parent} && {cmd}")
-        return
+        return rows, archs, gpu, None
     from experiments.build import BuildError, build_file
 
     try:
@@ -413,15 +447,16 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
             res = build_file(out, so, archs)
     except BuildError as e:
         say(f"[yellow]{e}[/]: wrote the .cu only; build: cd {out.parent} && {cmd}")
-        return
+        return rows, archs, gpu, None
     if not res.ok:
         _fail(f"nvcc failed on {out} (log: {so}.log): " + (res.log.strip().splitlines() or ["no output"])[-1])
     say(f"built {so} for {', '.join(archs)} in {res.seconds:.0f} s (log: {so.name}.log)")
+    return rows, archs, gpu, so
 
 
 def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
     """The knobs and the run's problem for `best`, `best:RUN`, `RUN:SEQ` or an experiment id."""
-    from agent.loop import best_of_run
+    from agent.summary import best_of_run
 
     if ref == "best" or ref.startswith("best:"):
         run = q.get_run(db, int(ref[5:])) if ref.startswith("best:") else q.latest_run(db)

@@ -1,17 +1,21 @@
 """Search strategies behind one interface (base.Strategy): the loop asks, measures through the
-same keep gate, and tells."""
+same keep gate, and tells. `agent` (limiter) is the current agent; `random` and `tpe` are the
+references it is judged against; `ladder`, the first agent, lives with what only recorded runs need
+(agent.replay)."""
 from __future__ import annotations
 
+from ..policy import Policy
 from .base import Move, Proposal, State, Strategy, Trial
 
 NAMES = ("agent", "random", "tpe", "ladder")
 
 
-def make(name: str, seed: int = 0, agent_version: int | None = None) -> Strategy:
+def make(name: str, seed: int = 0, agent_version: int | Policy | None = None) -> Strategy:
+    """A strategy by name; `agent_version`: the agent's policy (agent.policy; None: the current one)."""
     if name == "agent":
-        from .limiter import VERSION, LimiterAgent
+        from .limiter import LimiterAgent
 
-        return LimiterAgent(agent_version or VERSION)
+        return LimiterAgent(agent_version)
     if name == "random":
         from .random_search import RandomSearch
 
@@ -21,7 +25,7 @@ def make(name: str, seed: int = 0, agent_version: int | None = None) -> Strategy
 
         return TpeSearch(seed)
     if name == "ladder":
-        from .ladder import Ladder
+        from ..replay.ladder import Ladder
 
         return Ladder()
     raise ValueError(f"unknown strategy '{name}'; known: {', '.join(NAMES)}")

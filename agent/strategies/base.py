@@ -91,7 +91,22 @@ class State(BaseModel):
 
 
 class Strategy(Protocol):
+    """What the loop asks of a strategy. The attributes and `measure_ahead` are optional capabilities
+    declared here with their defaults (Optuna's BaseSampler style): a strategy that has one says so
+    by overriding it, and the loop reads the declaration, never the strategy's name."""
     name: str
+    # the compiler's figures of every candidate are built and read before `ask` (False: the candidates
+    # are only prefetched, and the loop records no figures with an experiment)
+    reads_figures: bool = True
+    # the plateau rule on patience alone: `plateau` experiments without a keep stop the run even while a
+    # proposal is still predicted to reach t_keep
+    strict_plateau: bool = False
+    # a keep that changes the conditions re-opens shelved levers; the keep's line names them
+    rescreens_shelf: bool = False
+    # proposes configurations drawn from an RNG: a resumed run asks it again at every finished experiment
+    # so its RNG stands where the uninterrupted run's stood (agent.resume)
+    draws: bool = False
+    resumable: bool = True  # `run --resume` may continue its runs
 
     def moves(self, state: State) -> list[Move]:
         """Candidates to build (one ninja call) and read the compiler's figures of before `ask`."""
@@ -105,11 +120,18 @@ class Strategy(Protocol):
     def remaining(self, state: State) -> list[tuple[str, str]]:
         """(move, why it was not worth a measurement) for what is left when the run stops."""
 
+    def measure_ahead(self, state: State, proposals: list[Proposal], width: int) -> list[Proposal]:
+        """The proposals a bench of `width` GPUs measures at once against the current best, `proposals`
+        being this ask's answer; the loop still takes one experiment at a time in its own order. Empty
+        (the default): nothing is measured before it is asked for."""
+        return []
 
-class Sampler:
+
+class Sampler(Strategy):
     """A strategy that proposes whole configurations and predicts nothing (random search, TPE):
     subclasses draw in `_draw(state)` and name their draws in `word`."""
     word = "draw"
+    draws = True
 
     def _draw(self, state: State) -> Move | None:
         raise NotImplementedError

@@ -1,6 +1,6 @@
-"""What the margins measured against one best say about each lever (agent 5).
+"""What the margins measured against one best say about each lever (Policy.shared_margins).
 
-Session 7's agent v4 from the naive seed (results/2026-11-30_h200_session7/naive_n8192.txt) measured
+The agent without it, from the naive seed (results/2026-11-30_h200_session7/naive_n8192.txt), measured
 last_warp_refill+narrow_kv_tile at 0.667 against its best and then spent seven more experiments on
 compounds built on last_warp_refill, each still predicted 0.97-1.15 from the catalog: nothing carried
 one move's margin to another move that shares a lever with it at the same best.
@@ -36,7 +36,7 @@ class Prior(NamedTuple):
 
 def prior_of(band: tuple[float, float], centre: float | None = None) -> Prior:
     """The prior a predicted band stands for (mean +- 2 sd in log space); `centre` moves the mean and
-    keeps the spread (a restorer's gain, which v2+ does not count, at 1.0)."""
+    keeps the spread (a restorer's gain, which a first-lever band does not count, at 1.0)."""
     lo, hi = band
     mean = math.log(centre) if centre is not None else 0.5 * (math.log(lo) + math.log(hi))
     return Prior(mean, max(math.log(hi / lo), 0.0) / 4)

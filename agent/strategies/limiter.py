@@ -8,7 +8,7 @@ the current best's and the diagnosis. The rank is a tuple the output prints for 
   1. a gain measured on this very kernel in an earlier run (--evidence) goes first, then every
      candidate whose predicted margin (its band's geometric middle) reaches t_keep;
   2. relief: 2 if the figures show the candidate relieves the diagnosed bottleneck (more resident
-     rows per SM under a latency-bound diagnosis, fewer spills), 1.5 (from agent 4) if the lever
+     rows per SM under a latency-bound diagnosis, fewer spills), 1.5 if the lever
      declares a relief of the diagnosis on this compute arm with a measurement behind it, 1 if the
      lever declares that it targets the diagnosis, 0.5 for more resident rows where latency is only
      part of the story (global-load latency, which the copy hides first, or no counters), 0 otherwise;
@@ -16,16 +16,19 @@ the current best's and the diagnosis. The rank is a tuple the output prints for 
      SPILL_SMALL new bytes, 1 for a small new spill, 0 otherwise (higher ranks later);
   4. the resident rows it gains, then the predicted band: the catalog's (the seed's 5090 leads),
      widened to what the same lever did to another kernel earlier in this run, raised to the ratio
-     of resident rows (Little's law) when it adds rows, capped at 1.0 when its cost is class 2. From
-     agent 5 a move that shares a lever with moves already measured against this best takes its band
-     from them instead: log margins add over levers, each lever's prior is the band above (a restorer's
-     centred at 1.0), and the posterior of that small Gaussian regression (lever_factors) gives the band.
+     of resident rows (Little's law) when it adds rows, capped at 1.0 when its cost is class 2. A move
+     that shares a lever with moves already measured against this best takes its band from them
+     instead: log margins add over levers, each lever's prior is the band above (a restorer's centred
+     at 1.0), and the posterior of that small Gaussian regression (lever_factors) gives the band.
 
 Compound moves are the shelf made actionable: a lever whose cost is a resource (it was shelved
 after losing with more registers, a CTA fewer or spills, or the figures show that cost before it
 is measured) is paired with each lever that, on its own figures, gives that resource back (fewer
 registers, fewer spills, less shared memory), and kept as a move only if the pair's own figures
 show the cost gone.
+
+The agent decides by a Policy (agent.policy): CURRENT for a new run, the one a recorded run ran
+with for its replay or resume; each switch is a field the code below reads by name.
 """
 from __future__ import annotations
 
@@ -33,14 +36,15 @@ from itertools import combinations
 
 from kernel_src.knobs import KnobError, Knobs
 
-from ..levers import WGMMA_SINCE, Lever
-from .base import Move, Proposal, State, Trial
+from ..levers import Lever, catalog_for
+from ..policy import Policy, policy
+from .base import Move, Proposal, State, Strategy, Trial
 from .lever_factors import fit, prior_of
 
 # Diagnoses under which resident work hides latency (seed 2.7: at 2 warps/scheduler the QK ->
 # softmax -> PV chain has no second warp to fill its slots; v7 exp1: three barrier domains paid).
 LATENCY_BOUND = ("occupancy_limited", "issue_latency_chain", "barrier_bound")
-# issue_bound (agent 4) is deliberately not among them: its warps are ready and wait for the issue slot,
+# issue_bound is deliberately not among them: its warps are ready and wait for the issue slot,
 # so resident rows neither relieve it nor are lost at a cost there; fewer instructions per FLOP do
 # global-load latency is hidden by more rows in flight too, but first by the copy (v2->v3): rows rank
 # as a declared target there, not above cp.async
@@ -48,50 +52,36 @@ PARTLY_LATENCY_BOUND = ("global_latency",)
 # A few registers' worth of local memory that L1 serves (seed exp15: 16 B of spill went with 7
 # registers, and the keep was the registers); past this a spill is a cost in itself.
 SPILL_SMALL = 128
-# Revisions whose decisions differ, so a recorded run replays with the one it ran: 1 (session 3's
-# H200 runs) multiplied a compound move's catalog bands; 2 takes its first lever's band; 3 lets the
-# levers whose knobs the Hopper arm shares apply to a compute=wgmma kernel (agent.levers.WGMMA_SINCE;
-# before it a wgmma-seeded run had nothing to tune and stopped "exhausted"); 4 diagnoses `issue_bound`
-# (agent.levers.ISSUE_BOUND_SINCE), reads the levers' declared reliefs of it (their band, relief 1.5)
-# and has `tma_ring`, TMA from a kv_overlap kernel (before it session 6's v3 run kept kv_overlap, read
-# `unknown` and stopped on the plateau at 0.906x SDPA flash with TMA and the tall tile out of reach);
-# 5 corrects each move's band with what the moves measured against the current best say about the levers
-# it shares with them (SHARED_SINCE; before it session 7's v4 run from the naive seed spent 12 of 20
-# experiments on compounds whose shared levers had already lost at that very best, each still predicted
-# from the catalog, and never reached the plateau).
-# 6 judges a single lever by its own band until something measured it as a compound's first lever or alone
-# (RESTORER_SINCE; before it session 8's v5 run from the naive seed measured qk_pipeline+padding at 0.8958,
-# split the loss by the two priors' spreads, put 83% of it on padding, a restorer there, whose band from the
-# row-major seed is wide, and never measured padding alone: it stopped on the plateau at 0.969x SDPA flash on
-# the swizzled layout, where the padded one had run 1.006-1.012x, results/2026-11-30_h200_session8).
-VERSIONS = (1, 2, 3, 4, 5, 6)
-VERSION = 6
-# From this agent version a move's band is the posterior of lever_factors.fit over the margins measured
-# against the current best (KEPT, SLOWER, NULL: the outcomes with a usable margin).
-SHARED_SINCE = 5
-# From this version a compound's margin does not carry to the single move of a lever it held as a restorer
-# (a later lever of the compound, brought to relieve the first one's cost, whose gain is not counted): that loss
-# says more about the compound's first lever than about the restorer, and the single move that would tell them
-# apart costs one experiment. The compound's margin still carries to every move that holds its first lever.
-RESTORER_SINCE = 6
 MEASURED = ("KEPT", "SLOWER", "NULL")
 MAX_COMPOUND = 3
 
 
-class LimiterAgent:
+class LimiterAgent(Strategy):
     name = "agent"
+    rescreens_shelf = True
 
-    def __init__(self, version: int = VERSION) -> None:
-        if version not in VERSIONS:
-            raise ValueError(f"agent version {version} unknown; known: {', '.join(map(str, VERSIONS))}")
-        self.version = version
+    def __init__(self, version: int | Policy | None = None) -> None:
+        self.policy = policy(version)  # UnknownPolicy (a ValueError) for a number no run recorded
+        self.version = self.policy.version
+        self.catalog = {lv.name: lv for lv in catalog_for(self.policy)}
         self.told: list[Trial] = []
+        self._levers: tuple[tuple, tuple[Lever, ...]] = ((), ())
+
+    def levers(self, state: State) -> tuple[Lever, ...]:
+        """The run's levers (state.levers: the catalog it may use, in its order) as this policy reads them."""
+        names = tuple(lv.name for lv in state.levers)
+        if self._levers[0] != names:
+            self._levers = (names, tuple(self.catalog[n] for n in names if n in self.catalog))
+        return self._levers[1]
+
+    def lever(self, state: State, name: str) -> Lever:
+        return next(lv for lv in self.levers(state) if lv.name == name)
 
     # ---- what to build ---------------------------------------------------------------------
     def _singles(self, state: State) -> list[tuple[Lever, Knobs]]:
         out = []
-        for lv in state.levers:
-            if lv.applies_to(state.best, state.causal, version=self.version):
+        for lv in self.levers(state):
+            if lv.applies_to(state.best, state.causal):
                 try:
                     k = lv.apply(state.best)
                 except KnobError:
@@ -115,9 +105,9 @@ class LimiterAgent:
         return costly
 
     def _in_space(self, k: Knobs) -> bool:
-        """Agents before WGMMA_SINCE searched the wgmma arm as Knobs then allowed it: staging cp.async,
-        no pipeline (TMA and the arm's pipeline came in session 5). Their replays see that space."""
-        if self.version >= WGMMA_SINCE or k.compute.value != "wgmma":
+        """A policy without the wgmma arm searched the arm as Knobs then allowed it: staging cp.async, no
+        pipeline (TMA and the arm's pipeline came with the arm). Its replays see that space."""
+        if self.policy.wgmma_arm or k.compute.value != "wgmma":
             return True
         return k.staging.value == "cp_async" and k.pipeline.value == "off"
 
@@ -147,10 +137,10 @@ class LimiterAgent:
     def assess(self, state: State, move: Move) -> tuple[tuple, tuple[float, float], str] | None:
         """(rank key, predicted band, one-line rationale), or None when it is not a candidate now.
 
-        From SHARED_SINCE the band of a move that shares a lever with a move measured against this best
-        is the posterior of what those measurements say (`_shared`); the figures, relief and cost are
-        read as before, and the band's middle ranks it as before."""
-        if self.version < SHARED_SINCE:
+        With shared margins (Policy.shared_margins) the band of a move that shares a lever with a move
+        measured against this best is the posterior of what those measurements say (`_shared`); the
+        figures, relief and cost are read as without, and the band's middle ranks it."""
+        if not self.policy.shared_margins:
             return self._assess(state, move)
         prior = _before_this_best(state)
         got = self._assess(prior, move)
@@ -169,16 +159,16 @@ class LimiterAgent:
     def _shared(self, state: State, prior: State, move: Move,
                 band: tuple[float, float]) -> tuple[tuple[float, float], str] | None:
         """The band of `move` given the margins measured against the current best (lever_factors), or
-        None when no such move shares a lever with it (its band is then v4's, untouched).
+        None when no such move shares a lever with it (its band is then `_assess`'s, untouched).
 
         Each lever's prior is read from the first move that holds it, the candidate first and then the
-        measured moves in order: a move's first lever takes that move's band as v4 assesses it before
-        anything was measured at this best; a restorer (a later lever of a compound, whose gain v2+ does
-        not count) is centred at 1.0 with the spread of its band alone at this best."""
+        measured moves in order: a move's first lever takes that move's band as `_assess` reads it before
+        anything was measured at this best; a restorer (a later lever of a compound, whose gain a
+        first-lever band does not count) is centred at 1.0 with the spread of its band alone at this best."""
         names = {lv.name for lv in state.levers}
         measured = [t for t in state.trials if t.base_key == state.best.key() and t.outcome in MEASURED
                     and t.margin and t.move.levers and set(t.move.levers) <= names]
-        if self.version >= RESTORER_SINCE and len(move.levers) == 1:
+        if self.policy.restorer_margins and len(move.levers) == 1:
             measured = [t for t in measured if move.levers[0] not in t.move.levers[1:]]
         if not any(set(t.move.levers) & set(move.levers) for t in measured):
             return None
@@ -200,12 +190,12 @@ class LimiterAgent:
 
     def _band(self, state: State, move: Move) -> tuple[float, float]:
         got = self._assess(state, move)
-        return got[1] if got else next(lv for lv in state.levers if lv.name == move.levers[0]).predicted
+        return got[1] if got else self.lever(state, move.levers[0]).predicted
 
     def _alone(self, state: State, name: str) -> tuple[float, float]:
         """The band the lever gets as a single move at this best, or its catalog band where it is none."""
-        lv = next(lv for lv in state.levers if lv.name == name)
-        if lv.applies_to(state.best, state.causal, version=self.version):
+        lv = self.lever(state, name)
+        if lv.applies_to(state.best, state.causal):
             try:
                 return self._band(state, Move(levers=(name,), knobs=lv.apply(state.best)))
             except KnobError:
@@ -213,29 +203,26 @@ class LimiterAgent:
         return lv.predicted
 
     def _assess(self, state: State, move: Move) -> tuple[tuple, tuple[float, float], str] | None:
-        """v4's assessment (every version's before SHARED_SINCE)."""
+        """The figures, the diagnosis and the look-back (every policy's; without shared margins the whole of it)."""
         f, b = state.static.get(move.knobs.key()), state.best_static
         if f is not None and f.refusal:
             return None
-        levers = [next(lv for lv in state.levers if lv.name == n) for n in move.levers]
-        if self.version >= 2:
+        levers = [self.lever(state, n) for n in move.levers]
+        if self.policy.compound_band == "first_lever":
             # a compound move's band is its first lever's: the restorers are there to give back that
-            # lever's cost, which the figures below judge, not to add their own catalog gains (v1
-            # multiplied them in: kv_double_buffer+swizzle+narrow_kv_tile read 0.98-2.27 because of
-            # swizzle's 1.15-1.80 and measured 0.837, results/2026-11-30_h200_agent_vs_random)
+            # lever's cost, which the figures below judge, not to add their own catalog gains
             lo, hi = levers[0].predicted
-        else:
+        else:  # "product" (Policy.compound_band)
             lo = hi = 1.0
             for lv in levers:
                 lo, hi = lo * lv.predicted[0], hi * lv.predicted[1]
         label = state.diagnosis.label if state.diagnosis else None
         compute = state.best.compute.value
         # a compound move is its first lever plus what gives that lever's cost back: it targets
-        # what its first lever targets (from agent 4, its reliefs too: targets_at is the catalog's
-        # `targets` for earlier agents)
-        targets = label in levers[0].targets_at(compute, self.version) if label else False
+        # what its first lever targets, its reliefs included
+        targets = label in levers[0].targets_on(compute) if label else False
         relief, cost, why = (1 if targets else 0), 0, [f"targets {label}"] if targets else []
-        declared = levers[0].relief_at(label, compute, self.version) if label else None
+        declared = levers[0].relief(label, compute) if label else None
         if declared is not None:
             # a relief measured on this arm outranks a catalog target, and its band is the arm's
             relief = 1.5
@@ -314,6 +301,12 @@ class LimiterAgent:
 
     def ask(self, state: State, n: int = 1) -> list[Proposal]:
         return self.ranked(state)[:n]
+
+    def measure_ahead(self, state: State, proposals: list[Proposal], width: int) -> list[Proposal]:
+        """The top proposals, one per GPU: each measured against the current best with its band fixed by
+        `ask` before its measurement started; the loop asks again after each outcome and uses a measurement
+        only when the agent asks for that very candidate against that best with that null."""
+        return proposals[:width]
 
     def tell(self, trial: Trial) -> None:
         self.told.append(trial)

@@ -33,6 +33,10 @@ class RandomSearch(Sampler):
     def tell(self, trial: Trial) -> None:
         self._next = None
 
+    def measure_ahead(self, state: State, proposals: list[Proposal], width: int) -> list[Proposal]:
+        """This draw and the next ones, as long as none is kept (`ahead`)."""
+        return proposals[:1] + self.ahead(state, width - 1)
+
     def ahead(self, state: State, n: int) -> list[Proposal]:
         """The n draws after the current one, as this strategy will draw them one at a time if none
         of the draws before them is kept (several GPUs measure them meanwhile: agent.loop). A draw

@@ -34,10 +34,10 @@ class TpeSearch(Sampler):
         seen = state.measured_keys() | {state.best.key()}
         # as many tries as random search's (base.sample_valid): under 1% of the space's points are valid
         # from the mma seed (results/2026-11-30_cpu_build_checks/tpe_draw_asks.txt), the resume test's
-        # first TPE draw needed more than 500 asks in session 7, and a draw has to be
-        # found within one call, or a resumed run, which asks once per finished experiment, would not
-        # draw again what the run drew (the loop itself may ask several times). Raising the cap keeps
-        # the sequence of asks, so recorded runs draw what they drew.
+        # first TPE draw needed more than 500 asks, and a draw has to be found within one call, or a
+        # resumed run, which asks once per finished experiment, would not draw again what the run drew
+        # (the loop itself may ask several times). Raising the cap keeps the sequence of asks, so
+        # recorded runs draw what they drew.
         for _ in range(10_000):
             t = self.study.ask()
             choice = {d: vals[t.suggest_int(d, 0, len(vals) - 1)] if d == "tile" else

@@ -1,0 +1,76 @@
+"""The run's absolute references: the calibration it judges by, the ceiling above which a rate is not
+physical, the re-anchor (the best against the untouched seed, against the product of the keeps'
+paired margins) and the final comparator (the best against SDPA flash), each in the paired protocol."""
+from __future__ import annotations
+
+from kernel_src.knobs import Knobs
+from store import queries as q
+
+from .events import Anchored, Compared, Phase
+from .reanchor import reanchor
+from .state import Progress, Run
+
+
+def calibration_of(bench, db, dev, shape, use: bool) -> dict | None:
+    """The newest calibration of this GPU and problem (`fa5090-search calibrate`), through the
+    bench so a replay answers with the one the recorded run used."""
+    found = q.latest_calibration(db, dev.name, shape.key()) if use else None
+    cal = bench.calibration(found)
+    if cal and not db["calibrations"].count_where("id = ?", [cal["id"]]):  # replayed into a fresh database
+        fields = {k: v for k, v in cal.items() if k not in ("id", "created_at")}
+        cal = {**cal, "id": q.record_calibration(db, **fields)}
+    return cal
+
+
+def ceiling_of(cal: dict | None, dtype: str) -> float | None:
+    """The highest rate measured on this card for the dtype: above it a result is not physical."""
+    c = (cal or {}).get("ceilings") or {}
+    vals = [c.get("gemm_tflops"), c.get("mma_sync_tflops")] if c.get("dtype") == dtype else []
+    vals = [v for v in vals if v]
+    return max(vals) if vals else None
+
+
+def paired_measure(job, kind: str) -> tuple[dict | None, list[dict]]:
+    p = job.value("paired")
+    return p, [{"kind": kind, "ok": job.status == "ok", "value": p["margin"] if p else None,
+                "payload": p or {"status": job.status, "stderr": job.stderr}}]
+
+
+def reanchor_best(run: Run, p: Progress) -> None:
+    """The best against the untouched seed, judged against the product of the keeps since."""
+    seed, best = run.seed, p.best
+    job = run.bench.paired({"knobs": seed}, {"knobs": best})
+    pr, meas = paired_measure(job, "anchor")
+    ra = (reanchor(p.links, pr["margin"], pr["margin_ab"], pr["margin_ba"], p.noise.t_noise, p.link_noise)
+          if pr and p.links else None)
+    if ra:
+        meas.append({"kind": "anchor", "ok": ra.verdict == "consistent", "value": ra.gap, "payload": ra.model_dump()})
+    q.record_experiment(run.db, run.run_id, kind="reanchor", lever=None, base_key=seed.key(), base_knobs=seed,
+                        knob_key=best.key(), knobs=best, margin=pr and pr["margin"], margin_lo=pr and pr["margin_lo"],
+                        margin_hi=pr and pr["margin_hi"], margin_ab=pr and pr["margin_ab"],
+                        margin_ba=pr and pr["margin_ba"], tflops_base=pr and pr["tflops_base"],
+                        tflops_cand=pr and pr["tflops_cand"],
+                        detail=ra.text if ra else "best against the untouched seed (no keeps to multiply)", measurements=meas)
+    run.say(Anchored(result=pr, reanchor=ra))
+
+
+def compare_to_sdpa(run: Run, best: Knobs) -> None:
+    """SDPA flash against the final best, in the same paired protocol (margin > 1: SDPA is faster)."""
+    job = run.bench.paired({"knobs": best}, {"sdpa": "flash"})
+    pr, meas = paired_measure(job, "comparator")
+    q.record_experiment(run.db, run.run_id, kind="comparator", lever="sdpa_flash", base_key=best.key(), base_knobs=best,
+                        margin=pr and pr["margin"], margin_ab=pr and pr["margin_ab"], margin_ba=pr and pr["margin_ba"],
+                        tflops_base=pr and pr["tflops_base"], tflops_cand=pr and pr["tflops_cand"],
+                        detail="torch SDPA (FLASH backend) against the final best; margin > 1 means SDPA is faster",
+                        measurements=meas)
+    run.say(Compared(result=pr))
+
+
+def final(run: Run, p: Progress, owed: set[str]) -> None:
+    """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol;
+    `owed`: those of "final_reanchor", "comparator" still to do (a resumed run may have done some)."""
+    run.say(Phase(text="final: best against the seed, and SDPA against the best"))
+    if "final_reanchor" in owed:
+        reanchor_best(run, p)
+    if "comparator" in owed:
+        compare_to_sdpa(run, p.best)

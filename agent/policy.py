@@ -1,0 +1,86 @@
+"""The agent's policies: what each revision of `--strategy agent` decides differently, as values.
+
+A run records the number of the policy it ran with (SearchOptions.agent_version, kept in the run's
+options and in its recording's settings), so a replay or a resume decides with that one. Every
+switch below is read here and nowhere else by number: the strategy, the diagnosis and the catalog
+(agent.levers.catalog_for) read the fields.
+
+CURRENT is what a new run uses; the earlier ones exist so that recorded runs replay exactly (the
+catalog each of them searched is rebuilt by agent.replay.catalog).
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Policy(BaseModel):
+    """One revision of the agent's decision rules."""
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int  # the number runs record; it also dates the catalog the policy searched
+    # a compound move's predicted band: "first_lever" takes its first lever's band (the restorers are there to
+    # give back that lever's cost, which the compiler's figures judge); "product" multiplied every lever's band
+    # (kv_double_buffer+swizzle+narrow_kv_tile read 0.98-2.27 for swizzle's 1.15-1.80 and measured 0.837,
+    # results/2026-11-30_h200_agent_vs_random)
+    compound_band: Literal["product", "first_lever"]
+    # the levers whose knobs the Hopper arm shares apply to a compute=wgmma kernel, and the arm's whole space
+    # (TMA staging, its pipeline) is searched; without it a wgmma-seeded run had nothing to tune and stopped
+    # "exhausted" (results/2026-11-30_h200_session5/README.md)
+    wgmma_arm: bool
+    # the diagnosis names `issue_bound` (profiler.diagnosis); without it an issue-bound wgmma kernel read
+    # `unknown` and the run stopped on the plateau at 0.906x SDPA flash with TMA and the two-warpgroup tile out
+    # of reach (results/2026-11-30_h200_session6)
+    diagnose_issue_bound: bool
+    # the levers' declared reliefs of a diagnosis on a compute arm (agent.levers.Relief) rank and band them
+    reliefs: bool
+    # a move that shares a lever with moves already measured against the current best takes its band from
+    # them (agent.strategies.lever_factors); without it a run from the naive seed spent 12 of 20 experiments
+    # on compounds whose shared lever had already lost at that very best, each still predicted from the
+    # catalog (results/2026-11-30_h200_session7/naive_n8192.txt)
+    shared_margins: bool
+    # a compound's margin is not carried to the single move of a lever the compound held as a restorer (a
+    # later lever, brought to give back the first one's cost): that loss says more about the first lever.
+    # Without it a qk_pipeline+padding loss of 0.8958 put 83% of itself on padding, which was never measured
+    # alone, and the run stopped at 0.969x SDPA flash on the swizzled layout where the padded one had run
+    # 1.006-1.012x (results/2026-11-30_h200_session8)
+    restorer_margins: bool
+
+
+# one row a revision; each adds the switch named on its right to the row above it
+POLICIES: dict[int, Policy] = {p.version: p for p in (
+    Policy(version=1, compound_band="product", wgmma_arm=False, diagnose_issue_bound=False, reliefs=False,
+           shared_margins=False, restorer_margins=False),
+    Policy(version=2, compound_band="first_lever", wgmma_arm=False, diagnose_issue_bound=False, reliefs=False,
+           shared_margins=False, restorer_margins=False),  # compound_band
+    Policy(version=3, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=False, reliefs=False,
+           shared_margins=False, restorer_margins=False),  # wgmma_arm
+    Policy(version=4, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=False, restorer_margins=False),  # diagnose_issue_bound, reliefs
+    Policy(version=5, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=False),  # shared_margins
+    Policy(version=6, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True),  # restorer_margins
+    # the same rules; the catalog gains the warp-specialised mainloop as one move (mainloop=ws with its overlap and
+    # turns: alone each part lost, together they won, results/2026-12-01_h200_ws_mainloop) and its own levers
+    Policy(version=7, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True),
+)}
+CURRENT = POLICIES[7]
+
+
+class UnknownPolicy(ValueError):
+    pass
+
+
+def policy(version: int | Policy | None = None) -> Policy:
+    """The policy a run recorded by number (None: the current one)."""
+    if isinstance(version, Policy):
+        return version
+    if version is None:
+        return CURRENT
+    try:
+        return POLICIES[version]
+    except KeyError:
+        raise UnknownPolicy(f"agent version {version} unknown; known: {', '.join(map(str, POLICIES))}") from None

@@ -1,0 +1,62 @@
+"""The lever catalog as earlier agent policies searched it (agent.levers.catalog_for).
+
+agent.levers.CATALOG is today's catalog. A policy recorded before some lever, precondition or relief
+existed must not see it, or its replay would ask questions its recorded run never asked; this module
+holds what changed, by the policy number current when it changed, and rebuilds each earlier view.
+"""
+from __future__ import annotations
+
+from ..levers import CATALOG, Lever
+from ..policy import Policy
+
+# The catalog as it stood when runs did not yet record theirs (results/2026-11-30_h200_run2):
+# a replay of such a recording searches exactly these.
+FIRST_CATALOG = ("tensor_cores", "swizzle", "padding", "cp_async", "exp2", "narrow_kv_tile", "wide_kv_tile", "tall_q_tile")
+
+# the first policy whose catalog held each lever added after the first policy: an earlier policy's
+# replay never proposes it (each was added while that policy was the current one, so no recording of
+# an earlier policy could have measured it)
+ADDED = {"tma_ring": 4, "hopper_tile": 4, "last_warp_refill": 4, "producer_warpgroup": 4,
+         "pingpong": 5, "unrolled_copies": 5, "exp_poly_quarter": 5, "exp_poly_half": 5,
+         "pv_slab": 6, "ws_mainloop": 7, "ws_wide_kv_tile": 7, "ws_three_warpgroups": 7}
+
+# preconditions a later policy narrowed: lever -> (the policy from which today's `requires` holds,
+# the precondition before it)
+EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {"cp_async": (4, {})}
+
+# the policy from which the catalog declares reliefs (Policy.reliefs)
+RELIEFS_SINCE = 4
+# the policy from which a precondition that names compute=mma may also admit compute=wgmma (Policy.wgmma_arm)
+WGMMA_SINCE = 3
+
+
+def since(lv: Lever) -> int:
+    """The first policy whose catalog held `lv`."""
+    return ADDED.get(lv.name, 1)
+
+
+def _requires(lv: Lever, p: Policy) -> dict[str, tuple]:
+    v, before = EARLIER_REQUIRES.get(lv.name, (0, lv.requires))
+    req = dict(lv.requires if p.version >= v else before)
+    if not p.wgmma_arm:  # agents before the arm never let a lever's precondition admit compute=wgmma
+        req = {k: tuple(x for x in allowed if not (k == "compute" and x == "wgmma")) for k, allowed in req.items()}
+    return req
+
+
+def as_read_by(p: Policy) -> tuple[Lever, ...]:
+    """The catalog of policy `p`: the levers it held, with the preconditions and reliefs it read."""
+    return tuple(lv.model_copy(update={"requires": _requires(lv, p), "reliefs": lv.reliefs if p.reliefs else ()})
+                 for lv in CATALOG if since(lv) <= p.version)
+
+
+def as_listed(lv: Lever) -> dict:
+    """A lever as `levers --json` has always listed it: with the policy that added it (`since`), each
+    relief's and the later preconditions by policy (`requires_since`)."""
+    d = lv.model_dump(mode="json")
+    v, before = EARLIER_REQUIRES.get(lv.name, (None, None))
+    d["requires"] = {k: list(x) for k, x in before.items()} if v else d["requires"]
+    d["reliefs"] = [{"label": r["label"], "since": RELIEFS_SINCE, **{k: r[k] for k in ("compute", "predicted", "evidence")}}
+                    for r in d["reliefs"]]
+    d["since"] = since(lv)
+    d["requires_since"] = {str(v): {k: list(x) for k, x in lv.requires.items() if before.get(k) != x}} if v else {}
+    return d

@@ -1,0 +1,115 @@
+"""What crosses to the child process (experiments.worker) and back: a job of typed steps, and the
+record each step leaves in the result file.
+
+The steps are a discriminated union on `do`: a misspelt field or an unknown step is a validation
+error in the parent, before a child is started. The result file keeps the format every recorded
+job under results/ holds ({"steps": [{"do", "tag", "result" | "skipped" | "error", "traceback"}]}),
+so recorded evaluations load as they were written.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
+
+from .problem import Shape
+
+
+class _Step(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tag: str = ""  # the name its record goes by (JobResult.value); empty: the step's `do`
+    stop_if_failed: bool = False  # skipped once a check before it failed
+    if_margin_at_least: float | None = None  # skipped unless the last paired margin reached this
+    if_checks_ok: bool = True  # with if_margin_at_least: skipped too when a check before it failed
+
+    def name(self) -> str:
+        return self.tag or self.do  # type: ignore[attr-defined]
+
+
+class Arm(BaseModel):
+    """One side of a pair: a built library, or a torch attention backend."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lib: str | None = None
+    sdpa: Literal["flash", "cudnn", "efficient", "math", "flash_attn"] | None = None
+
+
+class AttributesStep(_Step):
+    do: Literal["attributes"] = "attributes"
+    lib: str
+    shape: Shape
+
+
+class CheckStep(_Step):
+    """The correctness tier on each shape, on the input pattern named at its index (default N(0,1));
+    stops at the first shape that fails."""
+    do: Literal["check"] = "check"
+    lib: str
+    shapes: list[Shape]
+    inputs: list[str] = []
+    repeat: int = 1  # runs that must agree bitwise
+
+
+class PairedStep(_Step):
+    """The two arms timed alternately on the same inputs (experiments.timing.paired); `recheck`: the
+    candidate checked again on the very inputs the timing used."""
+    do: Literal["paired"] = "paired"
+    base: Arm
+    cand: Arm
+    shape: Shape
+    budget_s: float
+    l2: Literal["warm", "cold"] = "warm"
+    recheck: bool = False
+
+
+class CeilingsStep(_Step):
+    do: Literal["ceilings"] = "ceilings"
+    dtype: str
+    mma_lib: str
+
+
+class EnvelopeStep(_Step):
+    """Every library on every configuration (experiments.tolerance.run_envelope)."""
+    do: Literal["envelope"] = "envelope"
+    seed: int
+    libs: dict[str, str]  # name -> library path
+    configs: list[Shape]
+    bitwise_pairs: list[tuple[str, str]] = []
+
+
+Step = Annotated[Union[AttributesStep, CheckStep, PairedStep, CeilingsStep, EnvelopeStep], Field(discriminator="do")]
+
+
+class Job(BaseModel):
+    steps: list[Step]
+
+
+class StepRecord(BaseModel):
+    """What one step left: its result, or why it was skipped, or the error that ended the job. Fields
+    a record does not have are left out of its JSON, as the worker has always written them."""
+    model_config = ConfigDict(extra="allow")
+
+    do: str | None = None
+    tag: str | None = None
+    result: dict[str, Any] | None = None
+    skipped: str | None = None
+    error: str | None = None
+    traceback: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _present(self, handler):
+        return {k: v for k, v in handler(self).items() if v is not None or k in (self.model_extra or {})}
+
+
+class JobResult(BaseModel):
+    status: str  # "ok" | "error" | "crash" | "timeout"
+    steps: list[StepRecord]
+    stderr: str = ""
+
+    def step(self, tag: str) -> StepRecord | None:
+        return next((s for s in self.steps if s.tag == tag), None)
+
+    def value(self, tag: str) -> dict | None:
+        s = self.step(tag)
+        return s.result if s else None

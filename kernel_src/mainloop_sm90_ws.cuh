@@ -1,0 +1,383 @@
+// fa5090-search: the warp-specialised Hopper mainloop (FA_MAINLOOP=1, sm_90a): one producer warpgroup
+// issues every K and V copy by TMA on separate K and V pipelines, and 2-3 consumer warpgroups (64 query
+// rows each) run wgmma with registers reallocated to them (setmaxnreg), so that the key tile reaches 128
+// at D=128 without spilling. Built from the components: the staging primitives (copy.cuh), the softmax's
+// exponential and max rules (softmax.cuh), the output store (epilogue.cuh), the wgmma and mbarrier wrappers
+// (wgmma.cuh, through target.cuh); fa_fwd.cu's run_item chooses it by FA_MAINLOOP.
+//
+// Levers of this component, each a knob, each with its hypothesis (figures: results/, see the README's
+// index; "not measured" until a record says otherwise):
+//   FA_PIPELINE=1  intra-warpgroup overlap (FlashAttention-3): block j's QK^T is issued as an asynchronous
+//                  wgmma group together with block j-1's PV, and the softmax of block j runs while PV j-1 is
+//                  on the tensor cores (wgmma.wait_group 1, then 0 before O is rescaled). Costs S's second
+//                  set of accumulators beside P: at D=128, BC=128: O 64 + S 64 + P 32 registers.
+//   FA_PINGPONG=1  two consumer warpgroups take the tensor cores in turns (named barriers 2 and 3): one
+//                  warpgroup's GEMMs run under the other's softmax. One turn is a warpgroup's GEMM issue of
+//                  one step (its first QK^T; then each block's QK^T with the previous PV; then the last PV).
+//   FA_BC          128 at D=128 (the tile FlashAttention-3 runs there), 64 or 128 at D=64; 176 (FlashAttention-3's
+//                  non-causal D=128 tile): fewer, longer key blocks, S 88 + P 44 + O 64 registers
+//   FA_WARPS       8: two consumer warpgroups (BR 128), 12: three (BR 192, FlashAttention-3's D=64 tile)
+//   FA_PERSISTENT=1  a static persistent schedule: CTA c takes items c, c + grid, ...; no work counter and
+//                  no block barrier between items, so the producer runs into the next item's K/V while the
+//                  consumers finish this item's epilogue.
+// The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
+// two stages the producer refills K a whole block ahead of its use.
+#pragma once
+
+#include "config.cuh"
+#include "copy.cuh"
+#include "defects.cuh"
+#include "epilogue.cuh"
+#include "softmax.cuh"
+#include "target.cuh"
+#include "tile.cuh"
+
+namespace fa {
+
+// m64n176k16 from two shared-memory descriptors (FA_BC=176, the warp-specialised mainloop's wide key tile)
+template <int TB, typename T>
+__device__ __forceinline__ void wgmma_ss_n176(float* d, uint64_t desc_a, uint64_t desc_b, int scale_d) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, %91, %92, %93, %94;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(1), "n"(1), "n"(0), "n"(TB));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, %91, %92, %93, %94;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(1), "n"(1), "n"(0), "n"(TB));
+  }
+}
+
+// Registers a thread after setmaxnreg. The CTA's pool is what it was launched with (entry registers x
+// threads, 168 x 384 or 128 x 512), not the SM's 65536: consumers asking for more than the producer gave
+// back wait in setmaxnreg forever (seen on the H200: a producer of 32 with consumers of 240 at 168 x 384
+// hung). So the producer keeps 24 beside two consumer warpgroups and 32 beside three (FlashAttention-3's
+// figures), and the consumers share the rest, in multiples of 8, at most 240.
+template <class K>
+__host__ __device__ constexpr int ws_producer_regs() { return K::WARPS == 8 ? 24 : 32; }
+template <class K>
+__host__ __device__ constexpr int ws_consumer_regs(int entry) {
+  return (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8 > 240
+             ? 240
+             : (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8;
+}
+
+// warpgroup wg's own named barrier (ids 4, 5, 6: 0 is __syncthreads', 1 the consumers', 2 and 3 the
+// ping-pong turns); the id must be an immediate
+__device__ __forceinline__ void named_sync_wg(int wg) {
+  if (wg == 0) named_sync<4, 128>();
+  else if (wg == 1) named_sync<5, 128>();
+  else named_sync<6, 128>();
+}
+
+// The shared-memory barriers of the ring, after the V tiles: per stage a K-full and a V-full barrier
+// (TMA's complete_tx, arrival count 1) and a K-empty and a V-empty barrier (one arrival per consumer warp).
+struct WsBars {
+  uint64_t *kfull, *vfull, *kempty, *vempty;
+  template <int NS>
+  __device__ __forceinline__ static WsBars at(void* base) {
+    uint64_t* b = reinterpret_cast<uint64_t*>(base);
+    return {b, b + NS, b + 2 * NS, b + 3 * NS};
+  }
+};
+
+template <class K>
+__device__ __forceinline__ void ws_init_barriers(void* base) {
+  constexpr int NS = K::KV_STAGES;
+  const WsBars b = WsBars::at<NS>(base);
+  for (int i = 0; i < NS; ++i) {
+    mbar_init(b.kfull + i, 1);
+    mbar_init(b.vfull + i, 1);
+    mbar_init(b.kempty + i, K::WARPS);
+    mbar_init(b.vempty + i, K::WARPS);
+  }
+  mbar_init_fence();
+}
+
+// The producer: one thread issues the item's K and V tiles in order, each once the stage's empty barrier
+// says every consumer warp is done with the buffer's previous fill (fill n of a stage waits for phase
+// n - 1, parity (n & 1) ^ 1; a fresh barrier reads the phase before the first as complete). The producer
+// thread's bit s of *phase is the parity of stage s's fill count across the CTA's items (a register, where
+// a per-stage count array indexed at run time would live in local memory); the consumers' bits count their
+// V waits the same way.
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_produce(T* Ks, T* Vs, int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars) {
+  constexpr int NS = K::KV_STAGES, KV_TILE = K::BC * D;
+  if (threadIdx.x != K::THREADS) return;
+  for (int kb = kb_lo; kb < kb_hi; ++kb) {
+    const int st = NS > 1 ? (kb - kb_lo) % NS : 0;
+    const uint32_t par = ((*tma.phase >> st) & 1u) ^ 1u;  // this thread's phase bits count its fills
+    *tma.phase ^= 1u << st;
+    mbar_wait(bars.kempty + st, par);
+    mbar_expect_tx(bars.kfull + st, K::BC * D * (int)sizeof(T));
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h)
+      tma_load_3d(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, kb * K::BC, tma.z);
+    mbar_wait(bars.vempty + st, par);
+    mbar_expect_tx(bars.vfull + st, K::BC * D * (int)sizeof(T));
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h)
+      tma_load_3d(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, kb * K::BC, tma.z);
+  }
+}
+
+// Mask (MASK: a block crossing N or, causal, the diagonal of the warpgroup's rows), the running max and
+// the exponentials in place: s becomes the block's unnormalised P in fp32 and l gains its row sums; alpha
+// is each row's factor for O before this block's PV. Rows rowa and rowb of the thread; scores in raw units,
+// sc = scale x log2(e), so each exponential is one FFMA and one MUFU.EX2.
+template <class K, bool CAUSAL, bool MASK, int NT>
+__device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2], float (&alpha)[2], int k0,
+                                           int rowa, int rowb, int t, int N, float sc) {
+  float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      float v = s[j][e];
+      if constexpr (MASK) {
+        const int col = k0 + j * 8 + 2 * t + (e & 1), row = e < 2 ? rowa : rowb;
+        if ((FA_DEFECT != DEF_NO_TAIL_MASK && col >= N) || (CAUSAL && col > row + (FA_DEFECT == DEF_CAUSAL_OFF_BY_ONE)))
+          v = -INFINITY;
+      }
+      s[j][e] = v;
+      mx[e >> 1] = fmaxf(mx[e >> 1], v);
+    }
+  float nm[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+    const float mnew = new_max<K>(m[h], mx[h], sc);
+    const float meff = mnew == -INFINITY ? 0.f : mnew;  // a row masked so far: no NaN
+    alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+    m[h] = mnew;
+    l[h] *= alpha[h];
+    nm[h] = -meff * sc;
+  }
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    s[j][0] = fexp<EXP_EX2>(fmaf(s[j][0], sc, nm[0]));
+    s[j][1] = fexp<EXP_EX2>(fmaf(s[j][1], sc, nm[0]));
+    s[j][2] = fexp<EXP_EX2>(fmaf(s[j][2], sc, nm[1]));
+    s[j][3] = fexp<EXP_EX2>(fmaf(s[j][3], sc, nm[1]));
+    l[0] += s[j][0] + s[j][1];
+    l[1] += s[j][2] + s[j][3];
+  }
+}
+
+// The consumers: warpgroup wg owns query rows [q0 + 64 wg, q0 + 64 wg + 64); each thread rows g and g + 8
+// of its warp's 16, and of every 8-key n-tile two columns (mma.sync's C map, which wgmma's accumulators use).
+template <class K, typename T, int D, bool CAUSAL>
+__device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
+                                           int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars) {
+  constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+  const int g = lane >> 2, t = lane & 3;
+  const int rowa = q0 + wg * 64 + (warp % 4) * 16 + g, rowb = rowa + 8;
+  const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;  // log2(e) folded in by the host
+
+  // Q: this warpgroup's 64 rows, by its own 128 threads (no other warpgroup reads them), then its own
+  // named barrier (4 + wg). The barrier before the copies orders them after the previous item's reads.
+  {
+    const int wt = threadIdx.x % 128;
+    constexpr int CH = D / 8, PER = 64 * CH / 128;
+    if (K::PERSISTENT) named_sync_wg(wg);
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      const int idx = wt + i * 128, r = wg * 64 + idx / CH, c = (idx % CH) * 8;
+      const bool ok = q0 + r < N;
+      cp_async16(Qs + sw128_el(r, c, K::BR), Qg + (size_t)(ok ? q0 + r : 0) * D + c, ok ? 16 : 0);
+    }
+    cp_async_commit();
+    cp_async_wait_all();
+    proxy_fence();
+    named_sync_wg(wg);
+  }
+
+  float o[DT][4];
+#pragma unroll
+  for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
+
+  auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
+  auto parity = [&](int kb) { return (*tma.phase >> stage_of(kb)) & 1u; };
+  auto release = [&](uint64_t* bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  // Ping-pong turns (see fa_fwd.cu's body_mma for the protocol's bookkeeping; the same here): warpgroup 0
+  // waits on barrier 2, warpgroup 1 on 3; each arrives on the other's after its issue, except warpgroup 1
+  // after its last turn of the item.
+  auto turn_begin = [&] {
+    if constexpr (K::PINGPONG) {
+      if (wg == 0) named_sync<2, 256>();
+      else named_sync<3, 256>();
+    }
+  };
+  auto turn_end = [&](bool more) {
+    if constexpr (K::PINGPONG) {
+      if (wg == 0) named_arrive<3, 256>();
+      else if (more) named_arrive<2, 256>();
+    }
+    (void)more;
+  };
+  if constexpr (K::PINGPONG) {
+    if (wg == 1 && kb_lo < kb_hi) named_arrive<2, 256>();
+  }
+  auto qk_issue = [&](int kb, float (&s)[NT][4]) {
+    const T* Kb = Ks + stage_of(kb) * KV_TILE;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const uint64_t da = wg_desc(Qs + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
+      const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
+      if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
+      else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
+      else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
+    }
+    wg_commit();
+  };
+  auto pv_issue = [&](int kb) {
+    const T* Vb = Vs + stage_of(kb) * KV_TILE;
+#pragma unroll
+    for (int kk = 0; kk < K::BC / 16; ++kk) {
+      const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
+#pragma unroll
+      for (int h = 0; h < D / 64; ++h)
+        wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+    }
+    wg_commit();
+  };
+  auto wait_k = [&](int kb) { mbar_wait(bars.kfull + stage_of(kb), parity(kb)); };
+  auto wait_v = [&](int kb) {  // V's wait ends the stage's use: its parity bit flips
+    mbar_wait(bars.vfull + stage_of(kb), parity(kb));
+    *tma.phase ^= 1u << stage_of(kb);
+  };
+  auto rescale = [&](const float (&alpha)[2]) {
+    bool go = true;
+    if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
+    if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
+        o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
+      }
+    }
+  };
+  auto pack = [&](const float (&s)[NT][4]) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      p[j][0] = Pack<T>::two(s[j][0], s[j][1]);
+      p[j][1] = Pack<T>::two(s[j][2], s[j][3]);
+    }
+  };
+  // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
+  const int wg_row0 = q0 + wg * 64;
+  auto edge = [&](int kb) { return kb * K::BC + K::BC > N || (CAUSAL && kb * K::BC + K::BC - 1 > wg_row0); };
+  auto run_softmax = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
+    if (edge(kb)) ws_softmax<K, CAUSAL, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+    else ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+  };
+
+  if (kb_lo < kb_hi) {
+    if constexpr (K::PIPELINE) {
+      // the first block: QK^T alone; its P waits in registers for the PV issued with the next QK^T
+      {
+        float s[NT][4], alpha[2];
+        wait_k(kb_lo);
+        turn_begin();
+        wg_fence();
+        qk_issue(kb_lo, s);
+        turn_end(true);
+        wg_wait<0>();
+        release(bars.kempty + stage_of(kb_lo));
+        run_softmax(s, kb_lo, alpha);
+        pack(s);
+      }
+      for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {
+        float s[NT][4], alpha[2];
+        wait_k(kb);
+        wait_v(kb - 1);
+        turn_begin();
+        wg_fence();
+        qk_issue(kb, s);   // S(kb) on the tensor cores ...
+        pv_issue(kb - 1);  // ... then O += P(kb-1) V(kb-1)
+        turn_end(true);
+        wg_wait<1>();  // S(kb) done; PV may still run
+        release(bars.kempty + stage_of(kb));
+        run_softmax(s, kb, alpha);  // under PV(kb-1)
+        wg_wait<0>();
+        release(bars.vempty + stage_of(kb - 1));
+        rescale(alpha);
+        pack(s);
+      }
+      wait_v(kb_hi - 1);
+      turn_begin();
+      wg_fence();
+      pv_issue(kb_hi - 1);
+      turn_end(false);
+      wg_wait<0>();
+      release(bars.vempty + stage_of(kb_hi - 1));
+    } else {
+      // one block at a time: QK^T, softmax, PV, each waited for (the overlap's control)
+      for (int kb = kb_lo; kb < kb_hi; ++kb) {
+        float s[NT][4], alpha[2];
+        wait_k(kb);
+        turn_begin();
+        wg_fence();
+        qk_issue(kb, s);
+        turn_end(true);
+        wg_wait<0>();
+        release(bars.kempty + stage_of(kb));
+        run_softmax(s, kb, alpha);
+        rescale(alpha);
+        pack(s);
+        wait_v(kb);
+        turn_begin();
+        wg_fence();
+        pv_issue(kb);
+        turn_end(kb + 1 < kb_hi);
+        wg_wait<0>();
+        release(bars.vempty + stage_of(kb));
+      }
+    }
+  }
+
+  // epilogue: 1/l, O in the input dtype, 4-byte stores from the accumulators; LSE in natural-log units
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
+  }
+  const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+#pragma unroll
+  for (int i = 0; i < DT; ++i) {
+    if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+    const int c = i * 8 + 2 * t;
+    if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+    if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+  }
+  constexpr float LN2 = 0.69314718055994531f;
+  if (t == 0) {
+    if (rowa < N) dst.lse[rowa] = (m[0] * sc + log2f(l[0])) * LN2;
+    if (rowb < N) dst.lse[rowb] = (m[1] * sc + log2f(l[1])) * LN2;
+  }
+}
+
+// One work item of the warp-specialised mainloop, for the caller's role.
+template <class K, typename T, int D, bool CAUSAL, int ROLE>
+__device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
+                                        const TmaSrc& tma) {
+  const WsBars bars = WsBars::at<K::KV_STAGES>(Vs + K::BC * K::KV_STAGES * D);
+  const int nkv = kv_blocks<K, CAUSAL>(q0, N);
+  if constexpr (ROLE == ROLE_PRODUCER)
+    ws_produce<K, T, D>(Ks, Vs, 0, nkv, tma, bars);
+  else
+    ws_consume<K, T, D, CAUSAL>(Qg, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars);
+}
+
+}  // namespace fa

@@ -1,0 +1,260 @@
+"""Kernels against the vendor library on a suite of shapes, on a GPU: each kernel configuration built
+once, then for each shape one fresh worker process that checks every kernel (the tier's reduced shapes
+of that problem, with the kernel's own tile tails, and the problem itself) and times it paired and
+interleaved against SDPA's cuDNN and flash backends (and, where named, against another kernel).
+
+    python3 scripts/device_suite.py OUT_DIR [--plan screen|suite|all] [--budget S] [--only NAME]...
+
+Plans: `screen` times every candidate configuration at two problems (D=128 and D=64, N=8192 fp16) against
+cuDNN; `suite` takes the best correct candidate of each head dim from the screen (OUT_DIR/screen.json, or
+--use D128=NAME --use D64=NAME) and the reference kernel through the suite of shapes. Writes
+OUT_DIR/<plan>.json (every step's record) and prints a table last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from experiments.build import BuildSpec, build
+from experiments.device import probe
+from experiments.lab import Lab
+from experiments.problem import Shape, c1_shapes
+from kernel_src.knobs import Knobs
+
+ARM = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", br=128, warps=8, bc=64,
+           kv_stages=2, rescale_skip="on", softmax="fused", rescale_lazy="on")
+WS = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", softmax="fused",
+          kv_release="producer", mainloop="ws", kv_stages=2, causal_mask="predicate", br=128, warps=8, bc=128)
+OP = {**WS, "pipeline": "on", "pingpong": "on"}  # overlap inside each warpgroup, turns between the two
+WS3 = {**WS, "pipeline": "on", "warps": 12, "br": 192}  # three consumer warpgroups (D=64's tile)
+KERNELS = {
+    "arm": ARM,  # the best kernel the search had found on this card: 128 x 64 on two warpgroups, 2 CTAs/SM
+    "ws": WS,
+    "ws_overlap": {**WS, "pipeline": "on"},
+    "ws_pingpong": {**WS, "pingpong": "on"},
+    "ws_overlap_pingpong": OP,
+    "ws_op_persistent": {**OP, "persistent": "on"},
+    "ws_op_lazy": {**OP, "rescale_skip": "on", "rescale_lazy": "on"},
+    "ws_op_bc64": {**OP, "bc": 64},
+    "ws_op_hf": {**OP, "cta_order": "heaviest_first"},
+    "ws_op_persistent_hf": {**OP, "persistent": "on", "cta_order": "heaviest_first"},
+    "ws_op_bc176": {**OP, "bc": 176},
+    "ws_op_bc176_persistent": {**OP, "bc": 176, "persistent": "on"},
+    "ws3_overlap": WS3,
+    "ws3_overlap_bc64": {**WS3, "bc": 64},
+    "ws3_persistent": {**WS3, "persistent": "on"},
+    "ws3_hf": {**WS3, "cta_order": "heaviest_first"},
+    "ws3_persistent_hf": {**WS3, "persistent": "on", "cta_order": "heaviest_first"},
+    "ws3_lazy": {**WS3, "rescale_skip": "on", "rescale_lazy": "on"},
+    "ws_op_lazy_hf": {**OP, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
+    "ws_op_bc176_lazy": {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on"},
+    "ws_op_bc176_lazy_hf": {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
+    "ws3_lazy_hf": {**WS3, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
+}
+SCREEN = {128: [k for k in KERNELS if not k.startswith("ws3")], 64: list(KERNELS)}
+# the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
+BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_lazy", "ws_op_lazy_hf",
+              "ws_op_bc176_lazy_hf"],
+        64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf"]}
+
+
+def shape(spec: str) -> Shape:
+    """'B2 H16 N8192 D128 fp16 causal Hkv4' -> Shape"""
+    kw: dict = {"dtype": "float16", "causal": False}
+    for part in spec.split():
+        if part in ("fp16", "bf16"):
+            kw["dtype"] = {"fp16": "float16", "bf16": "bfloat16"}[part]
+        elif part == "causal":
+            kw["causal"] = True
+        elif part.startswith("Hkv"):
+            kw["Hkv"] = int(part[3:])
+        else:
+            kw[part[0]] = int(part[1:])
+    return Shape(**kw)
+
+
+SUITE = [
+    "B2 H16 N2048 D128 fp16", "B2 H16 N8192 D128 fp16", "B1 H16 N32768 D128 fp16", "B2 H16 N8192 D128 fp16 causal",
+    "B2 H16 N8192 D64 fp16", "B8 H32 N1024 D128 bf16 causal Hkv8", "B16 H16 N512 D64 fp16",
+    "B4 H16 N4096 D128 bf16", "B2 H16 N4096 D64 bf16 causal", "B1 H32 N16384 D128 bf16 causal Hkv4",
+    "B8 H16 N2048 D64 fp16 Hkv4",
+]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--plan", choices=("screen", "suite", "all", "best", "margins"), default="all",
+                    help="best: per shape, screen its head dim's candidates against cuDNN, then the best and the "
+                         "reference kernel again in a fresh process against cuDNN and flash (--confirm-budget)")
+    ap.add_argument("--confirm-budget", type=float, default=1.2)
+    ap.add_argument("--budget", type=float, default=0.6, help="seconds of alternations per paired measurement")
+    ap.add_argument("--use", action="append", default=[], help="D128=NAME / D64=NAME: the suite's kernel for a head dim")
+    ap.add_argument("--only", action="append", default=[], help="screen only these kernel names")
+    ap.add_argument("--shape", action="append", default=[], help="suite: these shapes instead of the built-in suite")
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    dev = probe()
+    print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {dev.name} {dev.arch}; {' '.join(sys.argv)}", flush=True)
+    knobs = {n: Knobs.parse(d) for n, d in KERNELS.items()}
+    lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
+    wanted = set(KERNELS) if a.plan != "best" else {"arm", *BEST[64], *BEST[128]}
+    specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64, 128) if not n.startswith("ws3") else (64,),
+                          causals=(False, True)) for n, k in knobs.items() if n in wanted}
+    t0 = time.time()
+    built = build(list(specs.values()), lab.cache_dir / "build")
+    libs = {n: built[s.key()].library for n, s in specs.items() if built[s.key()].ok}
+    print(f"built {len(libs)} of {len(specs)} libraries in {time.time() - t0:.0f} s; failed: "
+          f"{[n for n in specs if n not in libs]}", flush=True)
+    for n, s in specs.items():
+        if n not in libs:
+            print(built[s.key()].log[-1500:])
+
+    def run_shape(sh: Shape, names: list[str], against: list[str], vs_kernel: str | None = None,
+                  budget: float | None = None) -> dict:
+        budget = budget or a.budget
+        steps = []
+        for n in names:
+            shapes = c1_shapes(sh, knobs[n]) + ([sh] if sh.N <= 16384 else [])
+            steps.append({"do": "check", "tag": f"check:{n}", "lib": libs[n], "shapes": [s.model_dump() for s in shapes]})
+        for comp in against:
+            for n in names:
+                steps.append({"do": "paired", "tag": f"{comp}:{n}", "base": {"sdpa": comp}, "cand": {"lib": libs[n]},
+                              "shape": sh.model_dump(), "budget_s": budget, "l2": "warm", "recheck": True})
+        if vs_kernel:
+            for n in names:
+                if n != vs_kernel:
+                    steps.append({"do": "paired", "tag": f"{vs_kernel}:{n}", "base": {"lib": libs[vs_kernel]},
+                                  "cand": {"lib": libs[n]}, "shape": sh.model_dump(), "budget_s": a.budget, "l2": "warm"})
+        t = time.time()
+        job = lab.run_job(steps, timeout=60 + len(steps) * (3 * budget + 8))
+        rec = {"shape": sh.key(), "status": job.status, "stderr": job.stderr[-1500:], "wall_s": round(time.time() - t, 1),
+               "steps": job.steps}
+        res = {}
+        for st in job.steps:
+            r = st.get("result")
+            if st["tag"].startswith("check:"):
+                res[st["tag"]] = ("pass" if r and r["ok"] else "FAIL " + json.dumps([c for c in (r or {}).get("checks", []) if not c["ok"]][:1])[:300]) if r else st.get("error", st.get("skipped"))
+            elif r:
+                res[st["tag"]] = {"margin": round(r["margin"], 4), "ab": round(r["margin_ab"], 4), "ba": round(r["margin_ba"], 4),
+                                  "ours": round(r["tflops_cand"], 1), "theirs": round(r["tflops_base"], 1),
+                                  "recheck": (r.get("recheck") or {}).get("ok")}
+            else:
+                res[st["tag"]] = st.get("error", st.get("skipped"))
+        rec["summary"] = res
+        print(f"{sh.key()} [{job.status}, {rec['wall_s']} s]", flush=True)
+        for k, v in res.items():
+            print(f"  {k}: {v}", flush=True)
+        if job.status != "ok":
+            print(f"  stderr: {job.stderr[-600:]}", flush=True)
+        return rec
+
+    if a.plan == "margins":
+        # the A/A null of the kernels compared (each repeat a fresh process), then each lever of the component
+        # alone, paired against the configuration without it, at a second problem
+        out = {"aa": {}, "margins": {}}
+        for n, D in (("ws_op_bc176", 128), ("ws3_overlap", 64)):
+            lab_d = Lab(Shape(B=2, H=16, N=8192, D=D), dev.limits, Path("/tmp/facache"), budget_s=a.confirm_budget)
+            lab_d._libs = {}
+            ms = []
+            for _ in range(3):
+                job = lab_d.run_job([{"do": "paired", "tag": "aa", "base": {"lib": libs[n]}, "cand": {"lib": libs[n]},
+                                      "shape": lab_d.shape.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"}], 90)
+                ms.append(job.value("aa")["margin"] if job.value("aa") else None)
+            out["aa"][f"{n}@{lab_d.shape.key()}"] = ms
+            print(f"A/A {n} at {lab_d.shape.key()}: {ms}", flush=True)
+        moves = [("ws", "ws_overlap"), ("ws", "ws_pingpong"), ("ws_overlap", "ws_overlap_pingpong"),
+                 ("ws_overlap_pingpong", "ws_op_bc176"), ("ws_overlap_pingpong", "ws_op_bc64"),
+                 ("ws_overlap_pingpong", "ws_op_hf"), ("ws_overlap_pingpong", "ws_op_persistent"),
+                 ("ws_overlap_pingpong", "ws_op_lazy"), ("arm", "ws_overlap_pingpong")]
+        for spec in a.shape or ["B2 H16 N16384 D128 bf16 causal"]:
+            sh = shape(spec)
+            steps = [{"do": "paired", "tag": f"{b}->{c}", "base": {"lib": libs[b]}, "cand": {"lib": libs[c]},
+                      "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"} for b, c in moves]
+            job = lab.run_job(steps, 60 + len(steps) * (3 * a.confirm_budget + 8))
+            for st in job.steps:
+                r = st.get("result")
+                out["margins"][f"{sh.key()}:{st['tag']}"] = r
+                print(f"{sh.key()} {st['tag']}: " + (f"{r['margin']:.4f} ({r['margin_ab']:.4f}/{r['margin_ba']:.4f}) "
+                      f"{r['tflops_base']:.1f} -> {r['tflops_cand']:.1f} TFLOP/s" if r else str(st.get("error"))), flush=True)
+        (a.out / "margins.json").write_text(json.dumps(out, indent=1))
+        return 0
+    if a.plan == "best":
+        # first a small check of every candidate in one process: a kernel that hangs or faults there (the rest
+        # of that process is lost) is dropped, and the others are checked again without it
+        todo = [n for n in dict.fromkeys(["arm", *BEST[128], *BEST[64]]) if n in libs]
+        sane: list[str] = []
+        while todo:
+            job = lab.run_job([{"do": "check", "tag": n, "lib": libs[n], "shapes": [
+                Shape(B=1, H=2, N=333, D=64 if n.startswith("ws3") else 128, causal=True).model_dump()]} for n in todo], 45)
+            done = [st["tag"] for st in job.steps if st.get("result", {}).get("ok")]
+            sane += done
+            bad = next((n for n in todo if n not in [st["tag"] for st in job.steps if "result" in st]), None)
+            failed = [st["tag"] for st in job.steps if "result" in st and not st["result"]["ok"]]
+            if bad or failed:
+                print(f"sanity: dropped {[bad] if bad else []} ({job.status}) and failing {failed}", flush=True)
+            todo = [n for n in todo if n not in done and n != bad and n not in failed]
+        print(f"sanity: {sane}", flush=True)
+        libs = {n: libs[n] for n in sane}
+        recs, rows = [], []
+        for spec in a.shape or SUITE:
+            sh = shape(spec)
+            names = [n for n in BEST[sh.D] if n in libs and (sh.causal or not n.endswith("hf"))]
+            scr = run_shape(sh, names, ["cudnn"])
+            ok = [(v["margin"], k.split(":", 1)[1]) for k, v in scr["summary"].items()
+                  if k.startswith("cudnn:") and isinstance(v, dict) and v["recheck"]
+                  and scr["summary"].get("check:" + k.split(":", 1)[1]) == "pass"]
+            best = max(ok)[1] if ok else None
+            conf = run_shape(sh, ["arm"] + ([best] if best else []), ["cudnn", "flash"], budget=a.confirm_budget)
+            recs.append({"shape": sh.key(), "screen": scr, "best": best, "confirm": conf})
+            rows.append((sh.key(), best, conf["summary"]))
+            (a.out / "best.json").write_text(json.dumps(recs, indent=1))
+        print("\nshape | best kernel (screened) | x cuDNN (confirm, AB/BA) | x flash | ours / cuDNN TFLOP/s | arm x cuDNN")
+        for key, best, s_ in rows:
+            c, f, r = s_.get(f"cudnn:{best}"), s_.get(f"flash:{best}"), s_.get("cudnn:arm")
+            fmt = lambda v: f"{v['margin']:.3f}" if isinstance(v, dict) else str(v)[:40]
+            print(f"{key} | {best} ({s_.get(f'check:{best}')}) | {fmt(c)} ({c['ab']:.3f}/{c['ba']:.3f}) | {fmt(f)} | "
+                  f"{c['ours']:.0f} / {c['theirs']:.0f} | {fmt(r)}" if isinstance(c, dict) else f"{key} | {best} | {c}", flush=True)
+        return 0
+    screen_path = a.out / "screen.json"
+    if a.plan in ("screen", "all"):
+        recs = []
+        for D, names in SCREEN.items():
+            names = [n for n in names if n in libs and (not a.only or n in a.only or n == "arm")]
+            recs.append(run_shape(Shape(B=2, H=16, N=8192, D=D), names, ["cudnn"], vs_kernel="arm"))
+        screen_path.write_text(json.dumps(recs, indent=1))
+    if a.plan in ("suite", "all"):
+        use = dict(u.split("=", 1) for u in a.use)
+        if len(use) < 2:
+            recs = json.loads(screen_path.read_text())
+            for rec in recs:
+                D = int(rec["shape"].split("-D")[1].split("-")[0])
+                best = max(((v["margin"], k.split(":", 1)[1]) for k, v in rec["summary"].items()
+                            if k.startswith("cudnn:ws") and isinstance(v, dict) and v["recheck"]
+                            and rec["summary"].get("check:" + k.split(":", 1)[1]) == "pass"), default=None)
+                if best:
+                    use.setdefault(f"D{D}", best[1])
+        print(f"suite kernels: {use}", flush=True)
+        recs = []
+        for spec in a.shape or SUITE:
+            sh = shape(spec)
+            names = ["arm"] + ([use[f"D{sh.D}"]] if f"D{sh.D}" in use else [])
+            recs.append(run_shape(sh, names, ["cudnn", "flash"]))
+        (a.out / "suite.json").write_text(json.dumps(recs, indent=1))
+        print("\nshape | " + " | ".join(f"{n} x cuDNN" for n in ("arm", "ws")) + " | ws x flash | ws TFLOP/s | cuDNN TFLOP/s")
+        for rec in recs:
+            s = rec["summary"]
+            ws = next((k.split(":", 1)[1] for k in s if k.startswith("cudnn:ws")), None)
+            cell = lambda k: f"{s[k]['margin']:.3f}" if isinstance(s.get(k), dict) else str(s.get(k))[:30]
+            print(f"{rec['shape']} | {cell('cudnn:arm')} | {cell(f'cudnn:{ws}')} ({ws}, {s.get(f'check:{ws}')}) | "
+                  f"{cell(f'flash:{ws}')} | {s.get(f'cudnn:{ws}', {}).get('ours') if isinstance(s.get(f'cudnn:{ws}'), dict) else '-'} | "
+                  f"{s.get(f'cudnn:{ws}', {}).get('theirs') if isinstance(s.get(f'cudnn:{ws}'), dict) else '-'}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

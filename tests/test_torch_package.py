@@ -1,0 +1,134 @@
+"""`export --torch DIR`: the dispatch table of the committed H200 databases as an installable PyTorch package.
+Here (no GPU) every call is one the kernels do not cover, so what is shown is the package's contract:
+it installs, registers torch.ops.fa5090.attention with a fake implementation (meta tensors, torch.compile
+with fullgraph), falls back to SDPA with one warning naming why (or raises with fallback="error"), keeps
+SDPA's scale convention, and its backward is SDPA's. The CUDA path itself runs only on a GPU."""
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from typer.testing import CliRunner
+
+from agent.cli import app
+
+AVR = Path(__file__).resolve().parents[1] / "results" / "2026-11-30_h200_agent_vs_random"
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("torchpkg")
+    dbs = []
+    for name in ("n8192_agent.db", "c16384_agent.db"):
+        shutil.copy(AVR / name, tmp / name)
+        dbs += ["--db", str(tmp / name)]
+    res = CliRunner().invoke(app, ["export", "--torch", str(tmp / "pkg"), *dbs, "--no-build"])
+    assert res.exit_code == 0, res.output
+    assert "pip install" in res.output and "without a built library" in res.output
+    sys.path.insert(0, str(tmp / "pkg"))
+    try:
+        mod = importlib.import_module("fa5090_kernels")
+        yield tmp / "pkg", mod
+    finally:
+        sys.path.remove(str(tmp / "pkg"))
+
+
+def test_the_package_holds_its_table_source_and_metadata(package):
+    where, mod = package
+    table = json.loads((where / "fa5090_kernels" / "table.json").read_text())
+    assert table["gpu"] == "NVIDIA H200" and table["archs"] == ["sm_90"] and table["library"] == "fa_dispatch.so"
+    assert {(r["dtype"], r["head_dim"], r["causal"]) for r in table["rows"]} == {("float16", 128, False), ("bfloat16", 128, True)}
+    assert (where / "fa5090_kernels" / "fa_dispatch.cu").exists() and (where / "pyproject.toml").exists()
+    assert mod.TABLE == table
+
+
+def test_the_package_installs_with_pip(package, tmp_path):
+    where, _ = package
+    res = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q",
+                          "--target", str(tmp_path / "site"), str(where)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (tmp_path / "site" / "fa5090_kernels" / "__init__.py").exists()
+    assert (tmp_path / "site" / "fa5090_kernels" / "table.json").exists()
+
+
+def test_uncovered_calls_run_sdpa_with_one_warning_naming_why(package):
+    _, mod = package
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 4, 64, 128, generator=g) for _ in range(3))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        o1 = mod.attention(q, k, v, causal=True)
+        o2 = mod.attention(q, k, v, causal=True)
+    assert len([x for x in w if "fa5090_kernels" in str(x.message)]) == 1  # one warning per reason
+    assert "running torch's scaled_dot_product_attention instead" in str(w[0].message)
+    assert torch.equal(o1, F.scaled_dot_product_attention(q, k, v, is_causal=True)) and torch.equal(o1, o2)
+    # the plain softmax scale, as SDPA takes it
+    assert torch.allclose(mod.attention(q, k, v, scale=0.05, fallback="silent"),
+                          F.scaled_dot_product_attention(q, k, v, scale=0.05))
+    with pytest.raises(mod.FallbackError, match="does not cover"):
+        mod.attention(q, k, v, fallback="error")
+    with pytest.raises(ValueError, match="fallback must be"):
+        mod.attention(q, k, v, fallback="maybe")
+    kv = torch.randn(1, 2, 64, 128, generator=g)  # grouped-query attention falls back with enable_gqa
+    assert torch.allclose(mod.attention(q, kv, kv, fallback="silent"),
+                          F.scaled_dot_product_attention(q, kv, kv, enable_gqa=True))
+
+
+def test_why_not_names_each_uncovered_case(package):
+    _, mod = package
+    q = torch.randn(1, 2, 16, 128)
+    assert "no built library" in mod.why_not(q, q, q)  # exported without nvcc: nothing can run ours
+    mod._HAVE_LIBRARY = True  # as in a package whose library was built; why_not never loads it
+    try:
+        assert "attn_mask" in mod.why_not(q, q, q, attn_mask=torch.ones(16, 16, dtype=torch.bool))
+        assert "dropout" in mod.why_not(q, q, q, dropout_p=0.1)
+        assert "tensors on cpu" in mod.why_not(q, q, q)
+    finally:
+        mod._HAVE_LIBRARY = False
+
+
+def test_the_op_is_registered_with_a_fake_implementation_and_compiles_fullgraph(package):
+    _, mod = package
+    assert hasattr(torch.ops.fa5090, "attention")
+    q = torch.empty(2, 8, 256, 128, device="meta", dtype=torch.float16)
+    out = torch.ops.fa5090.attention(q, q, q, True, 0.088)
+    assert out.shape == q.shape and out.dtype == torch.float16 and out.device.type == "meta"
+
+    def f(q, k, v):
+        return mod.attention(q, k, v, causal=True, fallback="silent") * 2
+
+    x = torch.randn(1, 2, 32, 64)
+    compiled = torch.compile(f, fullgraph=True, backend="eager")
+    assert torch.allclose(compiled(x, x, x), f(x, x, x))
+
+
+def test_the_backward_is_sdpas(package):
+    _, mod = package
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(1, 2, 32, 64, generator=g, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    # the op's own autograd formula, exercised through its registered backward on CPU float64 inputs
+    class Ctx:
+        def save_for_backward(self, *t):
+            self.saved_tensors = tuple(x.detach() for x in t)
+
+    ctx = Ctx()
+    mod._setup(ctx, (q, k, v, True, 0.125), None)
+    grad = torch.randn(1, 2, 32, 64, generator=g, dtype=torch.float64)
+    dq, dk, dv, *_ = mod._backward(ctx, grad)
+    ref = torch.autograd.grad(F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.125), (q, k, v), grad)
+    assert all(torch.allclose(a, b) for a, b in zip((dq, dk, dv), ref))
+
+
+def test_export_torch_refuses_bad_input(tmp_path):
+    not_dir = tmp_path / "file"
+    not_dir.write_text("x")
+    res = CliRunner().invoke(app, ["export", "--torch", str(not_dir), "--db", str(AVR / "n8192_agent.db"), "--no-build"])
+    assert res.exit_code == 2 and "not a folder" in res.output
+    res = CliRunner().invoke(app, ["export", "best", "--torch", str(tmp_path / "p"), "--no-build"])
+    assert res.exit_code == 2 and "takes no kernel argument" in res.output

@@ -1,0 +1,117 @@
+"""The warp-specialised Hopper mainloop (mainloop=ws, kernel_src/mainloop_sm90_ws.cuh): its knob rules, its
+builds (no spill, the register split it asks for), and the H200 records of it against cuDNN
+(results/2026-12-01_h200_ws_mainloop), read as the README there states them."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.cli import app
+from kernel_src.knobs import KnobError, Knobs
+
+REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-01_h200_ws_mainloop"
+WS = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", softmax="fused",
+          kv_release="producer", mainloop="ws", kv_stages=2, causal_mask="predicate", br=128, warps=8, bc=128)
+
+
+def test_ws_knob_rules_name_the_knob():
+    k = Knobs.parse({**WS, "pipeline": "on", "pingpong": "on", "bc": 176})
+    assert k.label().endswith("/mainloop=ws") and k.threads() == 384
+    # Q + two stages of K and V at 176 x 128 fp16 + four mbarriers a stage: the kernel's smem_bytes formula
+    assert k.smem_bytes(128) == 128 * 128 * 2 + 2 * 2 * 176 * 128 * 2 + 32 * 2 == 213056
+    assert Knobs.parse({**WS, "warps": 12, "br": 192}).threads() == 512
+    for bad, word in [({"softmax": "separate"}, "softmax=fused"), ({"kv_release": "barrier"}, "kv_release=producer"),
+                      ({"bc": 32}, "bc 64, 128 or 176"), ({"kv_stages": 1}, "kv_stages")]:
+        with pytest.raises(KnobError, match=word):
+            Knobs.parse({**WS, **bad})
+    with pytest.raises(KnobError, match="12, three consumer warpgroups, only with mainloop=ws"):
+        Knobs.parse({**WS, "mainloop": "general", "warps": 12, "br": 192})
+    with pytest.raises(KnobError, match="176 only with mainloop=ws"):
+        Knobs.parse({**WS, "mainloop": "general", "kv_release": "barrier", "bc": 176})
+    with pytest.raises(KnobError, match="warps=8"):  # turns take two consumer warpgroups, not three
+        Knobs.parse({**WS, "warps": 12, "br": 192, "pingpong": "on"})
+
+
+@pytest.mark.parametrize("extra", [["pipeline=on", "pingpong=on", "bc=176", "rescale_skip=on", "rescale_lazy=on"],
+                                   ["pipeline=on", "warps=12", "br=192"]], ids=["d128_bc176", "d64_three_wg"])
+def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra):
+    head_dim = "64" if "warps=12" in extra else "128"
+    knobs = [f"{k}={v}" for k, v in WS.items()] + extra
+    args = ["static", "--arch", "sm_90", "--json", "--head-dim", head_dim]
+    for kv in knobs:
+        args += ["--knob", kv]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert row["built"] and row["spill_bytes"] == 0 and row["refusal"] is None
+    # the count at entry (__launch_bounds__ x, 1, __maxnreg__): 65536 / threads, a multiple of 8
+    assert row["registers"] == (168 if head_dim == "128" else 128)
+    if row["census"]:  # cuobjdump present: QK^T and PV on warpgroup MMA, the split that fits the CTA's pool
+        assert row["census"].get("HGMMA", 0) > 0 and not row["census"].get("HMMA")
+
+
+def _confirm(folder: str) -> dict:
+    out = {}
+    for r in json.loads((REC / folder / "best.json").read_text()):
+        s, best = r["confirm"]["summary"], r["best"]
+        assert s[f"check:{best}"] == "pass" and s["check:arm"] == "pass"
+        assert s[f"cudnn:{best}"]["recheck"] and s[f"flash:{best}"]["recheck"]
+        out[r["shape"]] = (best, s[f"cudnn:{best}"]["margin"], s["cudnn:arm"]["margin"])
+    return out
+
+
+def test_the_suite_against_cudnn_as_recorded():
+    lazy, first = _confirm("best_per_shape_lazy"), _confirm("best_per_shape")
+    rows = {**{k: v for k, v in first.items() if "-D64-" in k}, **lazy}
+    assert len(rows) == 11
+    at_least_cudnn = {k for k, (_, m, _) in rows.items() if m >= 1.0}
+    assert at_least_cudnn == {
+        "B2-H16-N8192-D128-float16-noncausal", "B1-H16-N32768-D128-float16-noncausal",
+        "B2-H16-N8192-D128-float16-causal", "B1-H32-Hkv4-N16384-D128-bfloat16-causal",
+        "B2-H16-N8192-D64-float16-noncausal", "B2-H16-N4096-D64-bfloat16-causal", "B8-H16-Hkv4-N2048-D64-float16-noncausal"}
+    assert rows["B2-H16-N8192-D128-float16-noncausal"][:2] == ("ws_op_bc176_lazy", pytest.approx(1.0163, abs=1e-4))
+    assert rows["B2-H16-N8192-D64-float16-noncausal"][:2] == ("ws3_overlap", pytest.approx(1.0852, abs=1e-4))
+    # where it loses: short sequences and short causal GQA prefill, where the old arm is as fast or faster
+    assert rows["B8-H32-Hkv8-N1024-D128-bfloat16-causal"][1] < rows["B8-H32-Hkv8-N1024-D128-bfloat16-causal"][2]
+    assert all(m > arm for k, (_, m, arm) in rows.items() if k in at_least_cudnn)
+
+
+def test_the_levers_alone_and_the_instrument_as_recorded():
+    rec = json.loads((REC / "margins" / "margins.json").read_text())
+    m = {k.split(":", 1)[1]: v["margin"] for k, v in rec["margins"].items()}
+    assert m["ws->ws_overlap"] < 1 and m["ws->ws_pingpong"] < 1  # each alone loses
+    assert m["ws_overlap->ws_overlap_pingpong"] > 1.08  # together they win
+    assert m["ws_overlap_pingpong->ws_op_bc176"] > 1.09 and m["ws_overlap_pingpong->ws_op_bc64"] < 0.82
+    aa = rec["aa"]["ws_op_bc176@B2-H16-N8192-D128-float16-noncausal"]
+    assert len(aa) == 3 and max(abs(x - 1) for x in aa) < 0.01
+
+
+def test_the_hang_is_kept_as_found():
+    (r,) = json.loads((REC / "hang_setmaxnreg" / "best.json").read_text())
+    assert r["screen"]["status"] == "timeout" and r["screen"]["steps"] == []
+
+
+def test_agent_7_forms_the_combination_as_one_move_and_6_never_sees_it():
+    from agent import levers
+    from agent.policy import POLICIES
+    from agent.strategies.base import State
+    from agent.strategies.limiter import LimiterAgent
+    from kernel_src.arch import TABLE
+
+    arm = Knobs.parse(dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", br=128, warps=8, bc=64,
+                           kv_stages=2, rescale_skip="on", softmax="fused", rescale_lazy="on"))
+
+    def state(best, version):
+        return State(best=best, seed=best, t_noise=0.002, t_keep=1.002, budget_left=10, causal=False,
+                     levers=levers.catalog_for(POLICIES[version]), limits=TABLE["sm_90"])
+
+    moves = {m.name: m.knobs for m in LimiterAgent(7).moves(state(arm, 7))}
+    ws = moves["ws_mainloop"]
+    assert (ws.mainloop.value, ws.kv_release.value, ws.pipeline.value, ws.pingpong.value, ws.bc) == ("ws", "producer", "on", "on", 128)
+    assert ws.rescale_lazy.value == "on"  # the arm's own lazy rescale stays: 1.092 on the ws kernel at causal N16384
+    assert not {"ws_mainloop", "ws_wide_kv_tile", "ws_three_warpgroups"} & {m.name for m in LimiterAgent(6).moves(state(arm, 6))}
+    after = {m.name: m.knobs for m in LimiterAgent(7).moves(state(ws, 7))}
+    assert after["ws_wide_kv_tile"].bc == 176 and after["ws_three_warpgroups"].warps == 12
+    assert "ws_mainloop" not in after and "pingpong" not in after  # already there
