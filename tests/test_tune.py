@@ -218,3 +218,14 @@ def test_a_campaign_database_keys_lever_evidence_by_problem(tmp_path, sim):
     # a plain `run` still refuses a database holding another problem
     res = runner.invoke(app(), ["run", "--budget", "1", "--seqlen", "512", "--db", str(tmp_path / "llama.db")])
     assert res.exit_code == 1 and "use another --db" in res.output
+
+
+def test_without_a_gpu_the_campaign_refuses_before_it_creates_a_database(tmp_path):
+    """GPU first (agent/commands/common.py _need_gpu): the real bench is asked; on a CPU machine it says no."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here")
+    res = runner.invoke(app(), ["tune", "--config", _config(tmp_path), "--seqlen", "512", "--db", str(tmp_path / "x.db")])
+    assert res.exit_code == 1 and "error:" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "x.db").exists() and not (tmp_path / "x_artifacts").exists()
