@@ -29,9 +29,10 @@ from .trial import TrialRecord, close_trial, diagnose_profile, evaluate_ahead, o
 
 
 def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
-               command: str = "", say: Say = quiet, bench_settings: dict | None = None) -> int:
+               command: str = "", say: Say = quiet, bench_settings: dict | None = None, one_problem: bool = True) -> int:
     """A new run; `bench_settings` (time per measurement, L2, profiling) are kept with the options so
-    `run --resume` rebuilds the same bench."""
+    `run --resume` rebuilds the same bench. `one_problem` False: the database may hold runs at other
+    problems (a `tune` campaign, agent.campaign), never another GPU's."""
     # the settings the decisions depend on go through the bench, so a replay runs the recorded ones
     o = SearchOptions(**{**options.model_dump(), **bench.setup(options.model_dump(mode="json"))})
     if o.budget <= 0:
@@ -42,7 +43,7 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         catalog.get(name)  # an unknown lever name is refused before anything runs
     strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # a missing optional dependency fails here
     dev = bench.device()
-    q.check_same_setup(db, dev.name, shape.key())
+    q.check_same_setup(db, dev.name, shape.key(), one_problem=one_problem)
     run_id = q.create_run(
         db, gpu_name=dev.name, arch=dev.arch, sm_count=dev.sm_count, problem_key=shape.key(),
         problem=shape.model_dump(), toolchain={"driver": dev.driver, "torch": dev.torch, "cuda": dev.torch_cuda},
@@ -166,8 +167,9 @@ def _evidence(run: Run, p: Progress) -> dict:
     if not o.evidence or o.screen:
         return {}
     if run.strategy.reads_figures:
-        return q.lever_evidence(run.db, p.best.key(), run.run_id, source_hash=source_hash(), nvcc=_nvcc())
-    return q.lever_evidence(run.db, p.best.key(), run.run_id)
+        return q.lever_evidence(run.db, p.best.key(), run.run_id, source_hash=source_hash(), nvcc=_nvcc(),
+                                problem_key=run.shape.key())
+    return q.lever_evidence(run.db, p.best.key(), run.run_id, problem_key=run.shape.key())
 
 
 def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], evidence: dict) -> None:

@@ -147,6 +147,32 @@ class Reporter:
                        f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
 
 
+class CampaignReporter(Reporter):
+    """A Reporter for `tune`: a bar counting the campaign's problems above the bar of the run in
+    progress, which starts again at each problem."""
+
+    def __init__(self, console: Console, problems: int, budget: int):
+        super().__init__(console, budget)
+        self.problems, self.campaign = problems, None
+
+    def __enter__(self):
+        self.progress.__enter__()
+        self.campaign = self.progress.add_task("campaign", total=self.problems)
+        self.task = self.progress.add_task("starting", total=self.budget or None)
+        return self.say
+
+    def starting(self, i: int, planned, action: str) -> None:
+        """Problem i (0-based) of the campaign is next; `action`: searched, resumed or finished before."""
+        self.progress.update(self.campaign, completed=i,
+                             description=f"campaign: problem {i + 1} of {self.problems} ({planned.bucket})")
+        self.progress.reset(self.task, total=self.budget or None, description="starting")
+        self._line(f"[bold]problem {i + 1} of {self.problems}[/]: {planned.shape.key()}, bucket {planned.bucket} "
+                   f"(serves N {', '.join(map(str, planned.seqlens))}): {action}")
+
+    def finished(self) -> None:
+        self.progress.update(self.campaign, completed=self.problems, description="campaign: done")
+
+
 def _v(x, spec: str = "") -> str:
     """A stored value, or '-' where the database holds none (never a zero that was not measured)."""
     return "-" if x is None else format(x, spec)

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from kernel_src.knobs import DTYPES, HEAD_DIMS
+
 
 class Shape(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -13,8 +15,8 @@ class Shape(BaseModel):
     B: int
     H: int
     N: int
-    D: Literal[64, 128]
-    dtype: Literal["float16", "bfloat16"] = "float16"
+    D: Literal[HEAD_DIMS]
+    dtype: Literal[DTYPES] = "float16"
     causal: bool = False
     Hkv: int | None = None  # K/V heads (grouped-query attention); None: H (MHA); 1: MQA
 

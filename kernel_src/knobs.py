@@ -105,6 +105,11 @@ class VLoad(str, Enum):
     lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
 
 
+# The instantiations fa_fwd.cu can emit, in the order of its FA_DTYPES and FA_DIMS bits: every
+# kernel of this space is built for these input dtypes and head dims, and for no other.
+DTYPES = ("float16", "bfloat16")
+HEAD_DIMS = (64, 128)
+
 # The enum order is the integer the kernel's #define receives.
 _CODES = {
     "compute": list(Compute),

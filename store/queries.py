@@ -240,12 +240,12 @@ def runs(db: Database) -> list[dict]:
     return _select(db, "runs")
 
 
-def check_same_setup(db: Database, gpu_name: str, problem_key: str) -> None:
-    """Refuse to mix results from another GPU or another problem into this database."""
-    rows = list(db.query(
-        "SELECT gpu_name, problem_key FROM runs WHERE gpu_name != ? OR problem_key != ? ORDER BY id LIMIT 1",
-        [gpu_name, problem_key],
-    ))
+def check_same_setup(db: Database, gpu_name: str, problem_key: str, *, one_problem: bool = True) -> None:
+    """Refuse to mix results from another GPU or another problem into this database. `one_problem`
+    False: a campaign's database (`tune`), one run per problem, each run at its own problem; another
+    GPU is still refused, and what reads across runs (lever_evidence, calibrations) keys by problem."""
+    sql = "SELECT gpu_name, problem_key FROM runs WHERE gpu_name != ?" + (" OR problem_key != ?" if one_problem else "")
+    rows = list(db.query(sql + " ORDER BY id LIMIT 1", [gpu_name, problem_key] if one_problem else [gpu_name]))
     if rows:
         raise ForeignDatabase(
             f"this database was recorded on {rows[0]['gpu_name']} for problem {rows[0]['problem_key']}; "
@@ -306,17 +306,17 @@ def history(db: Database, run_id: int | None = None) -> list[dict]:
 
 
 def lever_evidence(db: Database, base_key: str, before_run: int, *, source_hash: str | None = None,
-                   nvcc: str | None = None) -> dict[str, dict]:
+                   nvcc: str | None = None, problem_key: str | None = None) -> dict[str, dict]:
     """The latest paired margin of each lever measured against this base in earlier runs of this
-    database (one GPU, one problem, see check_same_setup): a `run --screen`, or an earlier search
-    that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out.
+    database (`problem_key`: at that problem only; a campaign's database holds several, see
+    check_same_setup): a `run --screen`, or an earlier search that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out.
     With `source_hash`/`nvcc`, only runs built from that kernel source by that compiler count (runs
     older than m004 recorded neither and count only when neither is asked for)."""
     sql = ("SELECT e.id, e.run_id, e.lever, e.margin, e.outcome FROM experiments e JOIN runs r ON r.id = e.run_id "
            "WHERE e.base_key = ? AND e.run_id < ? AND e.kind IN ('lever', 'rescreen', 'compound') AND e.margin IS NOT NULL "
            "AND e.outcome NOT IN ('WRONG', 'SUSPICIOUS')")
     args: list = [base_key, before_run]
-    for col, val in (("source_hash", source_hash), ("nvcc", nvcc)):
+    for col, val in (("source_hash", source_hash), ("nvcc", nvcc), ("problem_key", problem_key)):
         if val is not None:
             sql += f" AND r.{col} = ?"
             args.append(val)

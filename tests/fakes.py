@@ -217,3 +217,8 @@ class SpillingSimBench(SimBench):
                                          "spill_bytes": 512 if k.q_in.value == "regs" else 0})
             out[k.key()] = f
         return out
+
+
+def sim_worker_bench(shape, budget_s, l2, profile):
+    """agent.distributed.gpu_worker_bench's stand-in on a CPU cluster: a worker's bench, simulated."""
+    return SimBench()

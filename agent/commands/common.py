@@ -17,7 +17,7 @@ from rich.table import Table
 
 from agent.strategies import NAMES as STRATEGIES
 from kernel_src.arch import TABLE as ARCHS
-from kernel_src.knobs import KnobError
+from kernel_src.knobs import DTYPES, HEAD_DIMS, KnobError
 from store import queries as q
 from store.db import open_db
 from store.errors import StoreError
@@ -109,8 +109,8 @@ def _main(_v: bool = typer.Option(False, "--version", callback=_version, is_eage
 
 # Choices are types, so --help lists them ([float16|bfloat16]) and a bad value is the same usage
 # error (exit 2, one sentence naming the option) in every command.
-Dtype = Literal["float16", "bfloat16"]
-HeadDim = Literal[64, 128]
+Dtype = Literal[DTYPES]
+HeadDim = Literal[HEAD_DIMS]
 L2 = Literal["warm", "cold"]
 Arch = Literal[tuple(ARCHS)]
 Strategy = Literal[STRATEGIES]

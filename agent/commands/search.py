@@ -428,7 +428,7 @@ def baseline(
             shape = Shape(**{**problem, "N": n})
             bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
             if rid is not None:
-                q.check_same_setup(db, bench.device().name, run["problem_key"])
+                q.check_same_setup(db, bench.device().name, run["problem_key"], one_problem=False)  # a `tune` database holds several
             for b in backend:
                 job = bench.paired({"knobs": best}, {"sdpa": b})
                 p = job.value("paired")

@@ -391,7 +391,7 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
                     out.name, "-o", so.name])
     fallbacks = [r for r in rows if r.fallback]
     have = {r.key() for r in rows}
-    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in (64, 128)
+    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in dsp.HEAD_DIMS
                for c in (False, True) if (dt, d, c) not in have]
 
     def where(r) -> str:
