@@ -23,7 +23,8 @@ EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "compara
 OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
             "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS",
             "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
-MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
+# best_check: the current best checked again in a fresh process after a streak of failures (agent.health)
+MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
 # The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.
@@ -209,6 +210,27 @@ def interrupt_run(db: Database, run_id: int, why: str, status: str = "interrupte
         reason = f"{why}; {note}"  # shown after the status (`interrupted: ...`)
         _update(db, "runs", run_id, {"status": status, "stop_reason": reason[:1000], "finished_at": _now()})
     return reason
+
+
+def uncount_experiments(db: Database, run_id: int, from_seq: int, why: str) -> list[int]:
+    """Experiments `from_seq` on of a run, finished, become uncounted: INTERRUPTED with no seq (the
+    outcome they measured and `why` in the detail, their measurements kept), their shelf entries gone
+    and the entries they re-screened shelved again, so a resumed run measures them anew under their
+    numbers (agent.health: measured while the environment was broken). Returns their ids."""
+    with atomic(db):
+        rows = list(db.query("SELECT id, seq, lever, outcome, detail FROM experiments WHERE run_id = ? AND seq >= ? "
+                             "AND finished_at IS NOT NULL ORDER BY seq", [run_id, from_seq]))
+        ids = [r["id"] for r in rows]
+        for r in rows:
+            db.execute("UPDATE experiments SET outcome = 'INTERRUPTED', seq = NULL, detail = ? WHERE id = ?",
+                       [f"{r['outcome']} as experiment {r['seq']} ({r['lever']}), not counted: {why}. "
+                        f"It measured: {r['detail'] or ''}"[:4000], r["id"]])
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            db.execute(f"DELETE FROM shelf WHERE experiment_id IN ({marks})", ids)
+            db.execute(f"UPDATE shelf SET status = 'shelved', rescreen_experiment_id = NULL, updated_at = ? "
+                       f"WHERE rescreen_experiment_id IN ({marks})", [_now(), *ids])
+    return ids
 
 
 def mark_stale_runs(db: Database) -> list[int]:
