@@ -7,6 +7,7 @@ written with sort_keys=True, so equal knobs are equal text.
 
 import contextlib
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from enum import Enum
@@ -16,7 +17,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store import owner
-from store.errors import ForeignDatabase, InvalidValue, NotFound, RunInProgress
+from store.errors import DamagedDatabase, ForeignDatabase, InvalidValue, NotFound, RunInProgress
 
 RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
 EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator", "compound", "sample")
@@ -134,8 +135,26 @@ def _update(db: Database, table: str, row_id: int, fields: Mapping[str, Any]) ->
 def _get(db: Database, table: str, row_id: int) -> dict:
     rows = list(db.query(f"SELECT * FROM [{table}] WHERE id = ?", [row_id]))
     if not rows:
+        # a damaged b-tree can answer "no such row" without an error: say which it is
+        bad = damage(db)
+        if bad:
+            where = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main" and r[2]), "the database")
+            raise DamagedDatabase(f"{table} row {row_id} cannot be read: {where} is damaged ({bad}); nothing was "
+                                  "changed. Restore it from a copy, or use another --db.")
         raise NotFound(f"There is no {table} row with id {row_id}.")
     return _decode(table, rows[0])
+
+
+def damage(db: Database) -> str | None:
+    """What SQLite's quick check finds wrong with the open database (its first finding), else None."""
+    try:
+        found = [r[0] for r in db.execute("PRAGMA quick_check(2)").fetchall()]
+    except sqlite3.DatabaseError as e:
+        return str(e)
+    if found == ["ok"]:
+        return None
+    lines = [x.strip() for f in found for x in f.splitlines() if x.strip() and not x.startswith("***")]
+    return (lines or ["damaged"])[0][:200]
 
 
 def _select(db: Database, table: str, where: Mapping[str, Any] | None = None) -> list[dict]:
