@@ -8,7 +8,7 @@ levers; tools: doctor, derive-tolerance, static, export; tune: a campaign of run
 from __future__ import annotations
 
 from agent.commands import review, search, tools, tune  # noqa: F401 - registers the commands on app
-from agent.commands.common import app
+from agent.commands.common import app, plain_help, said_on_damage
 
 # --help lists the commands in this order, the order of a first session (doctor first)
 ORDER = ("doctor", "run", "tune", "sweep", "history", "show", "shelf", "compare", "report", "rescreen", "calibrate", "baseline",
@@ -21,6 +21,9 @@ def _rank(c) -> int:
 
 
 app.registered_commands.sort(key=_rank)
+plain_help(app)
+for _c in app.registered_commands:
+    _c.callback = said_on_damage(_c.callback)
 
 __all__ = ["app"]
 

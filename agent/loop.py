@@ -16,6 +16,7 @@ from kernel_src.knobs import Knobs, source_hash
 from store import queries as q
 
 from . import events as ev
+from . import health
 from . import levers as catalog
 from . import strategies
 from .anchors import calibration_of, ceiling_of, final, reanchor_best
@@ -72,6 +73,9 @@ def guarded(run: Run, progress: Progress | None = None) -> int:
     except KeyboardInterrupt:
         q.interrupt_run(db, run_id, "the user pressed Ctrl-C")
         raise
+    except health.EnvironmentBroken as e:  # the streak is uncounted already: resumable once the machine is fixed
+        q.interrupt_run(db, run_id, e.reason)
+        raise
     except Exception as e:
         q.interrupt_run(db, run_id, f"{type(e).__name__}: {e}"[:500], status="error")
         raise
@@ -98,11 +102,12 @@ def _search(run: Run, p: Progress) -> tuple[str, str]:
         left = run.strategy.remaining(state)
         if left:
             run.say(ev.Remaining(items=left))
+    missing = []
     if not o.screen:  # (a resumed run may have recorded some of these before it stopped)
-        final(run, p, owed={"final_reanchor", "comparator"} - p.final_done)
+        missing = final(run, p, owed={"final_reanchor", "comparator"} - p.final_done)
     elif o.screen_comparator:  # the screened kernel itself against SDPA flash: the table's anchor
-        final(run, p, owed={"comparator"} - p.final_done)
-    return reason, _reason_text(reason, p.done, o.plateau, o.budget, run.strategy.strict_plateau)
+        missing = final(run, p, owed={"comparator"} - p.final_done)
+    return reason, "; ".join([_reason_text(reason, p.done, o.plateau, o.budget, run.strategy.strict_plateau), *missing])
 
 
 def _start(run: Run, p: Progress) -> None:
@@ -188,6 +193,7 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
     p.trials.append(Trial(move=prop.move, base_key=best.key(), outcome=t.outcome.value, margin=pr and pr["margin"],
                           tflops=pr and pr["tflops_cand"], static=fig))
     run.strategy.tell(p.trials[-1])
+    broken = health.after_failure(run, p, t)  # a streak of failures: the candidates', or the machine's?
     if run.o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
         close_trial(run.db, t)
         run.say(outcome_event(p.done, prop.move.name, t))
@@ -198,6 +204,8 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
         close_trial(run.db, t, shelf_conditions=p.conds if prop.move.levers else None, rescreen_of=entry and entry["id"])
         p.since_keep += 1
         run.say(outcome_event(p.done, prop.move.name, t))
+    if broken is not None:
+        health.stop(run, p, broken, t)
 
 
 def _keep(run: Run, p: Progress, prop: Proposal, t: TrialRecord, entry: dict | None) -> None:

@@ -55,7 +55,7 @@ class Reporter:
 
     @say.register
     def _(self, e: ev.Warn) -> None:
-        self._line(f"[yellow]warning:[/] {e.text}")
+        self._line(f"[yellow]warning:[/] {escape(e.text)}")
 
     @say.register
     def _(self, e: ev.Diagnosed) -> None:
@@ -106,7 +106,7 @@ class Reporter:
     @say.register
     def _(self, e: ev.Rejected) -> None:
         m = f" margin {e.margin:.4f}" if e.margin else ""
-        self._line(f"  [red]{e.outcome.value}[/]{m}: {e.detail}")
+        self._line(f"  [red]{e.outcome.value}[/]{m}: {escape(e.detail)}")  # a worker's stderr is text, not markup
         self.progress.advance(self.task)
 
     @say.register

@@ -95,6 +95,9 @@ class Progress(BaseModel):
     owed: set[str] = set()  # what the last keep had not done yet: "renoise", "reanchor"
     last_paired: dict | None = None  # that keep's paired measurement
     final_done: set[str] = set()  # the closing steps already recorded: "final_reanchor", "comparator"
+    # the last experiment after which the best re-checked fine (agent.health): a streak of failures
+    # counts from there (0 on resume: a streak older than the resume may be uncounted whole, and re-run)
+    checked_at: int = 0
 
     @property
     def noise(self) -> Noise:

@@ -7,6 +7,7 @@ written with sort_keys=True, so equal knobs are equal text.
 
 import contextlib
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from enum import Enum
@@ -16,14 +17,15 @@ from typing import Any
 from sqlite_utils import Database
 
 from store import owner
-from store.errors import ForeignDatabase, InvalidValue, NotFound, RunInProgress
+from store.errors import DamagedDatabase, ForeignDatabase, InvalidValue, NotFound, RunInProgress
 
 RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
 EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator", "compound", "sample")
 OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
             "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS",
             "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
-MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
+# best_check: the current best checked again in a fresh process after a streak of failures (agent.health)
+MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
 # The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.
@@ -133,8 +135,26 @@ def _update(db: Database, table: str, row_id: int, fields: Mapping[str, Any]) ->
 def _get(db: Database, table: str, row_id: int) -> dict:
     rows = list(db.query(f"SELECT * FROM [{table}] WHERE id = ?", [row_id]))
     if not rows:
+        # a damaged b-tree can answer "no such row" without an error: say which it is
+        bad = damage(db)
+        if bad:
+            where = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main" and r[2]), "the database")
+            raise DamagedDatabase(f"{table} row {row_id} cannot be read: {where} is damaged ({bad}); nothing was "
+                                  "changed. Restore it from a copy, or use another --db.")
         raise NotFound(f"There is no {table} row with id {row_id}.")
     return _decode(table, rows[0])
+
+
+def damage(db: Database) -> str | None:
+    """What SQLite's quick check finds wrong with the open database (its first finding), else None."""
+    try:
+        found = [r[0] for r in db.execute("PRAGMA quick_check(2)").fetchall()]
+    except sqlite3.DatabaseError as e:
+        return str(e)
+    if found == ["ok"]:
+        return None
+    lines = [x.strip() for f in found for x in f.splitlines() if x.strip() and not x.startswith("***")]
+    return (lines or ["damaged"])[0][:200]
 
 
 def _select(db: Database, table: str, where: Mapping[str, Any] | None = None) -> list[dict]:
@@ -209,6 +229,27 @@ def interrupt_run(db: Database, run_id: int, why: str, status: str = "interrupte
         reason = f"{why}; {note}"  # shown after the status (`interrupted: ...`)
         _update(db, "runs", run_id, {"status": status, "stop_reason": reason[:1000], "finished_at": _now()})
     return reason
+
+
+def uncount_experiments(db: Database, run_id: int, from_seq: int, why: str) -> list[int]:
+    """Experiments `from_seq` on of a run, finished, become uncounted: INTERRUPTED with no seq (the
+    outcome they measured and `why` in the detail, their measurements kept), their shelf entries gone
+    and the entries they re-screened shelved again, so a resumed run measures them anew under their
+    numbers (agent.health: measured while the environment was broken). Returns their ids."""
+    with atomic(db):
+        rows = list(db.query("SELECT id, seq, lever, outcome, detail FROM experiments WHERE run_id = ? AND seq >= ? "
+                             "AND finished_at IS NOT NULL ORDER BY seq", [run_id, from_seq]))
+        ids = [r["id"] for r in rows]
+        for r in rows:
+            db.execute("UPDATE experiments SET outcome = 'INTERRUPTED', seq = NULL, detail = ? WHERE id = ?",
+                       [f"{r['outcome']} as experiment {r['seq']} ({r['lever']}), not counted: {why}. "
+                        f"It measured: {r['detail'] or ''}"[:4000], r["id"]])
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            db.execute(f"DELETE FROM shelf WHERE experiment_id IN ({marks})", ids)
+            db.execute(f"UPDATE shelf SET status = 'shelved', rescreen_experiment_id = NULL, updated_at = ? "
+                       f"WHERE rescreen_experiment_id IN ({marks})", [_now(), *ids])
+    return ids
 
 
 def mark_stale_runs(db: Database) -> list[int]:

@@ -30,6 +30,7 @@ from .common import (
     _some_run,
     app,
     console,
+    err,
 )
 
 
@@ -64,6 +65,8 @@ def history(
         for r in picked:
             print(f"run {r['id']} ({r['started_at']}, {r['status']}): {r['command'] or 'not recorded'}")
         return
+    if lever is not None:
+        _known_lever(lever, db)
     rows = [r for r in rows if (outcome is None or r["outcome"] == outcome) and (kind is None or r["kind"] == kind)
             and (lever is None or lever in (r["lever"] or "").split("+"))]
     if as_json:
@@ -73,6 +76,23 @@ def history(
         _print_history(rows, None, runs={r["id"]: r for r in q.runs(db)})
     else:
         _print_history(rows, q.get_run(db, rid) if rid else None)
+
+
+def _known_lever(name: str, db) -> None:
+    """A lever filter names a lever of the catalog or one this database measured (an older catalog's);
+    a typo is a usage error with the nearest names, not an empty table."""
+    import difflib
+
+    from agent.levers import CATALOG
+
+    known = [lv.name for lv in CATALOG]
+    known += sorted({part for (name_,) in db.execute("SELECT DISTINCT lever FROM experiments WHERE lever IS NOT NULL")
+                     for part in name_.split("+")} - set(known))
+    if name in known:
+        return
+    near = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    _fail(f"unknown lever '{name}'" + (f" (did you mean {', '.join(near)}?)" if near else "") + f"; known: {', '.join(known)}"
+          " (`fa5090-search levers` describes them)", 2)
 
 
 @app.command()
@@ -194,6 +214,9 @@ def compare(
     `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
     from agent.summary import run_summary
 
+    if len(runs) == 1:  # one column is no comparison: said, so the table is not read as one
+        err.print(f"compare: one run given ({runs[0]}), so this is its summary alone; give two or more to set them "
+                  "side by side, e.g. `compare a.db b.db` or `compare 1 2 --db a.db`", markup=False, soft_wrap=True)
     sums = []
     for ref in runs:
         path, _, rid = ref.rpartition(":") if ref.rpartition(":")[2].isdigit() and ".db" in ref else ("", "", ref)
@@ -258,4 +281,6 @@ def report(
         write(db, rid, folder)
     except (StoreError, MatplotlibMissing) as e:
         _fail(str(e))
+    except OSError as e:  # a read-only folder, a file where a folder should be
+        _fail(f"cannot write the report to {folder} ({e.strerror}: {e.filename}); give --out a folder you can write")
     console.print(f"wrote {folder / 'report.html'} and {folder / 'report.md'}")

@@ -29,6 +29,7 @@ from .common import (
     _cache_dir,
     _command_line,
     _fail,
+    _fits,
     _print_table,
     _known_or_raise,
     _need_gpu,
@@ -148,9 +149,10 @@ def run(
 
                 gpu = _on_cluster(ctx, gpus, scheduler, partial(gpu_worker_bench, shape, time_budget, l2, profile), gpu,
                                   aa_repeats)
-            gpu.device()
+            dev = gpu.device()
         except Exception as e:  # noqa: BLE001 - one sentence below
             _known_or_raise(e)
+        _fits(shape, dev)  # against this GPU's own memory, before the database is created
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
