@@ -15,7 +15,7 @@ from pathlib import Path
 
 from store import queries as q
 
-from .summary import run_summary
+from .summary import closing_pair, run_summary
 
 COLOURS = {"KEPT": "#2a9d3c", "SLOWER": "#c0392b", "NULL": "#d4a017", "WRONG": "#7d3c98"}
 
@@ -30,14 +30,14 @@ def collect(db, run_id: int) -> dict:
     hist = q.history(db, run_id)
     counted = [e for e in hist if e["seq"] is not None and e["outcome"] is not None]
     kept = [e for e in counted if e["outcome"] == "KEPT"]
-    comp = next((e for e in reversed(hist) if e["kind"] == "comparator" and e["margin"]), None)
+    comp = closing_pair(hist, "flash")
     diags = [d for d in q.diagnoses(db, run_id) if d.get("metrics")]
     return {
         "run": run, "summary": run_summary(db, run_id),
         "ladder": {"seq": [e["seq"] for e in kept], "lever": [e["lever"] for e in kept],
                    "tflops": [e["tflops_cand"] for e in kept],
                    "seed_tflops": next((e["tflops_base"] for e in counted if e["tflops_base"]), None),
-                   "sdpa_flash_tflops": comp and comp["tflops_cand"]},
+                   "sdpa_flash_tflops": comp and comp["margin"] and comp["tflops_cand"]},
         "bands": [{"seq": e["seq"], "lever": e["lever"], "lo": e["predicted_lo"], "hi": e["predicted_hi"],
                    "margin": e["margin"], "ab": e["margin_ab"], "ba": e["margin_ba"], "outcome": e["outcome"]}
                   for e in counted],

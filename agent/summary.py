@@ -21,7 +21,8 @@ def run_summary(db, run_id: int) -> dict:
     secs = [(datetime.fromisoformat(e["finished_at"]) - datetime.fromisoformat(e["started_at"])).total_seconds()
             for e in rows if e["finished_at"] and e["started_at"]]
     anchor = next((e for e in reversed(hist) if e["kind"] == "reanchor" and e["margin"]), None)
-    comp = next((e for e in reversed(hist) if e["kind"] == "comparator" and e["margin"]), None)
+    comp = closing_pair(hist, "flash")
+    comp = comp if comp and comp["margin"] else None
     wall = None
     if run.get("finished_at") and rows:
         wall = (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds() / len(rows)
@@ -35,6 +36,14 @@ def run_summary(db, run_id: int) -> dict:
             "vs_seed": anchor and anchor["margin"], "sdpa_flash_tflops": comp and comp["tflops_cand"], "final_tflops_vs_sdpa": comp and comp["tflops_base"],
             "vs_sdpa_flash": comp and 1 / comp["margin"], "nulls": len(run.get("noise") or []) or None,
             "speculation": (run.get("options") or {}).get("speculation")}
+
+
+def closing_pair(hist: list[dict], backend: str) -> dict | None:
+    """The run's own closing pair against SDPA `backend` (its comparator row, lever sdpa_<backend>), or None.
+    A later `baseline` row (lever <backend>@<shape>) is another command's measurement: it never stands in
+    for it (results/2026-11-30_h200_session8/stacked_n8192.db holds flash 335.7 TFLOP/s in the run's pair
+    and cuDNN 617.5 in a baseline row after it; reading the last comparator row showed cuDNN as flash)."""
+    return next((e for e in reversed(hist) if e["kind"] == "comparator" and e["lever"] == f"sdpa_{backend}"), None)
 
 
 def best_of_run(db, run_id: int) -> Knobs:
