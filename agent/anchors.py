@@ -1,6 +1,6 @@
 """The run's absolute references: the calibration it judges by, the ceiling above which a rate is not
 physical, the re-anchor (the best against the untouched seed, against the product of the keeps'
-paired margins) and the final comparator (the best against SDPA flash), each in the paired protocol."""
+paired margins) and the final comparators (the best against SDPA flash and cuDNN), each in the paired protocol."""
 from __future__ import annotations
 
 from kernel_src.knobs import Knobs
@@ -65,30 +65,40 @@ def reanchor_best(run: Run, p: Progress) -> str | None:
     return None
 
 
-def compare_to_sdpa(run: Run, best: Knobs) -> str | None:
-    """SDPA flash against the final best, in the same paired protocol (margin > 1: SDPA is faster).
-    A pair that could not be measured writes no row (on the H200 a broken environment left a
-    comparator row with no values, read later as a comparison): it returns the sentence saying so."""
-    job = run.bench.paired({"knobs": best}, {"sdpa": "flash"})
+def compare_to_sdpa(run: Run, best: Knobs, backend: str = "flash") -> str | None:
+    """SDPA `backend` against the final best, in the same paired protocol (margin > 1: SDPA is faster),
+    one fresh process per backend. A backend that does not run these inputs on this machine is a row
+    with no margin whose detail is "unavailable: <why>" (experiments.sdpa). A pair that could not be
+    measured for another reason writes no row (a row without values would later be read as a
+    comparison): it returns the sentence saying so."""
+    job = run.bench.paired({"knobs": best}, {"sdpa": backend})
     pr, meas = paired_measure(job, "comparator")
-    if pr is None:
-        why = unmeasured(job, "the final comparison against SDPA flash")
+    skipped = next((s.skipped for s in job.steps if s.skipped), None)
+    if pr is None and not skipped:
+        why = unmeasured(job, f"the final comparison against SDPA {backend}")
         run.say(Warn(text=why))
         return why
-    q.record_experiment(run.db, run.run_id, kind="comparator", lever="sdpa_flash", base_key=best.key(), base_knobs=best,
-                        margin=pr["margin"], margin_ab=pr["margin_ab"], margin_ba=pr["margin_ba"],
-                        tflops_base=pr["tflops_base"], tflops_cand=pr["tflops_cand"],
-                        detail="torch SDPA (FLASH backend) against the final best; margin > 1 means SDPA is faster",
-                        measurements=meas)
-    run.say(Compared(result=pr))
+    if pr:
+        detail = f"torch SDPA ({backend.upper()} backend) against the final best; margin > 1 means SDPA is faster"
+    else:
+        detail = skipped
+        meas[0]["payload"]["skipped"] = skipped
+    q.record_experiment(run.db, run.run_id, kind="comparator", lever=f"sdpa_{backend}", base_key=best.key(),
+                        base_knobs=best, margin=pr and pr["margin"], margin_ab=pr and pr["margin_ab"],
+                        margin_ba=pr and pr["margin_ba"], tflops_base=pr and pr["tflops_base"],
+                        tflops_cand=pr and pr["tflops_cand"], detail=detail, measurements=meas)
+    run.say(Compared(backend=backend, result=pr, why=None if pr else detail))
     return None
 
 
 def final(run: Run, p: Progress, owed: set[str]) -> list[str]:
-    """The final kernel beside the seed (a re-anchor) and beside SDPA, each in the same paired protocol;
-    `owed`: those of "final_reanchor", "comparator" still to do (a resumed run may have done some).
+    """The final kernel beside the seed (a re-anchor) and beside each SDPA backend of the run's
+    `comparators`, each in the same paired protocol; `owed`: those of "final_reanchor", "comparator"
+    still to do, and `p.final_done` the comparator pairs a resumed run had already recorded.
     Returns what could not be measured, a sentence each."""
-    run.say(Phase(text="final: best against the seed, and SDPA against the best"))
-    missing = [reanchor_best(run, p) if "final_reanchor" in owed else None,
-               compare_to_sdpa(run, p.best) if "comparator" in owed else None]
+    run.say(Phase(text=f"final: best against the seed, and SDPA ({', '.join(run.o.comparators)}) against the best"))
+    missing = [reanchor_best(run, p) if "final_reanchor" in owed else None]
+    if "comparator" in owed:
+        missing += [compare_to_sdpa(run, p.best, backend) for backend in run.o.comparators
+                    if f"sdpa_{backend}" not in p.final_done]
     return [m for m in missing if m]

@@ -11,6 +11,7 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from . import events as ev
+from .summary import SDPA_LABEL
 
 
 class Reporter:
@@ -121,11 +122,11 @@ class Reporter:
 
     @say.register
     def _(self, e: ev.Compared) -> None:
-        r = e.result
+        r, label = e.result, SDPA_LABEL.get(e.backend, e.backend)
         if r is None:
-            self._line("  comparator: measurement failed")
+            self._line(f"  {label} {escape(e.why or 'measurement failed')}")
             return
-        self._line(f"[bold]SDPA flash[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
+        self._line(f"[bold]{label}[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
 
     @say.register
     def _(self, e: ev.Done) -> None:
@@ -140,11 +141,13 @@ class Reporter:
         if sp and sp.get("discarded"):
             self._line(f"{sp['measured']} evaluation(s) measured against a superseded best were discarded "
                        f"({sp['discarded'] - sp['measured']} more dropped before they started); none counted")
+        # the closing comparison, each backend in its own pair (or why there is none)
+        sdpa = escape(sm["against_sdpa_text"]) if sm.get("against_sdpa_text") else None
         if sm.get("final_tflops"):
-            sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
-                    f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")
             self._line(f"[bold]summary[/]: seed {sm['seed_tflops']:.1f} -> final {sm['final_tflops']:.1f} TFLOP/s in the "
-                       f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
+                       f"re-anchor's pair ({sm['vs_seed']:.2f}x); {sdpa}; final kernel {sm['final_knobs']}")
+        elif sdpa and any(a["status"] != "not measured" for a in sm["against_sdpa"]):  # a screen's fixed kernel
+            self._line(f"[bold]summary[/]: {sdpa}; kernel {sm['final_knobs']}")
 
 
 class CampaignReporter(Reporter):

@@ -435,13 +435,15 @@ def baseline(
                 job = bench.paired({"knobs": best}, {"sdpa": b})
                 p = job.value("paired")
                 err_step = next((s for s in job.steps if s.error is not None), None)
+                skipped = next((s.skipped for s in job.steps if s.skipped), None)  # "unavailable: why" (experiments.sdpa)
                 if rid is not None:
                     q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
                                         base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
                                         margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
                                         tflops_cand=p and p["tflops_cand"],
                                         detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
-                                        if p else f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
+                                        if p else f"{b} {skipped}" if skipped else
+                                        f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
                                         measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
                                                        "payload": p or {"steps": [s.model_dump() for s in job.steps],
                                                                            "stderr": job.stderr}}])
