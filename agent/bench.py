@@ -235,6 +235,11 @@ class Replay(Bench):
         self.path = Path(path)
         if not self.path.exists():
             raise FileNotFoundError(f"no recording at {self.path}")
+        if self.path.is_dir():
+            found = sorted(str(p) for p in self.path.glob("**/recording.jsonl"))[:3]
+            raise ReplayMiss(f"{self.path} is a folder; --replay takes a run's recording file"
+                             + (f", e.g. {', '.join(found)}" if found else
+                                " (<db>_artifacts/run-N/recording.jsonl), and this folder holds none"))
         self._answers: dict[str, list] = defaultdict(list)
         # a run resumed after an interruption (`run --resume`) wrote the rest of its answers beside
         # this one, recording.resume-1.jsonl, -2, ...: they follow it, in order, so the replay is the

@@ -120,9 +120,12 @@ class Anchored(Event):
 
 
 class Compared(Event):
-    """SDPA flash against the final best; `result` None: the measurement failed."""
+    """SDPA `backend` against the final best; `result` None: no pair, `why` says why (the backend is
+    unavailable here, or the measurement failed)."""
     kind: ClassVar[str] = "comparator"
     result: dict | None
+    backend: str = "flash"
+    why: str | None = None
 
 
 class Done(Event):

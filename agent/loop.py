@@ -16,6 +16,7 @@ from kernel_src.knobs import Knobs, source_hash
 from store import queries as q
 
 from . import events as ev
+from . import health
 from . import levers as catalog
 from . import strategies
 from .anchors import calibration_of, ceiling_of, final, reanchor_best
@@ -29,9 +30,10 @@ from .trial import TrialRecord, close_trial, diagnose_profile, evaluate_ahead, o
 
 
 def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options: SearchOptions = SearchOptions(),
-               command: str = "", say: Say = quiet, bench_settings: dict | None = None) -> int:
+               command: str = "", say: Say = quiet, bench_settings: dict | None = None, one_problem: bool = True) -> int:
     """A new run; `bench_settings` (time per measurement, L2, profiling) are kept with the options so
-    `run --resume` rebuilds the same bench."""
+    `run --resume` rebuilds the same bench. `one_problem` False: the database may hold runs at other
+    problems (a `tune` campaign, agent.campaign), never another GPU's."""
     # the settings the decisions depend on go through the bench, so a replay runs the recorded ones
     o = SearchOptions(**{**options.model_dump(), **bench.setup(options.model_dump(mode="json"))})
     if o.budget <= 0:
@@ -42,7 +44,7 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         catalog.get(name)  # an unknown lever name is refused before anything runs
     strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # a missing optional dependency fails here
     dev = bench.device()
-    q.check_same_setup(db, dev.name, shape.key())
+    q.check_same_setup(db, dev.name, shape.key(), one_problem=one_problem)
     run_id = q.create_run(
         db, gpu_name=dev.name, arch=dev.arch, sm_count=dev.sm_count, problem_key=shape.key(),
         problem=shape.model_dump(), toolchain={"driver": dev.driver, "torch": dev.torch, "cuda": dev.torch_cuda},
@@ -71,6 +73,9 @@ def guarded(run: Run, progress: Progress | None = None) -> int:
     except KeyboardInterrupt:
         q.interrupt_run(db, run_id, "the user pressed Ctrl-C")
         raise
+    except health.EnvironmentBroken as e:  # the streak is uncounted already: resumable once the machine is fixed
+        q.interrupt_run(db, run_id, e.reason)
+        raise
     except Exception as e:
         q.interrupt_run(db, run_id, f"{type(e).__name__}: {e}"[:500], status="error")
         raise
@@ -97,11 +102,12 @@ def _search(run: Run, p: Progress) -> tuple[str, str]:
         left = run.strategy.remaining(state)
         if left:
             run.say(ev.Remaining(items=left))
+    missing = []
     if not o.screen:  # (a resumed run may have recorded some of these before it stopped)
-        final(run, p, owed={"final_reanchor", "comparator"} - p.final_done)
+        missing = final(run, p, owed={"final_reanchor", "comparator"} - p.final_done)
     elif o.screen_comparator:  # the screened kernel itself against SDPA flash: the table's anchor
-        final(run, p, owed={"comparator"} - p.final_done)
-    return reason, _reason_text(reason, p.done, o.plateau, o.budget, run.strategy.strict_plateau)
+        missing = final(run, p, owed={"comparator"} - p.final_done)
+    return reason, "; ".join([_reason_text(reason, p.done, o.plateau, o.budget, run.strategy.strict_plateau), *missing])
 
 
 def _start(run: Run, p: Progress) -> None:
@@ -166,8 +172,9 @@ def _evidence(run: Run, p: Progress) -> dict:
     if not o.evidence or o.screen:
         return {}
     if run.strategy.reads_figures:
-        return q.lever_evidence(run.db, p.best.key(), run.run_id, source_hash=source_hash(), nvcc=_nvcc())
-    return q.lever_evidence(run.db, p.best.key(), run.run_id)
+        return q.lever_evidence(run.db, p.best.key(), run.run_id, source_hash=source_hash(), nvcc=_nvcc(),
+                                problem_key=run.shape.key())
+    return q.lever_evidence(run.db, p.best.key(), run.run_id, problem_key=run.shape.key())
 
 
 def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], evidence: dict) -> None:
@@ -186,6 +193,7 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
     p.trials.append(Trial(move=prop.move, base_key=best.key(), outcome=t.outcome.value, margin=pr and pr["margin"],
                           tflops=pr and pr["tflops_cand"], static=fig))
     run.strategy.tell(p.trials[-1])
+    broken = health.after_failure(run, p, t)  # a streak of failures: the candidates', or the machine's?
     if run.o.screen:  # the seed stays the base: a KEPT here only says the lever would be kept
         close_trial(run.db, t)
         run.say(outcome_event(p.done, prop.move.name, t))
@@ -196,6 +204,8 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
         close_trial(run.db, t, shelf_conditions=p.conds if prop.move.levers else None, rescreen_of=entry and entry["id"])
         p.since_keep += 1
         run.say(outcome_event(p.done, prop.move.name, t))
+    if broken is not None:
+        health.stop(run, p, broken, t)
 
 
 def _keep(run: Run, p: Progress, prop: Proposal, t: TrialRecord, entry: dict | None) -> None:

@@ -11,6 +11,7 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from . import events as ev
+from .summary import SDPA_LABEL
 
 
 class Reporter:
@@ -55,7 +56,7 @@ class Reporter:
 
     @say.register
     def _(self, e: ev.Warn) -> None:
-        self._line(f"[yellow]warning:[/] {e.text}")
+        self._line(f"[yellow]warning:[/] {escape(e.text)}")
 
     @say.register
     def _(self, e: ev.Diagnosed) -> None:
@@ -106,7 +107,7 @@ class Reporter:
     @say.register
     def _(self, e: ev.Rejected) -> None:
         m = f" margin {e.margin:.4f}" if e.margin else ""
-        self._line(f"  [red]{e.outcome.value}[/]{m}: {e.detail}")
+        self._line(f"  [red]{e.outcome.value}[/]{m}: {escape(e.detail)}")  # a worker's stderr is text, not markup
         self.progress.advance(self.task)
 
     @say.register
@@ -121,11 +122,11 @@ class Reporter:
 
     @say.register
     def _(self, e: ev.Compared) -> None:
-        r = e.result
+        r, label = e.result, SDPA_LABEL.get(e.backend, e.backend)
         if r is None:
-            self._line("  comparator: measurement failed")
+            self._line(f"  {label} {escape(e.why or 'measurement failed')}")
             return
-        self._line(f"[bold]SDPA flash[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
+        self._line(f"[bold]{label}[/] {r['tflops_cand']:.1f} TFLOP/s vs final {r['tflops_base']:.1f} (paired margin {r['margin']:.3f})")
 
     @say.register
     def _(self, e: ev.Done) -> None:
@@ -140,11 +141,39 @@ class Reporter:
         if sp and sp.get("discarded"):
             self._line(f"{sp['measured']} evaluation(s) measured against a superseded best were discarded "
                        f"({sp['discarded'] - sp['measured']} more dropped before they started); none counted")
+        # the closing comparison, each backend in its own pair (or why there is none)
+        sdpa = escape(sm["against_sdpa_text"]) if sm.get("against_sdpa_text") else None
         if sm.get("final_tflops"):
-            sdpa = (f"; against SDPA flash {sm['final_tflops_vs_sdpa']:.1f} vs {sm['sdpa_flash_tflops']:.1f} TFLOP/s in "
-                    f"that pair: {sm['vs_sdpa_flash']:.3f}x" if sm.get("vs_sdpa_flash") else "")
             self._line(f"[bold]summary[/]: seed {sm['seed_tflops']:.1f} -> final {sm['final_tflops']:.1f} TFLOP/s in the "
-                       f"re-anchor's pair ({sm['vs_seed']:.2f}x){sdpa}; final kernel {sm['final_knobs']}")
+                       f"re-anchor's pair ({sm['vs_seed']:.2f}x); {sdpa}; final kernel {sm['final_knobs']}")
+        elif sdpa and any(a["status"] != "not measured" for a in sm["against_sdpa"]):  # a screen's fixed kernel
+            self._line(f"[bold]summary[/]: {sdpa}; kernel {sm['final_knobs']}")
+
+
+class CampaignReporter(Reporter):
+    """A Reporter for `tune`: a bar counting the campaign's problems above the bar of the run in
+    progress, which starts again at each problem."""
+
+    def __init__(self, console: Console, problems: int, budget: int):
+        super().__init__(console, budget)
+        self.problems, self.campaign = problems, None
+
+    def __enter__(self):
+        self.progress.__enter__()
+        self.campaign = self.progress.add_task("campaign", total=self.problems)
+        self.task = self.progress.add_task("starting", total=self.budget or None)
+        return self.say
+
+    def starting(self, i: int, planned, action: str) -> None:
+        """Problem i (0-based) of the campaign is next; `action`: searched, resumed or finished before."""
+        self.progress.update(self.campaign, completed=i,
+                             description=f"campaign: problem {i + 1} of {self.problems} ({planned.bucket})")
+        self.progress.reset(self.task, total=self.budget or None, description="starting")
+        self._line(f"[bold]problem {i + 1} of {self.problems}[/]: {planned.shape.key()}, bucket {planned.bucket} "
+                   f"(serves N {', '.join(map(str, planned.seqlens))}): {action}")
+
+    def finished(self) -> None:
+        self.progress.update(self.campaign, completed=self.problems, description="campaign: done")
 
 
 def _v(x, spec: str = "") -> str:

@@ -1,10 +1,10 @@
 """`fa5090-search report`: one run as a page a kernel engineer reads, from the database alone.
 
 One self-contained HTML file (plots as inline SVG, no network) and a Markdown twin with PNGs: the
-ladder (TFLOP/s after each keep, with SDPA flash as the run measured it), the predicted band against
-the measured margin of every experiment, the stall breakdown and tensor pipe of each profiled
-kernel, then the experiments, the shelf, the re-anchors, the A/A nulls and the environment as
-tables. `collect` returns the very series the plots draw, so a test can hold them to the database.
+ladder (TFLOP/s after each keep, with SDPA flash and cuDNN as the run's closing pairs measured them),
+the predicted band against the measured margin of every experiment, the stall breakdown and tensor
+pipe of each profiled kernel, then the experiments, the shelf, the re-anchors, the A/A nulls and the
+environment as tables. `collect` returns the very series the plots draw, so a test can hold them to the database.
 matplotlib draws (`pip install 'fa5090-search[report]'`); the database is opened read-only."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from store import queries as q
 
-from .summary import run_summary
+from .summary import SDPA_LABEL, YARDSTICK, against_sdpa, run_summary
 
 COLOURS = {"KEPT": "#2a9d3c", "SLOWER": "#c0392b", "NULL": "#d4a017", "WRONG": "#7d3c98"}
 
@@ -30,14 +30,13 @@ def collect(db, run_id: int) -> dict:
     hist = q.history(db, run_id)
     counted = [e for e in hist if e["seq"] is not None and e["outcome"] is not None]
     kept = [e for e in counted if e["outcome"] == "KEPT"]
-    comp = next((e for e in reversed(hist) if e["kind"] == "comparator" and e["margin"]), None)
     diags = [d for d in q.diagnoses(db, run_id) if d.get("metrics")]
     return {
         "run": run, "summary": run_summary(db, run_id),
         "ladder": {"seq": [e["seq"] for e in kept], "lever": [e["lever"] for e in kept],
                    "tflops": [e["tflops_cand"] for e in kept],
                    "seed_tflops": next((e["tflops_base"] for e in counted if e["tflops_base"]), None),
-                   "sdpa_flash_tflops": comp and comp["tflops_cand"]},
+                   **{f"sdpa_{b}_tflops": against_sdpa(hist, b)["theirs_tflops"] for b in YARDSTICK}},
         "bands": [{"seq": e["seq"], "lever": e["lever"], "lo": e["predicted_lo"], "hi": e["predicted_hi"],
                    "margin": e["margin"], "ab": e["margin_ab"], "ba": e["margin_ba"], "outcome": e["outcome"]}
                   for e in counted],
@@ -64,8 +63,9 @@ def _plots(data: dict):
         ax.plot(lad["seq"], lad["tflops"], "o-", color=COLOURS["KEPT"], label="after each keep (its pair)")
         for x, y, name in zip(lad["seq"], lad["tflops"], lad["lever"]):
             ax.annotate(name, (x, y), fontsize=6, rotation=20, xytext=(3, 3), textcoords="offset points")
-    if lad["sdpa_flash_tflops"]:
-        ax.axhline(lad["sdpa_flash_tflops"], ls="--", color="grey", label="SDPA flash (the run's comparator pair)")
+    for b, style in (("flash", "--"), ("cudnn", "-.")):  # each in its own closing pair; absent: not measured
+        if lad[f"sdpa_{b}_tflops"]:
+            ax.axhline(lad[f"sdpa_{b}_tflops"], ls=style, color="grey", label=f"{SDPA_LABEL[b]} (the run's comparator pair)")
     if lad["seed_tflops"]:
         ax.axhline(lad["seed_tflops"], ls=":", color="grey", label="seed")
     ax.set_xlabel("experiment #")
@@ -130,7 +130,7 @@ def _sections(data: dict, md: bool) -> list[tuple[str, str]]:
     env = [[k, json.dumps(run.get(k)) if isinstance(run.get(k), dict) else run.get(k)]
            for k in ("gpu_name", "arch", "sm_count", "problem_key", "toolchain", "strategy", "source_hash", "nvcc",
                      "command", "started_at", "finished_at", "status", "stop_reason")]
-    summary = [[k, v] for k, v in s.items()]
+    summary = [[k, v] for k, v in s.items() if k != "against_sdpa"]  # against_sdpa_text says it in one line
     return [("summary", _table(summary, ["", ""], md)),
             ("experiments", _table(exp_rows, ["id", "#", "kind", "move", "outcome", "margin", "AB/BA", "predicted",
                                               "TFLOP/s", "detail"], md)),

@@ -25,7 +25,7 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = quiet) -> in
         raise SearchError(f"run {run_id} has no A/A null (t_keep); it stopped before calibration")
     best = best_of_run(db, run_id)
     dev = bench.device()
-    q.check_same_setup(db, dev.name, run["problem_key"])
+    q.check_same_setup(db, dev.name, run["problem_key"], one_problem=False)  # the run's own problem; a `tune` database holds others
     search = (run.get("options") or {}).get("search") or {}
     diag, drow, why = diagnose_profile(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen",
                                        search.get("agent_version", LATER_SETTINGS["agent_version"]))

@@ -61,6 +61,11 @@ class SearchOptions(BaseModel):
     # singles) before any compound move; screens recorded before this setting took the strategy's
     # rank as it came, compounds among the singles (29 of 30 were compounds on the H200)
     screen_singles_first: bool = True
+    # the SDPA backends the final kernel is paired against at the end, one fresh process each: flash,
+    # and cuDNN, the fastest a PyTorch user gets on an H200 (the `baseline` rows there: cuDNN at 1.54x
+    # flash's TFLOP/s at D64 and 1.86-1.90x at D128, N8192, results/2026-11-30_h200_session8/s8b/); runs
+    # recorded before this setting paired flash only
+    comparators: tuple[str, ...] = ("flash", "cudnn")
 
 
 class Noise(BaseModel):
@@ -94,7 +99,11 @@ class Progress(BaseModel):
     figures: dict = {}  # knob key -> the compiler's figures (profiler.static.StaticFigures), None: no build
     owed: set[str] = set()  # what the last keep had not done yet: "renoise", "reanchor"
     last_paired: dict | None = None  # that keep's paired measurement
-    final_done: set[str] = set()  # the closing steps already recorded: "final_reanchor", "comparator"
+    # the closing steps already recorded: "final_reanchor", and each comparator pair's lever ("sdpa_flash", ...)
+    final_done: set[str] = set()
+    # the last experiment after which the best re-checked fine (agent.health): a streak of failures
+    # counts from there (0 on resume: a streak older than the resume may be uncounted whole, and re-run)
+    checked_at: int = 0
 
     @property
     def noise(self) -> Noise:

@@ -9,10 +9,11 @@ from store import queries as q
 
 
 def run_summary(db, run_id: int) -> dict:
-    """What a run came to, for its last lines, `compare` and `report`: seed -> final TFLOP/s (the last
-    re-anchor's pair), the final kernel against SDPA flash (the comparator's pair), how well it
-    predicted (measured margins inside the band written before measuring), and what an experiment
-    cost (median seconds from start to outcome; whole-run wall time per counted experiment)."""
+    """What a run came to, for its last lines, `history`, `compare` and `report`: seed -> final TFLOP/s
+    (the last re-anchor's pair), the final kernel against SDPA flash and cuDNN (each its own closing
+    pair, or why there is none: `against_sdpa`, `against_sdpa_text`), how well it predicted (measured
+    margins inside the band written before measuring), and what an experiment cost (median seconds
+    from start to outcome; whole-run wall time per counted experiment)."""
     run = q.get_run(db, run_id)
     hist = q.history(db, run_id)
     rows = [e for e in hist if e["seq"] is not None and e["outcome"] is not None]  # finished, counted
@@ -21,7 +22,8 @@ def run_summary(db, run_id: int) -> dict:
     secs = [(datetime.fromisoformat(e["finished_at"]) - datetime.fromisoformat(e["started_at"])).total_seconds()
             for e in rows if e["finished_at"] and e["started_at"]]
     anchor = next((e for e in reversed(hist) if e["kind"] == "reanchor" and e["margin"]), None)
-    comp = next((e for e in reversed(hist) if e["kind"] == "comparator" and e["margin"]), None)
+    against = [against_sdpa(hist, b) for b in YARDSTICK]
+    flash, cudnn = against
     wall = None
     if run.get("finished_at") and rows:
         wall = (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds() / len(rows)
@@ -32,9 +34,58 @@ def run_summary(db, run_id: int) -> dict:
             "inside_band": inside, "median_seconds": statistics.median(secs) if secs else None,
             "wall_seconds_per_experiment": wall, "final_knobs": best.label(),
             "seed_tflops": anchor and anchor["tflops_base"], "final_tflops": anchor and anchor["tflops_cand"],
-            "vs_seed": anchor and anchor["margin"], "sdpa_flash_tflops": comp and comp["tflops_cand"], "final_tflops_vs_sdpa": comp and comp["tflops_base"],
-            "vs_sdpa_flash": comp and 1 / comp["margin"], "nulls": len(run.get("noise") or []) or None,
+            "vs_seed": anchor and anchor["margin"], "sdpa_flash_tflops": flash["theirs_tflops"],
+            "final_tflops_vs_sdpa": flash["ours_tflops"], "vs_sdpa_flash": flash["vs"],
+            "sdpa_cudnn_tflops": cudnn["theirs_tflops"], "final_tflops_vs_sdpa_cudnn": cudnn["ours_tflops"],
+            "vs_sdpa_cudnn": cudnn["vs"], "against_sdpa": against, "against_sdpa_text": against_text(against),
+            "nulls": len(run.get("noise") or []) or None,
             "speculation": (run.get("options") or {}).get("speculation")}
+
+
+SDPA_LABEL = {"flash": "SDPA flash", "cudnn": "SDPA cuDNN", "efficient": "SDPA efficient", "math": "SDPA math",
+              "flash_attn": "flash_attn"}
+# the backends every run's summary names: a run recorded before it paired cuDNN shows it as not measured
+YARDSTICK = ("flash", "cudnn")
+
+
+def against_sdpa(hist: list[dict], backend: str) -> dict:
+    """The run's closing pair against SDPA `backend` as a summary shows it: `status` measured, unavailable
+    (with `why`, experiments.sdpa), failed, or not measured (no such row: the run predates that pair,
+    or has not reached it); `vs` ours/theirs in that pair (> 1: ours is faster) and both rates."""
+    e = closing_pair(hist, backend)
+    out = {"backend": backend, "label": SDPA_LABEL.get(backend, backend), "status": "not measured", "why": None,
+           "vs": None, "ours_tflops": None, "theirs_tflops": None}
+    if e is None:
+        return out
+    if e["margin"]:
+        return {**out, "status": "measured", "vs": 1 / e["margin"], "ours_tflops": e["tflops_base"],
+                "theirs_tflops": e["tflops_cand"]}
+    detail = e["detail"] or ""
+    if detail.startswith("unavailable: "):
+        return {**out, "status": "unavailable", "why": detail.removeprefix("unavailable: ")}
+    return {**out, "status": "failed", "why": detail}
+
+
+def against_phrase(a: dict) -> str:
+    """One backend's part of the closing line: "0.866x SDPA flash", "SDPA cuDNN unavailable (why)", ..."""
+    if a["status"] == "measured":
+        return f"{a['vs']:.3f}x {a['label']}"
+    if a["status"] == "unavailable":
+        return f"{a['label']} unavailable ({a['why']})"
+    return f"{a['label']} {'measurement failed' if a['status'] == 'failed' else 'not measured'}"
+
+
+def against_text(against: list[dict]) -> str:
+    """The closing comparison in one phrase: "final 1.620x SDPA flash, 0.880x SDPA cuDNN"."""
+    return "final " + ", ".join(against_phrase(a) for a in against)
+
+
+def closing_pair(hist: list[dict], backend: str) -> dict | None:
+    """The run's own closing pair against SDPA `backend` (its comparator row, lever sdpa_<backend>), or None.
+    A later `baseline` row (lever <backend>@<shape>) is another command's measurement: it never stands in
+    for it (results/2026-11-30_h200_session8/stacked_n8192.db holds flash 335.7 TFLOP/s in the run's pair
+    and cuDNN 617.5 in a baseline row after it; reading the last comparator row showed cuDNN as flash)."""
+    return next((e for e in reversed(hist) if e["kind"] == "comparator" and e["lever"] == f"sdpa_{backend}"), None)
 
 
 def best_of_run(db, run_id: int) -> Knobs:

@@ -31,6 +31,7 @@ class TrialRecord(BaseModel):
     cand: Knobs | None
     ev: object | None  # experiments.lab.Evaluation, or None when refused before measuring
     fields: dict  # the experiment's outcome columns
+    extra: list[dict] = []  # measurements beside the evaluation's (the best's re-check, agent.health)
 
     @property
     def outcome(self) -> Outcome:
@@ -182,7 +183,8 @@ def close_trial(db, t: TrialRecord, *, diagnosis: dict | None = None, shelf_cond
         shelf_row = {"lever": None, "outcome": t.outcome, "margin": p.get("margin"), "conditions": shelf_conditions}
     if shelf_row is not None:
         shelf_row["lever"] = db["experiments"].get(t.exp_id)["lever"]  # the move's name
-    q.finish_experiment(db, t.exp_id, measurements=measurements(t.ev), diagnosis=diagnosis, shelf=shelf_row, **t.fields)
+    q.finish_experiment(db, t.exp_id, measurements=measurements(t.ev) + t.extra, diagnosis=diagnosis, shelf=shelf_row,
+                        **t.fields)
     if rescreen_of is not None:
         q.mark_shelf(db, rescreen_of, "resurrected" if t.outcome is Outcome.KEPT else "rescreened", t.exp_id)
 

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from kernel_src.knobs import DTYPES, HEAD_DIMS
+
 
 class Shape(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -13,8 +15,8 @@ class Shape(BaseModel):
     B: int
     H: int
     N: int
-    D: Literal[64, 128]
-    dtype: Literal["float16", "bfloat16"] = "float16"
+    D: Literal[HEAD_DIMS]
+    dtype: Literal[DTYPES] = "float16"
     causal: bool = False
     Hkv: int | None = None  # K/V heads (grouped-query attention); None: H (MHA); 1: MQA
 
@@ -43,6 +45,30 @@ class Shape(BaseModel):
         """Matmul FLOPs: 2 GEMMs of 2*N*N*D per head, or the live triangle when causal."""
         pairs = self.N * (self.N + 1) / 2 if self.causal else self.N * self.N
         return 4.0 * self.B * self.H * pairs * self.D
+
+
+# No single GPU holds 1 TiB (the H200 has 141 GB): a problem whose own tensors exceed it is refused
+# before anything is built, on any machine; once a GPU is probed, against that GPU's memory.
+MEMORY_BOUND = 1 << 40
+
+
+def tensor_bytes(shape: Shape) -> int:
+    """Bytes of q and o (H heads) and k and v (Hkv heads) in the input dtype."""
+    return 2 * shape.B * (2 * shape.H + 2 * shape.kv_heads) * shape.N * shape.D
+
+
+def memory_refusal(shape: Shape, memory: int | None = None, device: str | None = None) -> str | None:
+    """Why the problem cannot run: its q, k, v and o alone exceed `memory` (the GPU's bytes; None: no GPU
+    probed, MEMORY_BOUND), with the arithmetic; None when they fit."""
+    need = tensor_bytes(shape)
+    limit = memory or MEMORY_BOUND
+    if need <= limit:
+        return None
+    against = (f"the {limit / 1e9:.0f} GB of {device or 'the GPU'}" if memory else
+               f"{limit / 2**40:.0f} TiB, more than any single GPU holds")
+    return (f"problem {shape.key()} does not fit: q, k, v and o take 2 B x B{shape.B} x (2 x H{shape.H} + 2 x "
+            f"Hkv{shape.kv_heads}) x N{shape.N} x D{shape.D} = {need:.3e} B ({need / 2**40:.1f} TiB), more than "
+            f"{against}; choose a smaller --seqlen, --batch or --heads")
 
 
 # The largest N checked with both input patterns; above it a shape is the target itself (C2).

@@ -3,7 +3,8 @@
 A job is a list of typed steps (experiments.job: attributes, check, paired, ceilings, envelope). The
 result file is rewritten after every step, so a kernel that faults or hangs half-way still leaves
 what was measured before it; the parent turns a dead or silent child into CRASH / TIMEOUT and
-carries on with a fresh process.
+carries on with a fresh process. A library arm that does not run here (experiments.sdpa) is a step
+skipped with why, not a failed job.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from experiments.job import (
     StepRecord,
 )
 from experiments.problem import Shape
+from experiments.sdpa import Unavailable, call
 
 FATAL_EXIT = 3
 
 
 def _arm(arm: Arm, shape: Shape, tensors):
-    """A callable running one arm on fixed inputs: a built library or a torch SDPA backend."""
+    """A callable running one arm on fixed inputs: a built library, or a library's attention
+    (experiments.sdpa, which raises Unavailable where that backend does not run these inputs)."""
     import torch
 
     q, k, v, o, lse = tensors
@@ -39,24 +42,7 @@ def _arm(arm: Arm, shape: Shape, tensors):
         lib = KernelLib(arm.lib)
         stream = torch.cuda.current_stream().cuda_stream
         return lambda: lib.forward(q, k, v, o, lse, shape.causal, stream)
-    if arm.sdpa == "flash_attn":
-        from flash_attn import flash_attn_func  # [B, N, H, D] layout: transposed views, made contiguous once
-
-        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
-        return lambda: flash_attn_func(qt, kt, vt, causal=shape.causal)
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
-               "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[arm.sdpa]
-    F = torch.nn.functional
-
-    gqa = {"enable_gqa": True} if shape.kv_heads != shape.H else {}
-
-    def run():
-        with sdpa_kernel(backend):
-            F.scaled_dot_product_attention(q, k, v, is_causal=shape.causal, **gqa)
-
-    return run
+    return call(arm.sdpa, q, k, v, shape.causal, gqa=shape.kv_heads != shape.H)
 
 
 def _attributes(step: AttributesStep) -> dict:
@@ -173,6 +159,8 @@ def main(job_path: str, result_path: str) -> int:
         try:
             entry.result = RUN[type(step)](step)
             torch.cuda.synchronize()
+        except Unavailable as e:  # torch found no kernel for a library arm: nothing ran, the context is fine
+            entry.skipped = f"unavailable: {e}"
         except Exception as e:  # a launch refusal or a device fault; the latter poisons the context
             entry.error = f"{type(e).__name__}: {e}"
             entry.traceback = traceback.format_exc()[-2000:]

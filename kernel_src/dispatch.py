@@ -19,11 +19,10 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from .knobs import SOURCE, Knobs, inlined
+from .knobs import DTYPES, HEAD_DIMS, SOURCE, Knobs, inlined
 
 EDGES = (512, 1024, 2048, 4096, 8192, 16384, 32768)  # upper edges; one more bucket holds N > 32768
 N_MAX = 2**31 - 1
-DTYPES = ("float16", "bfloat16")  # fa_fwd's dtype codes 0 and 1
 LOG2E = 1.4426950408889634
 
 
@@ -134,7 +133,7 @@ def source(rows: list[Row], header: list[str]) -> str:
     ks = kernels(rows)
     out = [f"// {h}" if h else "//" for h in header] + [""] + includes + [""]
     for i, (kn, dt, d, c) in enumerate(ks):
-        defines = {**kn.defines(), "FA_DTYPES": 1 << DTYPES.index(dt), "FA_DIMS": 1 << (64, 128).index(d),
+        defines = {**kn.defines(), "FA_DTYPES": 1 << DTYPES.index(dt), "FA_DIMS": 1 << HEAD_DIMS.index(d),
                    "FA_CAUSALS": 1 << int(c)}
         out += [
             "// " + "=" * 96,

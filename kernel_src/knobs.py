@@ -34,6 +34,11 @@ for _k in table.KNOBS:
                                                  "CtaOrder", "Store", "Softmax", "Epilogue", "KvRelease", "Copies",
                                                  "ExpPoly", "VLoad", "MainLoop"))
 
+# The instantiations fa_fwd.cu can emit, in the order of its FA_DTYPES and FA_DIMS bits: every
+# kernel of this space is built for these input dtypes and head dims, and for no other.
+DTYPES = ("float16", "bfloat16")
+HEAD_DIMS = (64, 128)
+
 # The enum order is the integer the kernel's #define receives.
 _CODES = {k.name: list(ENUMS[k.py_enum]) for k in table.KNOBS if k.is_enum}
 # integer knobs passed as they are

@@ -170,6 +170,32 @@ def attention(q, k, v, causal=False, scale=None, attn_mask=None, dropout_p=0.0, 
         return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p,
                                               is_causal=causal, scale=scale, **gqa)
     return torch.ops.fa5090.attention(q, k, v, bool(causal), float(scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])))
+
+
+def hf_attention(module, query, key, value, attention_mask, dropout=0.0, scaling=None, is_causal=None, **kwargs):
+    """An attention function for Hugging Face transformers (its AttentionInterface signature): q [B, H, N, D],
+    k and v [B, Hkv, Nk, D], the output [B, N, H, D]. As transformers' own SDPA function decides: causal when
+    no mask is given, the layer is causal and N > 1; keys past N cropped for a causal prefill (an empty
+    static cache). A mask (padding) or a decode step (N=1 against a longer cache) runs SDPA."""
+    causal = is_causal if is_causal is not None else getattr(module, "is_causal", True)
+    causal = bool(query.shape[2] > 1 and attention_mask is None and causal)
+    if causal and key.shape[2] > query.shape[2]:
+        key, value = key[:, :, :query.shape[2]], value[:, :, :query.shape[2]]
+    if attention_mask is not None and attention_mask.dim() == 4:
+        attention_mask = attention_mask[:, :, :, :key.shape[2]]
+    out = attention(query, key, value, causal=causal, scale=scaling, attn_mask=attention_mask, dropout_p=dropout)
+    return out.transpose(1, 2).contiguous(), None
+
+
+def register_with_transformers(name="fa5090"):
+    """Register hf_attention (and SDPA's mask function, so padding still reaches it) under `name`; then
+    `AutoModel.from_pretrained(..., attn_implementation=name)` or `model.set_attn_implementation(name)`."""
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    AttentionInterface.register(name, hf_attention)
+    AttentionMaskInterface.register(name, sdpa_mask)
+    return name
 '''
 
 

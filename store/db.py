@@ -5,7 +5,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from store.errors import ForeignDatabase, MissingDatabase
+from store.errors import ForeignDatabase, MissingDatabase, UnwritableDatabase
 from store.migrations import migrations, names
 from store.queries import mark_stale_runs
 
@@ -26,7 +26,12 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
     if not path.exists():
         if not create:
             raise MissingDatabase(f"There is no database at {path}; run a search first or pass the right --db.")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:  # created here, so a folder that cannot hold it is said before anything starts
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch(exist_ok=True)
+        except OSError as e:
+            raise UnwritableDatabase(f"cannot create the database {path} ({e.strerror}); give --db a path in a folder "
+                                     "you can write.") from None
     elif not path.is_file() or _header(path) not in (b"", _SQLITE_HEADER):
         raise ForeignDatabase(f"{path} is not a SQLite database; use another --db.")
 
@@ -48,6 +53,12 @@ def _checked(db: sqlite_utils.Database, path: Path, prepare) -> sqlite_utils.Dat
     """`prepare(db)`, closing the file on any failure; a file SQLite cannot read is one sentence."""
     try:
         prepare(db)
+    except sqlite3.OperationalError as e:
+        db.close()
+        if "readonly" in str(e) or "unable to open" in str(e):  # a read-only file, or a folder that cannot take its WAL
+            raise UnwritableDatabase(f"{path} cannot be written ({e}); give --db a path in a folder you can "
+                                     "write.") from e
+        raise ForeignDatabase(f"{path} cannot be read as a SQLite database ({e}); use another --db.") from e
     except sqlite3.DatabaseError as e:  # encrypted or corrupt past the header
         db.close()
         raise ForeignDatabase(f"{path} cannot be read as a SQLite database ({e}); use another --db.") from e
@@ -98,3 +109,22 @@ def _refuse_foreign(db: sqlite_utils.Database, path: Path) -> None:
         raise ForeignDatabase(
             f"{path} was written by a newer fa5090-search (unknown migration {unknown[0]}); upgrade to open it."
         )
+
+
+def damage_of(path: str | Path) -> str | None:
+    """What is wrong with the database file at `path` past its header (SQLite's quick check, read-only,
+    nothing written beside it), else None; a file that is not a database is not judged here."""
+    from store.queries import damage
+
+    path = Path(path)
+    if not path.is_file() or _header(path) != _SQLITE_HEADER:
+        return None
+    live = path.with_name(path.name + "-wal").exists()
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro" + ("" if live else "&immutable=1"), uri=True)
+    except sqlite3.Error as e:
+        return str(e)
+    try:
+        return damage(sqlite_utils.Database(conn))
+    finally:
+        conn.close()

@@ -23,3 +23,11 @@ class InvalidValue(StoreError):
 
 class RunInProgress(StoreError):
     """Another process's run is live in this database: a second run would interleave with it."""
+
+
+class DamagedDatabase(StoreError):
+    """The file is ours (its header and schema read) but its data pages are not: SQLite's check fails."""
+
+
+class UnwritableDatabase(StoreError):
+    """The database cannot be created or written where it was asked for (a read-only file or folder)."""

@@ -7,6 +7,7 @@ written with sort_keys=True, so equal knobs are equal text.
 
 import contextlib
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from enum import Enum
@@ -16,14 +17,15 @@ from typing import Any
 from sqlite_utils import Database
 
 from store import owner
-from store.errors import ForeignDatabase, InvalidValue, NotFound, RunInProgress
+from store.errors import DamagedDatabase, ForeignDatabase, InvalidValue, NotFound, RunInProgress
 
 RUN_STATUSES = ("running", "plateau", "budget", "error", "interrupted", "exhausted")
 EXPERIMENT_KINDS = ("seed", "aa_null", "lever", "rescreen", "reanchor", "comparator", "compound", "sample")
 OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", "CRASH",
             "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS",
             "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
-MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator")
+# best_check: the current best checked again in a fresh process after a streak of failures (agent.health)
+MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
 # The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.
@@ -133,8 +135,26 @@ def _update(db: Database, table: str, row_id: int, fields: Mapping[str, Any]) ->
 def _get(db: Database, table: str, row_id: int) -> dict:
     rows = list(db.query(f"SELECT * FROM [{table}] WHERE id = ?", [row_id]))
     if not rows:
+        # a damaged b-tree can answer "no such row" without an error: say which it is
+        bad = damage(db)
+        if bad:
+            where = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main" and r[2]), "the database")
+            raise DamagedDatabase(f"{table} row {row_id} cannot be read: {where} is damaged ({bad}); nothing was "
+                                  "changed. Restore it from a copy, or use another --db.")
         raise NotFound(f"There is no {table} row with id {row_id}.")
     return _decode(table, rows[0])
+
+
+def damage(db: Database) -> str | None:
+    """What SQLite's quick check finds wrong with the open database (its first finding), else None."""
+    try:
+        found = [r[0] for r in db.execute("PRAGMA quick_check(2)").fetchall()]
+    except sqlite3.DatabaseError as e:
+        return str(e)
+    if found == ["ok"]:
+        return None
+    lines = [x.strip() for f in found for x in f.splitlines() if x.strip() and not x.startswith("***")]
+    return (lines or ["damaged"])[0][:200]
 
 
 def _select(db: Database, table: str, where: Mapping[str, Any] | None = None) -> list[dict]:
@@ -211,6 +231,27 @@ def interrupt_run(db: Database, run_id: int, why: str, status: str = "interrupte
     return reason
 
 
+def uncount_experiments(db: Database, run_id: int, from_seq: int, why: str) -> list[int]:
+    """Experiments `from_seq` on of a run, finished, become uncounted: INTERRUPTED with no seq (the
+    outcome they measured and `why` in the detail, their measurements kept), their shelf entries gone
+    and the entries they re-screened shelved again, so a resumed run measures them anew under their
+    numbers (agent.health: measured while the environment was broken). Returns their ids."""
+    with atomic(db):
+        rows = list(db.query("SELECT id, seq, lever, outcome, detail FROM experiments WHERE run_id = ? AND seq >= ? "
+                             "AND finished_at IS NOT NULL ORDER BY seq", [run_id, from_seq]))
+        ids = [r["id"] for r in rows]
+        for r in rows:
+            db.execute("UPDATE experiments SET outcome = 'INTERRUPTED', seq = NULL, detail = ? WHERE id = ?",
+                       [f"{r['outcome']} as experiment {r['seq']} ({r['lever']}), not counted: {why}. "
+                        f"It measured: {r['detail'] or ''}"[:4000], r["id"]])
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            db.execute(f"DELETE FROM shelf WHERE experiment_id IN ({marks})", ids)
+            db.execute(f"UPDATE shelf SET status = 'shelved', rescreen_experiment_id = NULL, updated_at = ? "
+                       f"WHERE rescreen_experiment_id IN ({marks})", [_now(), *ids])
+    return ids
+
+
 def mark_stale_runs(db: Database) -> list[int]:
     """Runs still `running` whose owning process is gone become `interrupted` (a read-write open
     does this; read-only opens only show them so)."""
@@ -240,12 +281,12 @@ def runs(db: Database) -> list[dict]:
     return _select(db, "runs")
 
 
-def check_same_setup(db: Database, gpu_name: str, problem_key: str) -> None:
-    """Refuse to mix results from another GPU or another problem into this database."""
-    rows = list(db.query(
-        "SELECT gpu_name, problem_key FROM runs WHERE gpu_name != ? OR problem_key != ? ORDER BY id LIMIT 1",
-        [gpu_name, problem_key],
-    ))
+def check_same_setup(db: Database, gpu_name: str, problem_key: str, *, one_problem: bool = True) -> None:
+    """Refuse to mix results from another GPU or another problem into this database. `one_problem`
+    False: a campaign's database (`tune`), one run per problem, each run at its own problem; another
+    GPU is still refused, and what reads across runs (lever_evidence, calibrations) keys by problem."""
+    sql = "SELECT gpu_name, problem_key FROM runs WHERE gpu_name != ?" + (" OR problem_key != ?" if one_problem else "")
+    rows = list(db.query(sql + " ORDER BY id LIMIT 1", [gpu_name, problem_key] if one_problem else [gpu_name]))
     if rows:
         raise ForeignDatabase(
             f"this database was recorded on {rows[0]['gpu_name']} for problem {rows[0]['problem_key']}; "
@@ -306,17 +347,17 @@ def history(db: Database, run_id: int | None = None) -> list[dict]:
 
 
 def lever_evidence(db: Database, base_key: str, before_run: int, *, source_hash: str | None = None,
-                   nvcc: str | None = None) -> dict[str, dict]:
+                   nvcc: str | None = None, problem_key: str | None = None) -> dict[str, dict]:
     """The latest paired margin of each lever measured against this base in earlier runs of this
-    database (one GPU, one problem, see check_same_setup): a `run --screen`, or an earlier search
-    that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out.
+    database (`problem_key`: at that problem only; a campaign's database holds several, see
+    check_same_setup): a `run --screen`, or an earlier search that stood on the same kernel. Outcomes whose margin means nothing (WRONG, SUSPICIOUS) are left out.
     With `source_hash`/`nvcc`, only runs built from that kernel source by that compiler count (runs
     older than m004 recorded neither and count only when neither is asked for)."""
     sql = ("SELECT e.id, e.run_id, e.lever, e.margin, e.outcome FROM experiments e JOIN runs r ON r.id = e.run_id "
            "WHERE e.base_key = ? AND e.run_id < ? AND e.kind IN ('lever', 'rescreen', 'compound') AND e.margin IS NOT NULL "
            "AND e.outcome NOT IN ('WRONG', 'SUSPICIOUS')")
     args: list = [base_key, before_run]
-    for col, val in (("source_hash", source_hash), ("nvcc", nvcc)):
+    for col, val in (("source_hash", source_hash), ("nvcc", nvcc), ("problem_key", problem_key)):
         if val is not None:
             sql += f" AND r.{col} = ?"
             args.append(val)

@@ -72,8 +72,14 @@ class SimBench(Bench):
     def require_device() -> None:  # the simulated GPU is always there
         return None
 
-    def __init__(self, flops: float = 1.1e12, csvs: dict | None = None):
+    # the library arms' rates (TFLOP/s): flash where the first synthetic runs put it, cuDNN ahead of it
+    # as on the H200 (where its baseline rows ran 1.5-1.9x flash), so a kernel can sit between the two
+    SDPA_TFLOPS = {"flash": 340.0, "cudnn": 600.0, "efficient": 165.0, "math": 20.0, "flash_attn": 335.0}
+
+    def __init__(self, flops: float = 1.1e12, csvs: dict | None = None, unavailable: dict[str, str] | None = None):
+        """`unavailable`: backend -> why, the library arms that do not run here (the worker's skipped step)."""
         self.flops, self.csvs = flops, csvs or {}
+        self.unavailable = unavailable or {}
         self.calls: list[str] = []
         self.budget_s, self.l2 = 1.0, "warm"
 
@@ -153,8 +159,12 @@ class SimBench(Bench):
             self.ms(base), self.ms(cand), ("confirm", base.key(), cand.key()))}])
 
     def paired(self, base, cand):
-        a = self.ms(base["knobs"]) if "knobs" in base else self.flops / 340e12 * 1e3
-        b = self.ms(cand["knobs"]) if "knobs" in cand else self.flops / 340e12 * 1e3
+        self.calls.append("paired " + " ".join(a["knobs"].label() if "knobs" in a else a["sdpa"] for a in (base, cand)))
+        gone = [self.unavailable[a["sdpa"]] for a in (base, cand) if a.get("sdpa") in self.unavailable]
+        if gone:
+            return JobResult(status="ok", steps=[{"do": "paired", "tag": "paired", "skipped": f"unavailable: {gone[0]}"}])
+        ms = lambda a: self.ms(a["knobs"]) if "knobs" in a else self.flops / (self.SDPA_TFLOPS[a["sdpa"]] * 1e12) * 1e3
+        a, b = ms(base), ms(cand)
         return JobResult(status="ok", steps=[{"tag": "paired", "result": self._paired(a, b, ("paired", a, b))}])
 
 
@@ -217,3 +227,78 @@ class SpillingSimBench(SimBench):
                                          "spill_bytes": 512 if k.q_in.value == "regs" else 0})
             out[k.key()] = f
         return out
+
+
+def sim_worker_bench(shape, budget_s, l2, profile):
+    """agent.distributed.gpu_worker_bench's stand-in on a CPU cluster: a worker's bench, simulated."""
+    return SimBench()
+
+
+# what a worker prints when the machine's environment is broken under a run: torch fails to load in every new
+# child process
+NO_TORCH = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'torch'"
+
+
+class BreakingSimBench(SimBench):
+    """SimBench whose machine breaks once `healthy` evaluations have been answered: from the next one on
+    every worker dies as a child process does that cannot load torch (evaluations CRASH, checks and pairs
+    come back `crash`, the A/A null and attributes raise as the Lab's do), until `fixed` is set."""
+
+    def __init__(self, healthy: int):
+        super().__init__()
+        self.healthy, self.evaluations, self.broken, self.fixed = healthy, 0, False, False
+
+    def _down(self) -> bool:
+        return self.broken and not self.fixed
+
+    def _crash(self) -> JobResult:
+        return JobResult(status="crash", steps=[], stderr=NO_TORCH)
+
+    def evaluate(self, base, cand, **gate):
+        self.evaluations += 1
+        self.broken = self.broken or self.evaluations > self.healthy
+        if self._down():
+            self.calls.append(f"evaluate {cand.label()} (broken)")
+            return decide(self._crash(), self.build([cand])[cand.key()], t_keep=gate["t_keep"], t_noise=gate["t_noise"])
+        return super().evaluate(base, cand, **gate)
+
+    def check(self, knobs, shapes):
+        self.calls.append(f"check {knobs.label()}" + (" (broken)" if self._down() else ""))
+        return self._crash() if self._down() else super().check(knobs, shapes)
+
+    def paired(self, base, cand):
+        return self._crash() if self._down() else super().paired(base, cand)
+
+    def replicate(self, base, cand):
+        return self._crash() if self._down() else super().replicate(base, cand)
+
+    def aa_null(self, knobs, repeats):
+        if self._down():
+            raise RuntimeError(f"A/A null failed (crash): {NO_TORCH}")
+        return super().aa_null(knobs, repeats)
+
+    def attributes(self, knobs):
+        if self._down():
+            raise RuntimeError(f"could not read attributes of {knobs.label()}: {NO_TORCH}")
+        return super().attributes(knobs)
+
+
+class CrashingSimBench(SimBench):
+    """SimBench on a sound machine where the candidates in `crash` (knob keys) fault in their own worker
+    (CRASH, as an illegal address does); every other call, the best's re-check among them, passes."""
+
+    def __init__(self, crash: set[str]):
+        super().__init__()
+        self.crash = set(crash)
+
+    def evaluate(self, base, cand, **gate):
+        if cand.key() in self.crash:
+            self.calls.append(f"evaluate {cand.label()} (crash)")
+            job = JobResult(status="crash", steps=[{"tag": "attributes", "result": self.attributes(cand)}],
+                            stderr="torch.AcceleratorError: CUDA error: an illegal memory access was encountered")
+            return decide(job, self.build([cand])[cand.key()], t_keep=gate["t_keep"], t_noise=gate["t_noise"])
+        return super().evaluate(base, cand, **gate)
+
+    def check(self, knobs, shapes):
+        self.calls.append(f"check {knobs.label()}")
+        return super().check(knobs, shapes)

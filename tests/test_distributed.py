@@ -373,3 +373,49 @@ def test_a_worker_finds_a_build_by_its_content_key_or_asks_for_the_bytes(tmp_pat
     _place(Worker, [(FINAL, built, len(so), None)])  # a shared file system: read in place
     assert Worker.lab.library(FINAL) == str(client_so)
 
+
+
+def test_tune_with_gpus_runs_each_search_on_the_cluster_and_decides_as_one_process(tmp_path, client, monkeypatch):
+    """`tune --gpus 2`: one cluster for the campaign, each bucket's search a DaskBench on it (its top
+    proposals measured ahead, one per worker), the problems one after another; the same runs and
+    decisions as the campaign in one process. The workers' benches are SimBench (fakes.sim_worker_bench)."""
+    from contextlib import contextmanager
+
+    import agent.bench
+    import agent.distributed
+    from fakes import sim_worker_bench
+
+    class Sim:  # GpuBench's place on the client: SimBench instances, never taken for a real GPU's bench
+        require_device = staticmethod(lambda: None)
+
+        def __new__(cls, shape, cache, **kw):
+            return SimBench()
+
+    @contextmanager
+    def this_cluster(gpus, scheduler):
+        assert gpus == 2 and scheduler is None
+        yield client
+
+    monkeypatch.setattr(agent.bench, "GpuBench", Sim)
+    monkeypatch.setattr(agent.distributed, "open_cluster", this_cluster)
+    monkeypatch.setattr(agent.distributed, "gpu_worker_bench", sim_worker_bench)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "num_attention_heads": 32, "num_key_value_heads": 8,
+                               "head_dim": 128, "torch_dtype": "bfloat16"}))
+
+    def campaign(db, *extra):
+        res = CliRunner().invoke(app, ["tune", "--config", str(cfg), "--seqlen", "512", "--seqlen", "2048", "--budget", "4",
+                                       "--no-profile", "--db", str(db), *extra])
+        assert res.exit_code == 0, res.output
+        conn = open_db(db)
+        return conn, [[(e["lever"], e["outcome"], round(e["margin"], 6)) for e in q.history(conn, r["id"]) if e["seq"]]
+                      for r in q.runs(conn)]
+
+    _, alone = campaign(tmp_path / "alone.db")
+    conn, spread = campaign(tmp_path / "spread.db", "--gpus", "2")
+    assert spread == alone and len(spread) == 2 and all(spread)
+    assert [r["problem_key"] for r in q.runs(conn)] == ["B1-H32-Hkv8-N512-D128-bfloat16-causal",
+                                                        "B1-H32-Hkv8-N2048-D128-bfloat16-causal"]
+    workers = {json.loads(p)["device"]["worker"] for (p,) in
+               conn.execute("select payload from measurements where kind = 'paired'").fetchall() if json.loads(p).get("device")}
+    assert len(workers) == 2

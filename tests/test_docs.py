@@ -55,7 +55,9 @@ def test_no_test_file_is_named_for_a_session_an_issue_or_an_agent_version():
 
 def test_scripts_hold_the_device_kit_named_for_what_it_does():
     files = sorted(p.name for p in (ROOT / "scripts").iterdir() if p.is_file())
-    assert "README.md" in files and len(files) <= 12, files
+    # a kit, not a drawer: each file is a reusable device tool with its row in the README (one-off drivers live
+    # beside the record they made)
+    assert "README.md" in files and len(files) <= 16, files
     history = re.compile(r"session|issue_?\d|agent_v\d|_v\d", re.IGNORECASE)
     assert [f for f in files if history.search(f)] == []
     readme = (ROOT / "scripts" / "README.md").read_text()

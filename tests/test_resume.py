@@ -187,7 +187,7 @@ def _interrupted(tmp_path, strategy, kills: list[tuple[int, str | None, type]]):
     return db, rid
 
 
-KILLS = {  # (n-th call, of what, how): in flight, in a keep's re-measured null, in a re-anchor, in the closing pair
+KILLS = {  # (n-th call, of what, how): in flight, in a keep's re-measured null, in a re-anchor, in the closing pairs
     "sigkill_in_the_seeds_profile": [(1, "profile", Killed)],  # no seed row yet
     "sigkill_in_the_first_null": [(1, "aa_null", Killed)],  # the seed's row, no null
     "sigkill_in_experiment_1": [(1, "evaluate", Killed)],
@@ -197,6 +197,7 @@ KILLS = {  # (n-th call, of what, how): in flight, in a keep's re-measured null,
     "sigkill_in_the_profile_of_a_keep": [(2, "profile", Killed)],
     "sigkill_in_the_first_reanchor": [(1, "paired", Killed)],
     "sigkill_in_the_comparator": [(3, "paired", Killed)],
+    "sigkill_between_the_closing_pairs": [(4, "paired", Killed)],  # flash recorded, cuDNN owed
     "three_kills": [(3, "evaluate", Killed), (2, "evaluate", KeyboardInterrupt), (5, None, Killed)],
 }
 

@@ -211,13 +211,13 @@ def _sim_run(tmp_path, strategy, **opts):
     return db, rid, bench
 
 
-def test_a_screen_ends_with_its_kernel_against_sdpa_flash(tmp_path):
-    """The screened kernel paired against SDPA flash closes a screen, so the margin table has an
-    absolute anchor; screens recorded before the setting replay without it (tests/test_fa2_levers)."""
+def test_a_screen_ends_with_its_kernel_against_sdpa_flash_and_cudnn(tmp_path):
+    """The screened kernel paired against SDPA flash and cuDNN closes a screen, so the margin table has
+    an absolute anchor; screens recorded before the setting replay without it (tests/test_fa2_levers)."""
     db, rid, _ = _sim_run(tmp_path, "agent", budget=4, screen=True)
     rows = q.history(db, rid)
     comp = [e for e in rows if e["kind"] == "comparator"]
-    assert len(comp) == 1 and comp[0]["base_key"] == SEED.key() and comp[0]["lever"] == "sdpa_flash"
+    assert [e["lever"] for e in comp] == ["sdpa_flash", "sdpa_cudnn"] and {e["base_key"] for e in comp} == {SEED.key()}
     assert not any(e["kind"] == "reanchor" for e in rows)  # the seed never moved: nothing to re-anchor
 
 

@@ -132,3 +132,41 @@ def test_export_torch_refuses_bad_input(tmp_path):
     assert res.exit_code == 2 and "not a folder" in res.output
     res = CliRunner().invoke(app, ["export", "best", "--torch", str(tmp_path / "p"), "--no-build"])
     assert res.exit_code == 2 and "takes no kernel argument" in res.output
+
+
+def test_a_transformers_llama_runs_through_the_package_as_it_runs_through_sdpa(package, monkeypatch):
+    """A real client: a tiny Llama (random weights, GQA 4 heads over 2, 2 layers, built from a config: no
+    download) with the package's attention registered through transformers' AttentionInterface, against
+    the same weights under attn_implementation="sdpa". On CPU every call falls back to SDPA, so this
+    tests the wiring (layout in and out, GQA, the causal decision, padding masks, decode), not our kernels."""
+    transformers = pytest.importorskip("transformers")
+    _, mod = package
+    calls = []
+    attention = mod.attention
+
+    def counted(q, k, v, **kw):
+        calls.append((tuple(q.shape), tuple(k.shape), kw["causal"], kw["attn_mask"] is not None))
+        return attention(q, k, v, **kw)
+
+    monkeypatch.setattr(mod, "attention", counted)
+    name = mod.register_with_transformers("fa5090_test")
+    cfg = transformers.LlamaConfig(vocab_size=96, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=64)
+    torch.manual_seed(0)
+    ref = transformers.LlamaForCausalLM(cfg).eval()
+    ref.set_attn_implementation("sdpa")
+    ours = transformers.LlamaForCausalLM(cfg).eval()
+    ours.load_state_dict(ref.state_dict())
+    ours.set_attn_implementation(name)
+    ids = torch.randint(0, 96, (2, 12), generator=torch.Generator().manual_seed(1))
+    pad = torch.ones(2, 12, dtype=torch.long)
+    pad[1, :3] = 0  # left padding on the second sequence: a mask reaches the function
+    with torch.no_grad(), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for mask in (None, pad):
+            got, want = ours(ids, attention_mask=mask).logits, ref(ids, attention_mask=mask).logits
+            assert torch.allclose(got, want, atol=1e-5, rtol=1e-5), (got - want).abs().max()
+        out = ours.generate(ids[:1], max_new_tokens=3, do_sample=False)  # prefill, then decode steps (N=1)
+        assert torch.equal(out, ref.generate(ids[:1], max_new_tokens=3, do_sample=False))
+    assert calls[0] == ((2, 4, 12, 16), (2, 2, 12, 16), True, False)  # [B, H, N, D], K/V heads kept (GQA), causal
+    assert any(c[3] for c in calls) and any(c[0][2] == 1 and not c[2] for c in calls)  # a padded batch, a decode step

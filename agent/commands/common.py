@@ -17,7 +17,7 @@ from rich.table import Table
 
 from agent.strategies import NAMES as STRATEGIES
 from kernel_src.arch import TABLE as ARCHS
-from kernel_src.knobs import KnobError
+from kernel_src.knobs import DTYPES, HEAD_DIMS, KnobError
 from store import queries as q
 from store.db import open_db
 from store.errors import StoreError
@@ -109,8 +109,8 @@ def _main(_v: bool = typer.Option(False, "--version", callback=_version, is_eage
 
 # Choices are types, so --help lists them ([float16|bfloat16]) and a bad value is the same usage
 # error (exit 2, one sentence naming the option) in every command.
-Dtype = Literal["float16", "bfloat16"]
-HeadDim = Literal[64, 128]
+Dtype = Literal[DTYPES]
+HeadDim = Literal[HEAD_DIMS]
 L2 = Literal["warm", "cold"]
 Arch = Literal[tuple(ARCHS)]
 Strategy = Literal[STRATEGIES]
@@ -126,8 +126,63 @@ RUN_OPT = typer.Option(None, "--run", help="Run id (default: the latest run).")
 
 
 def _fail(msg: str, code: int = 1) -> None:
-    err.print(f"[bold red]error:[/] {msg}", soft_wrap=True)  # a command or path in it stays on one line
+    # the message is text, not markup: rich read `pip install 'fa5090-search[dist]'` as a style tag
+    # and printed `pip install 'fa5090-search'`
+    err.print(f"[bold red]error:[/] {escape(msg)}", soft_wrap=True)  # a command or path in it stays on one line
     raise typer.Exit(code)
+
+
+def said_on_damage(command):
+    """A command whose database turns out damaged past its header (SQLite raises on the first page it
+    cannot read, anywhere in a listing) says so in one sentence naming the file, not a traceback."""
+    import functools
+    import sqlite3
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except sqlite3.DatabaseError as e:
+            _fail(_damage_sentence(e, kwargs.values()))
+
+    return run
+
+
+def _damage_sentence(e: Exception, given) -> str:
+    """Which of the databases a command was given is damaged (SQLite's quick check on each, read-only)."""
+    from store.db import damage_of
+
+    paths = [Path(os.environ.get("FA5090_DB", "fa5090.db"))]
+    for v in given:
+        for x in v if isinstance(v, (list, tuple)) else [v]:
+            if isinstance(x, Path):
+                paths.append(x)
+            elif isinstance(x, str) and ".db" in x:  # compare's PATH.db[:RUN]
+                head, _, tail = x.rpartition(":")
+                paths.append(Path(head if head and tail.isdigit() else x))
+    bad = [(p, d) for p in dict.fromkeys(paths) if (d := damage_of(p))]
+    if not bad:
+        return f"SQLite could not read or write the database ({e})"
+    return ("; ".join(f"{p} is damaged ({d})" for p, d in bad) + ": its header and schema read but its data pages do "
+            "not, so nothing in it can be trusted as shown; nothing was changed. Restore it from a copy, or use another --db.")
+
+
+def plain_help(app: typer.Typer) -> None:
+    """Help is rich markup in typer's default mode: `pip install 'fa5090-search[tpe]'` printed as `pip
+    install 'fa5090-search'` (the extra read as a style tag). Each command's and option's help is
+    escaped once, here, so every text prints as written."""
+    import inspect
+
+    from typer.models import ParameterInfo
+
+    seen: set[int] = set()  # an option object shared by several commands is escaped once
+    for c in app.registered_commands:
+        c.help = escape(c.help if c.help is not None else inspect.getdoc(c.callback) or "")
+        for p in inspect.signature(c.callback).parameters.values():
+            info = p.default
+            if isinstance(info, ParameterInfo) and info.help and id(info) not in seen:
+                seen.add(id(info))
+                info.help = escape(info.help)
 
 
 def _open(db_path: Path, create: bool, read_only: bool = False):
@@ -186,11 +241,23 @@ def _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads=None):
     from experiments.problem import Shape
 
     try:
-        return Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal, Hkv=kv_heads)
+        shape = Shape(B=batch, H=heads, N=seqlen, D=head_dim, dtype=dtype, causal=causal, Hkv=kv_heads)
     except ValidationError as e:
         msgs = [(".".join(map(str, x["loc"])) + ": " if x["loc"] else "") + x["msg"].removeprefix("Value error, ")
                 for x in e.errors()]
         _fail("bad problem shape: " + "; ".join(msgs))
+    _fits(shape)
+    return shape
+
+
+def _fits(shape, device=None) -> None:
+    """The problem's tensors fit the GPU's memory (`device`: a probed DeviceInfo), else before anything
+    is built or created, against a plain bound where no GPU is known yet."""
+    from experiments.problem import memory_refusal
+
+    why = memory_refusal(shape, device.limits.global_mem if device else None, device.name if device else None)
+    if why:
+        _fail(why, 2)
 
 
 def _known_or_raise(e: Exception) -> None:

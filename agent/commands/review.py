@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from store import queries as q
@@ -30,6 +31,7 @@ from .common import (
     _some_run,
     app,
     console,
+    err,
 )
 
 
@@ -44,7 +46,8 @@ def history(
     as_json: bool = JSON_OPT,
     db_path: Path = DB_OPT,
 ):
-    """One row per experiment: lever, outcome, margin (with AB/BA halves), predicted band, TFLOP/s.
+    """One row per experiment: lever, outcome, margin (with AB/BA halves), predicted band, TFLOP/s; under
+    the table, the final kernel against SDPA flash and cuDNN (or why a pair is missing).
 
     Reads the database read-only (never migrates it). Examples: `history --all --outcome KEPT`,
     `history --lever q_from_smem --json`, `history | cat` (no folding in a pipe)."""
@@ -64,15 +67,40 @@ def history(
         for r in picked:
             print(f"run {r['id']} ({r['started_at']}, {r['status']}): {r['command'] or 'not recorded'}")
         return
+    if lever is not None:
+        _known_lever(lever, db)
     rows = [r for r in rows if (outcome is None or r["outcome"] == outcome) and (kind is None or r["kind"] == kind)
             and (lever is None or lever in (r["lever"] or "").split("+"))]
     if as_json:
         print(json.dumps(rows, indent=1, default=str))
         return
+    from agent.summary import run_summary
+
     if all_runs:
         _print_history(rows, None, runs={r["id"]: r for r in q.runs(db)})
+        for r in q.runs(db):
+            console.print(f"run {r['id']}: {escape(run_summary(db, r['id'])['against_sdpa_text'])}")
     else:
         _print_history(rows, q.get_run(db, rid) if rid else None)
+        if rid:  # the closing comparison, whatever the filters left in the table
+            console.print(escape(run_summary(db, rid)["against_sdpa_text"]))
+
+
+def _known_lever(name: str, db) -> None:
+    """A lever filter names a lever of the catalog or one this database measured (an older catalog's);
+    a typo is a usage error with the nearest names, not an empty table."""
+    import difflib
+
+    from agent.levers import CATALOG
+
+    known = [lv.name for lv in CATALOG]
+    known += sorted({part for (name_,) in db.execute("SELECT DISTINCT lever FROM experiments WHERE lever IS NOT NULL")
+                     for part in name_.split("+")} - set(known))
+    if name in known:
+        return
+    near = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    _fail(f"unknown lever '{name}'" + (f" (did you mean {', '.join(near)}?)" if near else "") + f"; known: {', '.join(known)}"
+          " (`fa5090-search levers` describes them)", 2)
 
 
 @app.command()
@@ -189,11 +217,15 @@ def compare(
     db_path: Path = DB_OPT,
 ):
     """Runs side by side (two strategies, two GPUs, two problems): experiments, keeps, seed -> final
-    TFLOP/s, the final kernel against SDPA flash in its own comparator pair, predictions inside their
-    band, time per experiment, final knobs. Read-only. Example:
+    TFLOP/s, the final kernel against SDPA flash and SDPA cuDNN, each in its own comparator pair (a run
+    recorded before the cuDNN pair says "not measured"), predictions inside their band, time per
+    experiment, final knobs. Read-only. Example:
     `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
     from agent.summary import run_summary
 
+    if len(runs) == 1:  # one column is no comparison: said, so the table is not read as one
+        err.print(f"compare: one run given ({runs[0]}), so this is its summary alone; give two or more to set them "
+                  "side by side, e.g. `compare a.db b.db` or `compare 1 2 --db a.db`", markup=False, soft_wrap=True)
     sums = []
     for ref in runs:
         path, _, rid = ref.rpartition(":") if ref.rpartition(":")[2].isdigit() and ".db" in ref else ("", "", ref)
@@ -217,7 +249,8 @@ def compare(
     fields = [("strategy", "strategy"), ("GPU", "gpu"), ("problem", "problem"), ("stopped", "stop_reason"),
               ("experiments", "experiments"), ("kept", "kept"), ("seed TFLOP/s", "seed_tflops"),
               ("best TFLOP/s at the last re-anchor", "final_tflops"), ("final vs SDPA flash (its pair)", "vs_sdpa_flash"),
-              ("SDPA flash TFLOP/s", "sdpa_flash_tflops"), ("margins inside band", "inside_band"),
+              ("SDPA flash TFLOP/s", "sdpa_flash_tflops"), ("final vs SDPA cuDNN (its pair)", "vs_sdpa_cudnn"),
+              ("SDPA cuDNN TFLOP/s", "sdpa_cudnn_tflops"), ("margins inside band", "inside_band"),
               ("median s / experiment", "median_seconds"), ("wall s / experiment", "wall_seconds_per_experiment"),
               ("A/A nulls", "nulls"), ("final kernel", "final_knobs")]
     for label, key in fields:
@@ -226,8 +259,11 @@ def compare(
             v = s.get(key)
             if key == "inside_band":
                 v = f"{s['inside_band']} of {s['banded']}" if s["banded"] else "no predictions"
+            elif key in ("vs_sdpa_flash", "vs_sdpa_cudnn"):  # no pair: why (unavailable, failed, not measured)
+                a = next(a for a in s["against_sdpa"] if f"vs_sdpa_{a['backend']}" == key)
+                v = f"{v:.3f}" if v is not None else a["status"] + (f": {a['why']}" if a["status"] == "unavailable" else "")
             elif isinstance(v, float):
-                v = f"{v:.3f}" if key == "vs_sdpa_flash" else f"{v:.1f}"
+                v = f"{v:.1f}"
             cells.append("-" if v is None else str(v))
         t.add_row(label, *cells)
     _print_table(t, prose=tuple(s["ref"] for s in sums))
@@ -258,4 +294,6 @@ def report(
         write(db, rid, folder)
     except (StoreError, MatplotlibMissing) as e:
         _fail(str(e))
+    except OSError as e:  # a read-only folder, a file where a folder should be
+        _fail(f"cannot write the report to {folder} ({e.strerror}: {e.filename}); give --out a folder you can write")
     console.print(f"wrote {folder / 'report.html'} and {folder / 'report.md'}")

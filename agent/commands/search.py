@@ -29,6 +29,7 @@ from .common import (
     _cache_dir,
     _command_line,
     _fail,
+    _fits,
     _print_table,
     _known_or_raise,
     _need_gpu,
@@ -148,9 +149,10 @@ def run(
 
                 gpu = _on_cluster(ctx, gpus, scheduler, partial(gpu_worker_bench, shape, time_budget, l2, profile), gpu,
                                   aa_repeats)
-            gpu.device()
+            dev = gpu.device()
         except Exception as e:  # noqa: BLE001 - one sentence below
             _known_or_raise(e)
+        _fits(shape, dev)  # against this GPU's own memory, before the database is created
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
@@ -428,18 +430,20 @@ def baseline(
             shape = Shape(**{**problem, "N": n})
             bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
             if rid is not None:
-                q.check_same_setup(db, bench.device().name, run["problem_key"])
+                q.check_same_setup(db, bench.device().name, run["problem_key"], one_problem=False)  # a `tune` database holds several
             for b in backend:
                 job = bench.paired({"knobs": best}, {"sdpa": b})
                 p = job.value("paired")
                 err_step = next((s for s in job.steps if s.error is not None), None)
+                skipped = next((s.skipped for s in job.steps if s.skipped), None)  # "unavailable: why" (experiments.sdpa)
                 if rid is not None:
                     q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
                                         base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
                                         margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
                                         tflops_cand=p and p["tflops_cand"],
                                         detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
-                                        if p else f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
+                                        if p else f"{b} {skipped}" if skipped else
+                                        f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
                                         measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
                                                        "payload": p or {"steps": [s.model_dump() for s in job.steps],
                                                                            "stderr": job.stderr}}])

@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 from rich.table import Table
+from rich.markup import escape
 
 from kernel_src.knobs import KnobError, Knobs
 from store import queries as q
@@ -275,11 +276,12 @@ def export(
     from kernel_src.export import nvcc_arch, standalone
 
     problem: dict = {}
+    note = None  # what the exported kernel is, where that is not what was asked for
     ref = what[0] if len(what) == 1 else ""
     if ref == "best" or ref.startswith("best:") or ref.isdigit() or (ref.count(":") == 1 and ref.replace(":", "").isdigit()):
         db = _open(db_path, create=False, read_only=True)
         try:
-            knobs, problem = _kernel_of(db, ref)
+            knobs, problem, note = _kernel_of(db, ref)
         except StoreError as e:
             _fail(str(e))
     else:
@@ -291,13 +293,30 @@ def export(
     dtype = dtype or problem.get("dtype", "float16")
     _check_out(out)
     try:
-        out.write_text(standalone(knobs, head_dim, dtype))
+        _write(out, standalone(knobs, head_dim, dtype))
     except ValueError as e:
         _fail(str(e), 2)
     causal = f" {int(problem['causal'])}" if "causal" in problem else ""
-    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: nvcc -O3 -std=c++17 {nvcc_arch(knobs)[0]} {out} -o attn"
-                  + (f"; the run's problem: ./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else ""),
+    build = f"nvcc -O3 -std=c++17 {nvcc_arch(knobs)[0]} {out} -o attn"
+    problem_line = f"./attn {problem['B']} {problem['H']} {problem['N']}{causal}" if problem else None
+    if as_json:
+        print(json.dumps({"file": str(out), "knobs": knobs.label(), "knobs_canonical": knobs.canonical(),
+                          "head_dim": head_dim, "dtype": dtype, "build": build, "run_problem": problem_line,
+                          "note": note}, indent=1))
+        return
+    if note:
+        console.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
+    console.print(f"wrote {out} ({knobs.label()}, D={head_dim}, {dtype}); build: {build}"
+                  + (f"; the run's problem: {problem_line}" if problem_line else ""),
                   soft_wrap=True, highlight=False)  # the nvcc command stays one line, to copy
+
+
+def _write(out: Path, text: str) -> None:
+    """The file written, or one sentence: a read-only folder is the user's to fix, not a traceback."""
+    try:
+        out.write_text(text)
+    except OSError as e:
+        _fail(f"cannot write {out} ({e.strerror}); give -o a file in a folder you can write")
 
 
 def _check_out(out: Path) -> None:
@@ -391,7 +410,7 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
                     out.name, "-o", so.name])
     fallbacks = [r for r in rows if r.fallback]
     have = {r.key() for r in rows}
-    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in (64, 128)
+    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in dsp.HEAD_DIMS
                for c in (False, True) if (dt, d, c) not in have]
 
     def where(r) -> str:
@@ -417,7 +436,7 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
         "  fa_error_string(code); each kernel's own API as fa5090_k<i>_fa_fwd/_fa_attributes/_fa_config.",
         f"build: {cmd}",
     ]
-    out.write_text(dsp.source(rows, header))
+    _write(out, dsp.source(rows, header))
     if as_json:
         print(json.dumps([{**r.model_dump(mode="json", exclude={"knobs"}), "knobs": r.knobs.label(),
                            "knobs_canonical": r.knobs.canonical(), "bucket": r.bucket()} for r in rows], indent=1))
@@ -454,15 +473,21 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
     return rows, archs, gpu, so
 
 
-def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
-    """The knobs and the run's problem for `best`, `best:RUN`, `RUN:SEQ` or an experiment id."""
+def _kernel_of(db, ref: str) -> tuple[Knobs, dict, str | None]:
+    """The knobs and the run's problem for `best`, `best:RUN`, `RUN:SEQ` or an experiment id, and a
+    note where `best` is no candidate at all (a run that kept nothing: its seed)."""
     from agent.summary import best_of_run
 
     if ref == "best" or ref.startswith("best:"):
         run = q.get_run(db, int(ref[5:])) if ref.startswith("best:") else q.latest_run(db)
         if run is None:
             raise StoreError("the database holds no run yet")
-        return best_of_run(db, run["id"]), run["problem"]
+        best, note = best_of_run(db, run["id"]), None
+        rows = [e for e in q.history(db, run["id"]) if e["seq"]]
+        if not any(e["outcome"] == "KEPT" for e in rows):
+            note = (f"run {run['id']} kept nothing ({len(rows)} experiment(s), none KEPT), so its best is its seed: "
+                    + ("the naive seed, " if best == Knobs() else "") + "exported as it is, not an optimised kernel")
+        return best, run["problem"], note
     if ":" in ref:
         run_id, seq = (int(x) for x in ref.split(":"))
         hit = [e for e in q.history(db, run_id) if e["seq"] == seq]
@@ -475,4 +500,4 @@ def _kernel_of(db, ref: str) -> tuple[Knobs, dict]:
         raise StoreError(f"experiment {e['id']} is a {e['kind']} row with no kernel of ours to export"
                          + (" (it times SDPA against the best: export the best with `export best`)"
                             if e["kind"] == "comparator" else ""))
-    return Knobs.parse(e["knobs"]), q.get_run(db, e["run_id"])["problem"]
+    return Knobs.parse(e["knobs"]), q.get_run(db, e["run_id"])["problem"], None
