@@ -90,10 +90,12 @@ struct GemmSm90 {
 
   // O += P V: P from registers (the A-fragment the softmax just packed), V by descriptor from
   // its swizzled tile read transposed (MN-major), one 64-column tile of O per wgmma m64n64k16.
-  // more: this warpgroup takes another turn in the item (FA_PINGPONG)
-  template <class Begin, class End>
+  // more(): whether this warpgroup takes another turn in the item (FA_PINGPONG), asked after the commit. A
+  // callable, not a bool: a bool is computed at the call, before the turn's bar.sync, and nvcc then places
+  // the comparison's add there (other PTX for the same kernel); asked here, it stays after the issue.
+  template <class Begin, class End, class More>
   __device__ __forceinline__ static void pv(const uint32_t (&pf)[MT][NT][2], const T* Vb, float (&o)[MT][DT][4],
-                                            Begin& turn_begin, End& turn_end, bool more) {
+                                            Begin& turn_begin, End& turn_end, More&& more) {
     turn_begin();  // (FA_PINGPONG) after this block's V has landed
     wg_fence();
 #pragma unroll
@@ -104,7 +106,7 @@ struct GemmSm90 {
         wgmma_rs_n64<1, T>(&o[0][h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
     }
     wg_commit();
-    turn_end(more);  // the item's last PV is warpgroup 1's last turn: no arrival after it
+    turn_end(more());  // the item's last PV is warpgroup 1's last turn: no arrival after it
     wg_wait<0>();
   }
 };

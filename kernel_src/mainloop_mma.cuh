@@ -427,7 +427,7 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
       if (kb + 1 < kb_hi) stage<K, D, K::BC>(Ks, Kg, (kb + 1) * K::BC, N);
     }
 #if FA_COMPUTE == 2
-    if constexpr (K::COMPUTE == WGMMA) Sm90::pv(pf, Vb, o, turn_begin, turn_end, kb + 1 < kb_hi);  // (gemm_sm90.cuh)
+    if constexpr (K::COMPUTE == WGMMA) Sm90::pv(pf, Vb, o, turn_begin, turn_end, [&] { return kb + 1 < kb_hi; });
 #endif
     if constexpr (K::COMPUTE != WGMMA && !SLAB) Sm80::pv(pf, Vb, o, lane);  // (gemm_sm80.cuh)
     if constexpr (NS > 1 && K::KV_RELEASE) {
