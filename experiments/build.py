@@ -50,8 +50,9 @@ class BuildSpec(BaseModel):
     source: str = SOURCE.name  # another file of kernel_src/ (mma_peak.cu, the ceiling microbenchmark)
     # False: the device code alone (nvcc -cubin, fa.cubin): cicc's front end still parses the host code and
     # instantiates every template it names (a static_assert there fails the build), ptxas still reports each
-    # kernel; only the host compiler's pass and the link are skipped, about 40% of a library's compile
-    # (9.0 s against 5.6 s for one configuration's eight instantiations on sm_80, this 2-core machine)
+    # kernel; only the host compiler's pass and the link are skipped: 7.0-8.7 s against 8.5-9.8 s for one
+    # configuration's eight instantiations on sm_80 (results/2026-12-01_cpu_ci_time/nvcc_one_configuration.txt);
+    # the instantiations are the larger part (2 of them: 2.9 s)
     host: bool = True
 
     def source_path(self) -> Path:
