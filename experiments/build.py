@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from kernel_src.knobs import HEADERS, SOURCE, Knobs, source_hash
 
 FLAGS = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-lineinfo", "-Xptxas", "-v"]
+LIBRARY = ["-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden"]  # what host=False drops for -cubin
 
 
 class BuildError(RuntimeError):
@@ -47,6 +48,12 @@ class BuildSpec(BaseModel):
     causals: tuple[bool, ...] = (False, True)
     defect: int = 0  # experiments.defects only; 0 adds no flag, so normal keys never see it
     source: str = SOURCE.name  # another file of kernel_src/ (mma_peak.cu, the ceiling microbenchmark)
+    # False: the device code alone (nvcc -cubin, fa.cubin): cicc's front end still parses the host code and
+    # instantiates every template it names (a static_assert there fails the build), ptxas still reports each
+    # kernel; only the host compiler's pass and the link are skipped: 7.0-8.7 s against 8.5-9.8 s for one
+    # configuration's eight instantiations on sm_80 (results/2026-12-01_cpu_ci_time/nvcc_one_configuration.txt);
+    # the instantiations are the larger part (2 of them: 2.9 s)
+    host: bool = True
 
     def source_path(self) -> Path:
         return SOURCE.with_name(self.source)
@@ -64,8 +71,13 @@ class BuildSpec(BaseModel):
         num = self.arch.removeprefix("sm_")
         if self.knobs.needs_arch() == self.arch:
             num += "a"  # the architecture-specific target: wgmma exists on sm_90a, not in sm_90's forward-compatible set
-        return (FLAGS + [f"-I{SOURCE.parent}", f"-gencode=arch=compute_{num},code=sm_{num}"]
+        base = FLAGS if self.host else [f for f in FLAGS if f not in LIBRARY] + ["-cubin"]
+        return (base + [f"-I{SOURCE.parent}", f"-gencode=arch=compute_{num},code=sm_{num}"]
                 + [f"-D{k}={v}" for k, v in sorted(self.defines().items())])
+
+    def output(self) -> str:
+        """The file the build writes in its cache entry."""
+        return "fa.so" if self.host else "fa.cubin"
 
     def key(self) -> str:
         h = hashlib.sha256()
@@ -166,21 +178,21 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
         (cache_dir / key / "spec.json").write_text(spec.model_dump_json(indent=1))
     for key, spec in keys.items():
         deps = " ".join(_q(str(h)) for h in HEADERS)
-        lines.append(f"build {_q(str(cache_dir / key / 'fa.so'))}: nvcc {_q(str(spec.source_path()))} | {deps}")
+        lines.append(f"build {_q(str(cache_dir / key / spec.output()))}: nvcc {_q(str(spec.source_path()))} | {deps}")
         lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
     cmd = [ninja_path(), "-C", str(cache_dir), "-f", "build.ninja", "-k", "0"]  # .ninja_log stays in the cache
     if jobs:
         cmd += ["-j", str(jobs)]
     with cache_lock(cache_dir, timeout):
         (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
-        before = {k: (cache_dir / k / "fa.so").exists() for k in keys}
+        before = {k: (cache_dir / k / s.output()).exists() for k, s in keys.items()}
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         seconds = time.perf_counter() - t0
     results = {}
     for key in keys:
-        so = cache_dir / key / "fa.so"
-        log_path = cache_dir / key / "fa.so.log"
+        so = cache_dir / key / keys[key].output()
+        log_path = cache_dir / key / f"{keys[key].output()}.log"
         log = log_path.read_text() if log_path.exists() else proc.stdout[-4000:]
         ok = so.exists()
         results[key] = BuildResult(key=key, ok=ok, library=str(so) if ok else None, log=log,

@@ -45,7 +45,10 @@ def shared_cache(tmp_path_factory) -> Path:
     experiments/build.py) is the binary's, so a hit is the library nvcc would build again; FA5090_TEST_CACHE
     keeps it across sessions (.ci/run sets it), else it lives for this session only."""
     kept = os.environ.get("FA5090_TEST_CACHE")
-    root = Path(kept) if kept else tmp_path_factory.mktemp("shared_cache")
+    # under pytest-xdist each worker is a session of its own: they share the run's base directory's parent
+    # (the build's flock keeps two workers from building one entry at once)
+    here = tmp_path_factory.getbasetemp()
+    root = Path(kept) if kept else (here.parent if os.environ.get("PYTEST_XDIST_WORKER") else here) / "shared_cache"
     root.mkdir(parents=True, exist_ok=True)
     return root
 

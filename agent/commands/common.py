@@ -279,15 +279,15 @@ GPUS_OPT = typer.Option(None, "--gpus", min=1, help="Spread the independent meas
 SCHEDULER_OPT = typer.Option(None, "--scheduler", help="Spread them over an existing Dask cluster, e.g. tcp://HOST:8786 (workers started with --nthreads 1 --resources GPU=1; README: Several GPUs).")
 
 
-def _on_cluster(ctx: typer.Context, gpus: int | None, scheduler: str | None, make, local, null_repeats: int):
-    """A bench over a Dask cluster (agent.distributed) when --gpus or --scheduler is given, else
-    None; the cluster closes with the command. One GPU needs no Dask and imports none."""
+def _client(ctx: typer.Context, gpus: int | None, scheduler: str | None):
+    """A Dask client (agent.distributed) when --gpus or --scheduler is given, else None; the cluster closes
+    with the command. One GPU needs no Dask and imports none."""
     if not gpus and not scheduler:
         return None
     if gpus and scheduler:
         _fail("--gpus starts a local cluster and --scheduler joins one: give one of them", 2)
     try:
-        from agent.distributed import DaskBench, DistributedError, open_cluster
+        from agent.distributed import DistributedError, open_cluster
     except ImportError as e:
         _fail(f"--gpus and --scheduler need Dask ({e.name} is missing): pip install 'fa5090-search[dist]'")
     from contextlib import ExitStack
@@ -295,7 +295,19 @@ def _on_cluster(ctx: typer.Context, gpus: int | None, scheduler: str | None, mak
     stack = ExitStack()
     ctx.call_on_close(stack.close)
     try:
-        client = stack.enter_context(open_cluster(gpus, scheduler))
+        return stack.enter_context(open_cluster(gpus, scheduler))
+    except DistributedError as e:
+        _fail(str(e))
+
+
+def _on_cluster(ctx: typer.Context, gpus: int | None, scheduler: str | None, make, local, null_repeats: int):
+    """A bench over the Dask cluster of --gpus or --scheduler (see _client), else None."""
+    client = _client(ctx, gpus, scheduler)
+    if client is None:
+        return None
+    from agent.distributed import DaskBench, DistributedError
+
+    try:
         return DaskBench(client, make, local, null_repeats=null_repeats)
     except DistributedError as e:
         _fail(str(e))

@@ -223,7 +223,7 @@ def compare(
     `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
     from agent.summary import run_summary
 
-    if len(runs) == 1:  # one column is no comparison: said, so the table is not read as one
+    if len(runs) == 1 and not as_json:  # one column is no comparison: said, so the table is not read as one
         err.print(f"compare: one run given ({runs[0]}), so this is its summary alone; give two or more to set them "
                   "side by side, e.g. `compare a.db b.db` or `compare 1 2 --db a.db`", markup=False, soft_wrap=True)
     sums = []

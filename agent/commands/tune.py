@@ -22,6 +22,7 @@ from .common import (
     Strategy,
     _artifacts_for,
     _cache_dir,
+    _client,
     _command_line,
     _fail,
     _known_or_raise,
@@ -109,7 +110,7 @@ def tune(
     from agent.progress import CampaignReporter
     from agent.state import SearchOptions
 
-    client = _cluster(ctx, gpus, scheduler)
+    client = _client(ctx, gpus, scheduler)
     artifacts = _artifacts_for(db_path)
     command = _command_line()
     settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2}
@@ -178,26 +179,6 @@ def _run_params(shape, options, s: dict) -> dict:
          "screen": options.screen, "evidence": options.evidence}
     assert set(p) == set(_RUN_PARAMS), set(p) ^ set(_RUN_PARAMS)
     return p
-
-
-def _cluster(ctx: typer.Context, gpus: int | None, scheduler: str | None):
-    """One Dask client for the whole campaign (each search's bench is its own on it), or None."""
-    if not gpus and not scheduler:
-        return None
-    if gpus and scheduler:
-        _fail("--gpus starts a local cluster and --scheduler joins one: give one of them", 2)
-    try:
-        import agent.distributed as dist
-    except ImportError as e:
-        _fail(f"--gpus and --scheduler need Dask ({e.name} is missing): pip install 'fa5090-search[dist]'")
-    from contextlib import ExitStack
-
-    stack = ExitStack()
-    ctx.call_on_close(stack.close)
-    try:
-        return stack.enter_context(dist.open_cluster(gpus, scheduler))
-    except dist.DistributedError as e:
-        _fail(str(e))
 
 
 def _print_plan(planned, source: str, db_path: Path | None, as_json: bool, to_err: bool = False) -> None:

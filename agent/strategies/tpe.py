@@ -19,8 +19,7 @@ def _storage_without_failures(optuna):
 
     A draw asks until it finds a valid, unmeasured configuration: under 1% of the space's points are valid
     from the mma seed, so a study holds thousands of FAIL trials for a dozen COMPLETE ones, and every
-    suggest has Optuna filter the whole list for the COMPLETE trials TPE reads (under cProfile the resumed TPE test
-    spent 385 of its 586 s in that filter over 22,671 asks; 168 s without it). TPE reads only COMPLETE and PRUNED trials (RUNNING ones
+    suggest has Optuna filter the whole list for the COMPLETE trials TPE reads (most of the resumed TPE test's time went there, under cProfile; not recorded). TPE reads only COMPLETE and PRUNED trials (RUNNING ones
     with constant_liar, which is off) and numbers trials from the storage's own list, so leaving the
     failures out of the lists changes no draw: the recorded TPE runs replay as they were drawn
     (tests/test_strategies.py::test_tpe_replayed). A caller that asks for FAIL trials by state still gets
