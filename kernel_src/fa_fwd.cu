@@ -168,7 +168,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     if constexpr (K::PERSISTENT) {
       // the warp-specialised mainloop's static persistent schedule: items c, c + grid, ... in the CTA order;
       // no work counter and no block barrier between items (each role carries its barrier phases on)
-      for (int i = blockIdx.x; i < tiles * BH; i += gridDim.x)
+      const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
+      for (int i = blockIdx.x; i < total; i += gridDim.x)
         run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
                                         Qs, Ks, Vs, tmk, tmv, &phase, fills);
       return;
