@@ -13,12 +13,17 @@ instruction opcode (the detail says so: a weaker check). No GPU needed.
 The sets: kernel_src.covering.covering_set() on sm_80, sm_90 and sm_120, the same set with copies=unrolled and
 with exp_poly=quarter / exp_poly=half / pv_slab=on moved in wherever valid (the covering set pins those knobs
 off, scripts/device_ladder.py --move runs them), hopper_set() on sm_90a (also with copies=unrolled and
-exp_poly=half where valid), and the defect and fault battery (experiments.defects) on its base configuration on
-the three archs. Every configuration compiles all eight instantiations (fp16/bf16 x D 64/128 x causal or not)
-unless --small (fp16 D=128, causal and not).
+exp_poly=half where valid), the warp-specialised mainloop (mainloop=ws, scripts/device_suite.py's kernels: two and
+three consumer warpgroups, overlap, turns, persistence, BC 64/128/176) on sm_90a, and the defect and fault battery
+(experiments.defects) on its base configuration on the three archs. Every configuration compiles all eight
+instantiations (fp16/bf16 x D 64/128 x causal or not) unless --small (fp16 D=128, causal and not).
 
-    PYTHONPATH=$PWD python3 scripts/check_ptx_unchanged.py [--base 9547bf7] [--jobs 2] [--small] [--only SET]...
-        [--every N] [--tree DIR] [--cache DIR] [--out FILE]
+    PYTHONPATH=$PWD python3 scripts/check_ptx_unchanged.py [--base main] [--jobs 2] [--small] [--only SET]...
+        [--config LABEL]... [--every N] [--tree DIR] [--cache DIR] [--out FILE]
+
+BASE is a commit (default main: the source the tree must match; a commit before a change main made on purpose
+compares against the wrong kernel). --config keeps the configurations of that label, as the report prints it
+(with --only, in those sets alone).
 
 BASE's PTX is cached under --cache (keyed by BASE, flags and nvcc version), so a second run compiles the new
 tree only. Exit status 0 when every configuration is "same", 1 otherwise.
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -47,6 +53,14 @@ ARCHS = ("sm_80", "sm_90", "sm_120")
 EVERY = ["-DFA_DTYPES=3", "-DFA_DIMS=3", "-DFA_CAUSALS=3"]
 SMALL = ["-DFA_DTYPES=1", "-DFA_DIMS=2", "-DFA_CAUSALS=3"]
 RETRIES = 4  # further compiles of each side when the first two differ
+# mainloop=ws (kernel_src/mainloop_sm90_ws.cuh), as scripts/device_suite.py builds it
+WS = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", softmax="fused",
+          kv_release="producer", mainloop="ws", kv_stages=2, causal_mask="predicate", br=128, warps=8, bc=128)
+OP = {**WS, "pipeline": "on", "pingpong": "on"}
+WS3 = {**WS, "pipeline": "on", "warps": 12, "br": 192}
+WS_SET = [WS, {**WS, "pipeline": "on"}, {**WS, "pingpong": "on"}, OP, {**OP, "persistent": "on"},
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on"}, {**OP, "bc": 64, "cta_order": "heaviest_first"},
+          {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on"}, WS3, {**WS3, "persistent": "on"}]
 
 
 def moved(cs: list[Knobs], **move) -> list[Knobs]:
@@ -71,6 +85,7 @@ def configurations() -> list[tuple[str, str, str, list[str]]]:
         "hopper": (hop, ("sm_90a",)),
         "hopper+copies=unrolled": (moved(hop, copies="unrolled"), ("sm_90a",)),
         "hopper+exp_poly=half": (moved(hop, exp_poly="half"), ("sm_90a",)),
+        "ws": ([Knobs.parse(d) for d in WS_SET], ("sm_90a",)),
     }
     out = []
     for name, (knobs, archs) in sets.items():
@@ -146,10 +161,11 @@ def compile_ptx(src_dir: Path, arch: str, flags: list[str], inst: list[str]) -> 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", default="9547bf7")
+    ap.add_argument("--base", default="main")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--small", action="store_true", help="fp16 D=128 instantiations only (causal and not)")
     ap.add_argument("--only", action="append", default=[], help="only this set (repeatable)")
+    ap.add_argument("--config", action="append", default=[], help="only the configuration of this label (repeatable)")
     ap.add_argument("--every", type=int, default=1, help="every N-th configuration of each set (a quick look)")
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "fa5090_ptx_check"))
     ap.add_argument("--out", help="also write the report here")
@@ -172,7 +188,9 @@ def main() -> int:
             (new / f.name).write_bytes(f.read_bytes())
 
     inst = SMALL if a.small else EVERY
-    cfgs = [c for c in configurations() if not a.only or c[0] in a.only]
+    cfgs = [c for c in configurations() if (not a.only or c[0] in a.only) and (not a.config or c[1] in a.config)]
+    if a.config and not cfgs:
+        ap.error("no configuration has that label (--config takes a label as the report prints it)")
     if a.every > 1:
         index: dict[str, int] = {}
         kept = []
@@ -240,8 +258,8 @@ def main() -> int:
                 progress.write("\t".join(f.result()) + "\n")
                 progress.flush()
         rows = [f.result() for f in futures]
-    opts = (" --small" if a.small else "") + (f" --every {a.every}" if a.every > 1 else "") + "".join(f" --only {o}" for o in a.only)
-    lines = [f"# scripts/check_ptx_unchanged.py --base {a.base} ({base_sha[:12]}){opts}; {nv}",
+    lines = [f"$ PYTHONPATH=$PWD python3 {shlex.join(sys.argv)}",
+             f"# BASE {a.base} ({base_sha[:12]}); {nv}",
              f"# instantiations: {' '.join(inst)}; new tree: {a.tree or 'the working tree of ' + ROOT.name}",
              "# set\tconfiguration\tarch\tresult\tdetail"]
     lines += ["\t".join(r) for r in rows]
