@@ -460,6 +460,25 @@ CATALOG: tuple[Lever, ...] = (
         "not worth building (results/2026-12-01_h200_ws_mainloop).",
     ),
     Lever(
+        name="ws_q_by_tma", sets={"q_load": "tma", "persistent": "on"},
+        targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound"),
+        requires={"mainloop": ("ws",)}, predicted=(0.97, 1.12),
+        hypothesis="The producer loads Q by TMA on its own full/empty mbarrier pair as soon as the last QK^T of the "
+        "previous item is done, and each CTA runs items c, c + grid, ... (persistent): the consumers no longer copy "
+        "their Q rows and wait for the round trip with nothing else to do, and the next item's Q lands under this "
+        "item's last softmax, PV and stores. Pays where items are short (N <= 2048, short causal rows, many heads) "
+        "and the mainloop's one CTA per SM leaves the prologue exposed; at long N the copy is a small share.",
+    ),
+    Lever(
+        name="ws_two_ctas", sets={"bc": 64, "min_ctas": 2, "pipeline": "off", "pingpong": "off"},
+        targets=("occupancy_limited", "global_latency", "barrier_bound"),
+        requires={"mainloop": ("ws",), "warps": (8,)}, predicted=(0.9, 1.15),
+        hypothesis="Two warp-specialised CTAs per SM at D=64: a BC-64 key tile without the overlap needs 104 "
+        "registers a consumer thread (80 at entry x 384 threads, 24 to the producer), so two CTAs fit (48 KB of "
+        "shared memory each) and one CTA's prologue, epilogue and barrier waits run under the other's GEMMs, the "
+        "way the arm's second CTA hid them; costs the overlap and the wider tile. D=128 at two CTAs spills 1.8 KB.",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -37,14 +37,15 @@ class KernelLib:
         self.knobs = self._read_knobs()
 
     def _read_knobs(self) -> Knobs:
-        # one int a knob (28); room to spare, so a library with more knobs than this binding
+        # one int a knob (29); room to spare, so a library with more knobs than this binding
         # knows never writes past the buffer
         out = (ctypes.c_int * 64)()
         self._lib.fa_config(out)
         # the order of fa_config's array in fa_fwd.cu
         order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
                  "causal_mask", "cta_order", "min_ctas", "store", "v_load", "persistent", "split_kv",
-                 "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies", "exp_poly", "pv_slab", "mainloop"]
+                 "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies", "exp_poly", "pv_slab", "mainloop",
+                 "q_load"]
         data = {n: (out[i] if n in _INTS else _CODES[n][out[i]].value) for i, n in enumerate(order)}
         return Knobs.parse(data)
 

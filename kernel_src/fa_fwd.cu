@@ -53,6 +53,10 @@
 //                   (mainloop_sm90_ws.cuh: a TMA producer warpgroup, 2-3 wgmma consumer warpgroups with
 //                   setmaxnreg, separate K and V pipelines; FA_PIPELINE its intra-warpgroup overlap,
 //                   FA_PINGPONG its turns, FA_PERSISTENT a static persistent schedule)
+//   FA_Q_LOAD       0 (FA_MAINLOOP=1) each consumer warpgroup copies its Q rows by cp.async and waits for
+//                   them | 1 the producer loads the Q tile by TMA on its own full/empty mbarrier pair, as
+//                   soon as the previous item's last QK^T is done (so, persistent, under that item's last
+//                   softmax, PV and stores)
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
 // and which instantiations to emit: FA_DTYPES (bit0 fp16, bit1 bf16), FA_DIMS (bit0 D=64,
 // bit1 D=128), FA_CAUSALS (bit0 non-causal, bit1 causal). Only what a run needs is compiled.
@@ -159,6 +163,9 @@
 #ifndef FA_MAINLOOP
 #define FA_MAINLOOP 0
 #endif
+#ifndef FA_Q_LOAD
+#define FA_Q_LOAD 0
+#endif
 // The defect battery (issue 4): deliberately wrong variants that only the build's defect switch
 // reaches, never a knob. The correctness tier must reject every one of them.
 #ifndef FA_DEFECT
@@ -204,7 +211,7 @@ template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, i
           int Q_IN_ = 0, int RESCALE_SKIP_ = 0, int CAUSAL_MASK_ = 0, int CTA_ORDER_ = 0, int STORE_ = 0,
           int V_LOAD_ = 0, int PERSISTENT_ = 0, int SPLITS_ = 1, int SOFTMAX_ = 0, int KV_OVERLAP_ = 0,
           int EPILOGUE_ = 0, int RESCALE_LAZY_ = 0, int PIPELINE_ = 0, int KV_RELEASE_ = 0, int PINGPONG_ = 0,
-          int COPIES_ = 0, int EXP_POLY_ = 0, int PV_SLAB_ = 0, int MAINLOOP_ = 0>
+          int COPIES_ = 0, int EXP_POLY_ = 0, int PV_SLAB_ = 0, int MAINLOOP_ = 0, int Q_LOAD_ = 0>
 struct Knobs {
   static constexpr int COMPUTE = COMPUTE_, LAYOUT = LAYOUT_, STAGING = STAGING_, EXP = EXP_;
   static constexpr int BR = BR_, BC = BC_, WARPS = WARPS_, THREADS = WARPS_ * 32;
@@ -215,6 +222,8 @@ struct Knobs {
   static constexpr int RESCALE_LAZY = RESCALE_LAZY_, PIPELINE = PIPELINE_, KV_RELEASE = KV_RELEASE_;
   static constexpr int PINGPONG = PINGPONG_, COPIES = COPIES_, EXP_POLY = EXP_POLY_, PV_SLAB = PV_SLAB_;
   static constexpr int MAINLOOP = MAINLOOP_;  // 1: mainloop_sm90_ws.cuh
+  static constexpr int Q_LOAD = Q_LOAD_;  // 1: the ws producer loads Q by TMA
+  static_assert(!Q_LOAD || MAINLOOP, "Q by TMA is the warp-specialised mainloop's producer's");
   // FA_KV_RELEASE=2: a producer warpgroup after the WARPS consumer warps; THREADS stays the consumers'
   static constexpr bool PRODUCER = KV_RELEASE == 2;
   static constexpr int CTA_THREADS = THREADS + (PRODUCER ? 128 : 0);
@@ -481,6 +490,7 @@ __host__ __device__ constexpr int smem_bytes() {
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          (K::STAGING == STAGE_TMA ? (K::MAINLOOP ? 32 : K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
+         (K::Q_LOAD ? 16 : 0) +  // FA_Q_LOAD=1: Q's full and empty mbarriers
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 
@@ -1444,7 +1454,7 @@ template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
                                          T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
-                                         uint32_t* fills) {
+                                         uint32_t* fills, const void* tmq = nullptr) {
   using TL = Tile<D, K::LAYOUT>;
   // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
   const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
@@ -1456,7 +1466,8 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
                 K::SPLITS > 1 ? Lpart + part : nullptr};
 #if FA_MAINLOOP == 1
     if constexpr (K::MAINLOOP) {
-      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
+      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills},
+                                     tmq, it.bh);
     } else
 #endif
     body_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
@@ -1469,7 +1480,10 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
 
 // TMA staging passes the K and V tensor maps by value as __grid_constant__ parameters (the form TMA
 // reads them in); no other build changes its signature.
-#if FA_STAGING == 2
+#if FA_STAGING == 2 && FA_Q_LOAD == 1
+#define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV, \
+                      const __grid_constant__ CUtensorMap tmQ
+#elif FA_STAGING == 2
 #define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV
 #else
 #define FA_TMA_PARAMS
@@ -1490,6 +1504,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_STAGING == 2
   const void* tmk = &tmK;
   const void* tmv = &tmV;
+#if FA_Q_LOAD == 1
+  [[maybe_unused]] const void* tmq = &tmQ;
+#else
+  [[maybe_unused]] const void* tmq = nullptr;
+#endif
 #if FA_MAINLOOP == 1
   if (K::MAINLOOP && threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
   if (!K::MAINLOOP && threadIdx.x == 0) {
@@ -1507,6 +1526,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #else
   const void* tmk = nullptr;
   const void* tmv = nullptr;
+  [[maybe_unused]] const void* tmq = nullptr;
 #endif
   // never returns (the cycle counter turns negative after about 146 years at 2 GHz): only the worker's
   // deadline ends it. clock64() is a volatile read, so the loop cannot be optimised away.
@@ -1525,7 +1545,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     const int total = tiles * BH;
     for (int i = blockIdx.x; i < total; i += gridDim.x)
       run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                      Qs, Ks, Vs, tmk, tmv, &phase, fills);
+                                      Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq);
   } else
 #endif
   if constexpr (K::PERSISTENT) {
@@ -1554,7 +1574,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH)
                                                           : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
     run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
-                                    &phase, fills);
+                                    &phase, fills, tmq);
   }
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)
@@ -1642,7 +1662,7 @@ static float* workspace(size_t bytes, cudaError_t* err) {
 using Cfg = Knobs<FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN,
                   FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV,
                   FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG,
-                  FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP>;
+                  FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD>;
 
 template <typename T, int D, bool CAUSAL>
 struct Instance {
@@ -1666,8 +1686,9 @@ struct Instance {
 #if FA_STAGING == 2
   // One head-aware 3-D map per operand: (D, N, B x Hkv), box (64 columns, BC rows, 1 head), the
   // 128-byte swizzle; a box reaching past N is zero-filled there, never read from the next head.
+  // FA_Q_LOAD=1's map of Q: (D, N, B x H), box (64 columns, BR rows, 1 head).
   // The encoder is the driver's, found through the runtime (no -lcuda at build time).
-  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads) {
+  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads, int rows = Cfg::BC) {
     using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -1682,7 +1703,7 @@ struct Instance {
     if (!encode) return cudaErrorNotSupported;
     const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)heads};
     const cuuint64_t strides[2] = {(cuuint64_t)D * sizeof(T), (cuuint64_t)N * D * sizeof(T)};
-    const cuuint32_t box[3] = {64, (cuuint32_t)Cfg::BC, 1}, step[3] = {1, 1, 1};
+    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1}, step[3] = {1, 1, 1};
     const CUresult r = encode(m, std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                               3, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -1714,8 +1735,14 @@ struct Instance {
     CUtensorMap tk, tv;
     e = tensor_map(&tk, k, N, B * Hkv);
     if (e == cudaSuccess) e = tensor_map(&tv, v, N, B * Hkv);
-    if (e != cudaSuccess) return (int)e;
+#if FA_Q_LOAD == 1
+    CUtensorMap tq;
+    if (e == cudaSuccess) e = tensor_map(&tq, q, N, B * H, Cfg::BR);
+#define FA_TMA_ARGS , tk, tv, tq
+#else
 #define FA_TMA_ARGS , tk, tv
+#endif
+    if (e != cudaSuccess) return (int)e;
 #else
 #define FA_TMA_ARGS
 #endif
@@ -1801,7 +1828,7 @@ FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* l
 FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
   return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::attrs(out); });
 }
-// The knobs this library was built with (28 ints), so a loaded library can be checked against its key.
+// The knobs this library was built with (29 ints), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) {
   out[0] = FA_COMPUTE; out[1] = FA_LAYOUT; out[2] = FA_STAGING; out[3] = FA_EXP;
   out[4] = FA_BR; out[5] = FA_BC; out[6] = FA_WARPS;
@@ -1810,7 +1837,7 @@ FA_API void fa_config(int* out) {
   out[14] = FA_V_LOAD; out[15] = FA_PERSISTENT; out[16] = FA_SPLIT_KV;
   out[17] = FA_SOFTMAX; out[18] = FA_KV_OVERLAP; out[19] = FA_EPILOGUE; out[20] = FA_RESCALE_LAZY;
   out[21] = FA_PIPELINE; out[22] = FA_KV_RELEASE; out[23] = FA_PINGPONG; out[24] = FA_COPIES; out[25] = FA_EXP_POLY;
-  out[26] = FA_PV_SLAB; out[27] = FA_MAINLOOP;
+  out[26] = FA_PV_SLAB; out[27] = FA_MAINLOOP; out[28] = FA_Q_LOAD;
 }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";

@@ -101,6 +101,11 @@ class MainLoop(str, Enum):
     ws = "ws"  # warp-specialised Hopper mainloop (mainloop_sm90_ws.cuh): TMA producer, 2-3 wgmma consumer warpgroups
 
 
+class QLoad(str, Enum):
+    cp_async = "cp_async"  # each consumer warpgroup copies its own Q rows and waits for them
+    tma = "tma"  # mainloop=ws: the producer loads the Q tile by TMA once the last item's QK^T is done
+
+
 class VLoad(str, Enum):
     ldmatrix_trans = "ldmatrix_trans"  # one LDSM.T per 4 fragment registers
     lds = "lds"  # 16-bit shared loads, packed by hand: the same bits
@@ -135,6 +140,7 @@ _CODES = {
     "exp_poly": list(ExpPoly),
     "pv_slab": list(Switch),
     "mainloop": list(MainLoop),
+    "q_load": list(QLoad),
 }
 # integer knobs passed as they are
 _INTS = ("br", "bc", "warps", "kv_stages", "min_ctas", "split_kv")
@@ -187,6 +193,7 @@ class Knobs(BaseModel):
     exp_poly: ExpPoly = ExpPoly.off  # a share of P's exponentials by a cubic on the FMA pipe instead of MUFU
     pv_slab: Switch = Switch.off  # P made and multiplied into O one 16-key slab at a time (mma.sync)
     mainloop: MainLoop = MainLoop.general  # ws: the warp-specialised wgmma mainloop component
+    q_load: QLoad = QLoad.cp_async  # tma: mainloop=ws's producer loads Q, ahead of the item that needs it
 
     @model_validator(mode="after")
     def _combination(self) -> "Knobs":
@@ -232,7 +239,13 @@ class Knobs(BaseModel):
             raise ValueError(f"knob 'kv_release'={self.kv_release.value} frees a TMA ring's buffers by counts of the warps "
                              f"done with them: it needs staging=tma and kv_stages=2 or 3, not staging={self.staging.value}, "
                              f"kv_stages={self.kv_stages}")
-        if self.kv_release == KvRelease.producer and self.min_ctas > 1:
+        if self.mainloop == MainLoop.ws and self.min_ctas > 1 and (self.min_ctas > 2 or self.warps != 8 or self.bc != 64):
+            # two CTAs of 384 threads leave 80 registers at entry and 104 to each consumer after setmaxnreg: the
+            # BC-64 tile at D=64 fits (0 spills), D=128 spills 1.8 KB (results/2026-12-01_cpu_build_checks)
+            raise ValueError(f"knob 'mainloop'=ws runs two CTAs per SM only on two consumer warpgroups with bc=64 "
+                             f"(104 registers a consumer thread), not min_ctas={self.min_ctas} with warps={self.warps}, "
+                             f"bc={self.bc}")
+        if self.kv_release == KvRelease.producer and self.min_ctas > 1 and self.mainloop != MainLoop.ws:
             # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
             raise ValueError(f"knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the "
                              f"consumers; min_ctas={self.min_ctas} leaves them too few (t128x64w8 spills at 2): use 0 or 1")
@@ -283,6 +296,9 @@ class Knobs(BaseModel):
                 raise ValueError(f"knob 'mainloop'=ws runs 2 or 3 consumer warpgroups (warps 8 or 12) on a K/V ring of "
                                  f"2-3 stages with bc 64, 128 or 176 and no key split, not warps={self.warps}, bc={self.bc}, "
                                  f"kv_stages={self.kv_stages}, split_kv={self.split_kv}")
+        if self.q_load == QLoad.tma and self.mainloop != MainLoop.ws:
+            raise ValueError(f"knob 'q_load'=tma is the producer warpgroup of mainloop=ws loading Q: it needs "
+                             f"mainloop=ws, not mainloop={self.mainloop.value}")
         if self.compute == Compute.scalar:
             for name, default in _MMA_ONLY.items():
                 if getattr(self, name) != default:
@@ -364,6 +380,7 @@ class Knobs(BaseModel):
         # (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 B)
         per_stage = 32 if self.mainloop == MainLoop.ws else 16 if self.kv_release == KvRelease.barrier else 24
         bars = per_stage * self.kv_stages if self.staging == Staging.tma else 0
+        bars += 16 if self.q_load == QLoad.tma else 0  # Q's full and empty mbarriers
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

@@ -180,16 +180,21 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     if len(dims.get("exp_poly", ())) > 1 and "ex2" in dims.get("exp", ()):
         polys = [v for v in dims.pop("exp_poly") if v != "off"]
         dims["exp"] = [*dims["exp"], *(EX2_POLY + v for v in polys)]
+    # q_load=tma is valid only with mainloop=ws: it joins mainloop's dimension the same way
+    if len(dims.get("q_load", ())) > 1 and "ws" in dims.get("mainloop", ()):
+        dims.pop("q_load")
+        dims["mainloop"] = [*dims["mainloop"], WS_Q_TMA]
     return dims
 
 
 PRODUCER_PINGPONG = "producer+pingpong"  # space()'s kv_release value for kv_release=producer, pingpong=on
 EX2_POLY = "ex2+poly_"  # space()'s exp values "ex2+poly_quarter", "ex2+poly_half": exp=ex2 with that exp_poly
+WS_Q_TMA = "ws+q_load_tma"  # space()'s mainloop value for mainloop=ws, q_load=tma
 
 
 # the knobs added after the first random and TPE runs were recorded, in the order they came
 LATER_KNOBS = ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",
-               "exp_poly", "pv_slab", "mainloop")
+               "exp_poly", "pv_slab", "mainloop", "q_load")
 
 
 def knobs_of(choice: dict) -> Knobs:
@@ -198,6 +203,8 @@ def knobs_of(choice: dict) -> Knobs:
     c["br"], c["warps"] = c.pop("tile")
     if c.get("kv_release") == PRODUCER_PINGPONG:
         c["kv_release"], c["pingpong"] = "producer", "on"
+    if c.get("mainloop") == WS_Q_TMA:
+        c["mainloop"], c["q_load"] = "ws", "tma"
     if str(c.get("exp", "")).startswith(EX2_POLY):
         c["exp"], c["exp_poly"] = "ex2", c["exp"].removeprefix(EX2_POLY)
     return Knobs.parse(c)
@@ -209,7 +216,7 @@ def launchable(k: Knobs, limits: ArchLimits | None, head_dim: int) -> bool:
 
 
 def sample_valid(rng: random.Random, dims: dict[str, list], limits: ArchLimits | None, head_dim: int,
-                 exclude: set[str], tries: int = 10_000) -> Knobs | None:
+                 exclude: set[str], tries: int = 100_000) -> Knobs | None:
     """Uniform over the valid, launchable configurations of the space (rejection sampling)."""
     for _ in range(tries):
         try:
