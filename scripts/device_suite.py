@@ -70,6 +70,11 @@ KERNELS = {
 }
 
 
+def steps_of(job) -> list[dict]:
+    """A job's step records as the worker wrote them (dicts)."""
+    return [st.model_dump() for st in job.steps]
+
+
 def d64_only(name: str) -> bool:
     """Kernels built for D=64 alone: three consumer warpgroups (BR 192) and two CTAs per SM (D=128 spills there)."""
     return name.startswith(("ws3", "ws2c"))
@@ -164,9 +169,9 @@ def main() -> int:
         t = time.time()
         job = lab.run_job(steps, timeout=60 + len(steps) * (3 * budget + 8))
         rec = {"shape": sh.key(), "status": job.status, "stderr": job.stderr[-1500:], "wall_s": round(time.time() - t, 1),
-               "steps": job.steps}
+               "steps": steps_of(job)}
         res = {}
-        for st in job.steps:
+        for st in steps_of(job):
             r = st.get("result")
             if st["tag"].startswith("check:"):
                 res[st["tag"]] = ("pass" if r and r["ok"] else "FAIL " + json.dumps([c for c in (r or {}).get("checks", []) if not c["ok"]][:1])[:300]) if r else st.get("error", st.get("skipped"))
@@ -213,7 +218,7 @@ def main() -> int:
                       "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"}
                      for b, c in moves if fits(b) and fits(c)]
             job = lab.run_job(steps, 60 + len(steps) * (3 * a.confirm_budget + 8))
-            for st in job.steps:
+            for st in steps_of(job):
                 r = st.get("result")
                 out["margins"][f"{sh.key()}:{st['tag']}"] = r
                 print(f"{sh.key()} {st['tag']}: " + (f"{r['margin']:.4f} ({r['margin_ab']:.4f}/{r['margin_ba']:.4f}) "
@@ -228,10 +233,10 @@ def main() -> int:
         while todo:
             job = lab.run_job([{"do": "check", "tag": n, "lib": libs[n], "shapes": [
                 Shape(B=1, H=2, N=333, D=64 if d64_only(n) else 128, causal=True).model_dump()]} for n in todo], 45)
-            done = [st["tag"] for st in job.steps if st.get("result", {}).get("ok")]
+            done = [st["tag"] for st in steps_of(job) if st.get("result", {}).get("ok")]
             sane += done
-            bad = next((n for n in todo if n not in [st["tag"] for st in job.steps if "result" in st]), None)
-            failed = [st["tag"] for st in job.steps if "result" in st and not st["result"]["ok"]]
+            bad = next((n for n in todo if n not in [st["tag"] for st in steps_of(job) if "result" in st]), None)
+            failed = [st["tag"] for st in steps_of(job) if "result" in st and not st["result"]["ok"]]
             if bad or failed:
                 print(f"sanity: dropped {[bad] if bad else []} ({job.status}) and failing {failed}", flush=True)
             todo = [n for n in todo if n not in done and n != bad and n not in failed]
