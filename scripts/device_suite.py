@@ -67,6 +67,12 @@ KERNELS = {
     "ws2c_pp": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "pingpong": "on"},
     "ws2c_q": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "q_load": "tma"},
     "ws2c_hf": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "cta_order": "heaviest_first"},
+    "ws2c_p": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "persistent": "on"},
+    "ws2c_qp": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on"},
+    "ws2c_qp_hf": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
+    # the short items' pipeline fill and drain over fewer keys: BC 64 with Q by TMA, persistent
+    "ws_op_bc64_lazy_qp": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on"},
+    "ws_op_bc64_lazy_qp_hf": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
 }
 
 
@@ -83,9 +89,10 @@ def d64_only(name: str) -> bool:
 SCREEN = {128: [k for k in KERNELS if not d64_only(k)], 64: list(KERNELS)}
 # the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
 BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_lazy", "ws_op_lazy_hf",
-              "ws_op_bc176_lazy_hf", "ws_op_lazy_q", "ws_op_lazy_qp", "ws_op_lazy_qp_hf", "ws_op_bc176_lazy_qp"],
+              "ws_op_bc176_lazy_hf", "ws_op_lazy_q", "ws_op_lazy_qp", "ws_op_lazy_qp_hf", "ws_op_bc176_lazy_qp",
+              "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
-             "ws2c_q", "ws2c_hf"]}
+             "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf"]}
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
