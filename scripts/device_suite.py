@@ -93,6 +93,12 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
               "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
              "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf"]}
+# plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
+TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
+                    ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
+                    ["ws_op_bc64_lazy_qp_hf", "ws_op_bc64_lazy_qp"]],
+        (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
+                ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"]]}
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
@@ -125,7 +131,7 @@ SUITE = [
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
-    ap.add_argument("--plan", choices=("screen", "suite", "all", "best", "margins"), default="all",
+    ap.add_argument("--plan", choices=("screen", "suite", "all", "best", "margins", "tier"), default="all",
                     help="best: per shape, screen its head dim's candidates against cuDNN, then the best and the "
                          "reference kernel again in a fresh process against cuDNN and flash (--confirm-budget)")
     ap.add_argument("--confirm-budget", type=float, default=1.2)
@@ -144,6 +150,7 @@ def main() -> int:
     lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
     moves = [m.split(">") for m in (a.move or MOVES)]
     wanted = ({"arm", *BEST[64], *BEST[128]} if a.plan == "best" else
+              {n for ps in TIER.values() for p in ps for n in p} if a.plan == "tier" else
               {n for m in moves for n in m} | set(a.aa) | ({"ws_op_bc176", "ws3_overlap"} if not a.aa else set())
               if a.plan == "margins" else set(KERNELS))
     specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64,) if d64_only(n) else (64, 128),
@@ -164,6 +171,11 @@ def main() -> int:
         for n in names:
             shapes = c1_shapes(sh, knobs[n]) + ([sh] if sh.N <= 16384 else [])
             steps.append({"do": "check", "tag": f"check:{n}", "lib": libs[n], "shapes": [s.model_dump() for s in shapes]})
+        # a pair that is not counted first: in a fresh process the GPU comes up from idle clocks and the library's
+        # first calls load its plans, and the first pairs of a screen read that (AB/BA halves 1.18/0.74 at N512)
+        if names and against:
+            steps.append({"do": "paired", "tag": f"warmup:{names[0]}", "base": {"sdpa": against[0]},
+                          "cand": {"lib": libs[names[0]]}, "shape": sh.model_dump(), "budget_s": 1.0, "l2": "warm"})
         for comp in against:
             for n in names:
                 steps.append({"do": "paired", "tag": f"{comp}:{n}", "base": {"sdpa": comp}, "cand": {"lib": libs[n]},
@@ -196,6 +208,36 @@ def main() -> int:
             print(f"  stderr: {job.stderr[-600:]}", flush=True)
         return rec
 
+    if a.plan == "tier":
+        # every kernel of the new components on fp16/bf16 x causal or not x N in {1, 97, 333, 1000, 2111} x
+        # MHA/GQA/MQA at each head dim it is built for, against the tier's bound; and the knobs that promise the
+        # same bits, each against its off build: Q by TMA (the same bytes to the same places), the persistent
+        # schedule and heaviest-first order (the same items, reordered)
+        out = {}
+        for dims, pairs in TIER.items():
+            names = sorted({n for p in pairs for n in p} & set(libs))
+            configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
+                       for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 333, 1000, 2111)
+                       for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]
+            t = time.time()
+            job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": {n: libs[n] for n in names},
+                                "bitwise_pairs": [p for p in pairs if p[0] in libs and p[1] in libs],
+                                "configs": [c.model_dump() for c in configs]}], timeout=400)
+            res = job.value("envelope")
+            key = "D" + "+".join(map(str, dims))
+            if res is None:
+                print(f"tier {key}: job {job.status}: {job.stderr[-1500:]}", flush=True)
+                out[key] = {"status": job.status, "stderr": job.stderr[-3000:]}
+                continue
+            fails = sorted({(r["kernel"], r["reason"]) for r in res["rows"] if r["reason"]})
+            worst = max((r["ratio"] for r in res["rows"] if "==" not in r["kernel"]), default=0.0)
+            out[key] = {"configs": [c.key() for c in configs], "libraries": names, "pairs": pairs,
+                        "failures": fails, "worst_fraction_of_bound": worst, "rows": res["rows"]}
+            print(f"tier {key}: {len(configs)} configurations x {len(names)} kernels + {len(pairs)} bitwise pairs in "
+                  f"{time.time() - t:.0f} s; worst fraction of the bound {worst:.4f}; failures {len(fails)}: {fails[:8]}",
+                  flush=True)
+        (a.out / "tier.json").write_text(json.dumps(out, indent=1))
+        return 0
     if a.plan == "margins":
         # the A/A null of the kernels compared (each repeat a fresh process), then each lever of the component
         # alone, paired against the configuration without it, at a second problem
