@@ -49,6 +49,9 @@ class Lever(BaseModel):
     # the hypothesis on the Hopper arm (compute=wgmma), where `hypothesis` is written for mma.sync
     on_wgmma: str = ""
     reliefs: tuple[Relief, ...] = ()
+    # the move hides latency by asynchrony (a producer warpgroup's TMA, asynchronous wgmma), not by rows in
+    # flight: from Policy.async_mainloop its loss of rows/SM is no cost under a latency-bound diagnosis
+    asynchronous: bool = False
 
     def relief(self, label: str | None, compute: str) -> Relief | None:
         """The declared relief of diagnosis `label` on `compute`, if any."""
@@ -440,6 +443,20 @@ CATALOG: tuple[Lever, ...] = (
         "the tensor cores in turns. Each part alone lost on the H200 (the overlap 0.953, the turns 0.992 at causal "
         "N16384 bf16) and together they won (1.088 over the overlap alone); from the arm 1.048 at N8192 fp16, 0.926 "
         "at causal N16384 bf16 (results/2026-12-01_h200_ws_mainloop). Costs the arm's second CTA/SM.",
+        asynchronous=True,
+    ),
+    Lever(
+        name="ws_mainloop_three_warpgroups",
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "off", "bc": 128,
+              "warps": 12, "br": 192, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2,
+              "copies": "loop", "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "off"},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)},
+        predicted=(0.95, 1.25), asynchronous=True,
+        hypothesis="FlashAttention-3's D=64 mainloop as one move: the producer warpgroup beside three consumer "
+        "warpgroups (BR 192) with the intra-warpgroup overlap, O 32 + S 64 + P 32 registers of the 160 each gets. "
+        "H200 at D=64 N8192 fp16: 1.240 over the arm (results/2026-12-01_h200_ws_mainloop); at D=128 the tile "
+        "spills and the compiler's figures say so.",
     ),
     Lever(
         name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
