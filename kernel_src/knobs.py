@@ -241,7 +241,7 @@ class Knobs(BaseModel):
                              f"kv_stages={self.kv_stages}")
         if self.mainloop == MainLoop.ws and self.min_ctas > 1 and (self.min_ctas > 2 or self.warps != 8 or self.bc != 64):
             # two CTAs of 384 threads leave 80 registers at entry and 104 to each consumer after setmaxnreg: the
-            # BC-64 tile at D=64 fits (0 spills), D=128 spills 1.8 KB (results/2026-12-01_cpu_build_checks)
+            # BC-64 tile at D=64 fits (0 spills), D=128 spills 1.8 KB (results/2026-12-01_h200_short_shapes/static_cpu.txt)
             raise ValueError(f"knob 'mainloop'=ws runs two CTAs per SM only on two consumer warpgroups with bc=64 "
                              f"(104 registers a consumer thread), not min_ctas={self.min_ctas} with warps={self.warps}, "
                              f"bc={self.bc}")

@@ -23,7 +23,12 @@
 //                  consumer warp's last QK^T of the previous item has completed. Hypothesis: on short items
 //                  (N <= 2048, short causal rows) the consumers' own Q copy, a round trip to memory they
 //                  wait for with nothing else to do, is a large share of the item; persistent, the next
-//                  Q then lands under this item's last softmax, PV and stores.
+//                  Q then lands under this item's last softmax, PV and stores. H200, on the persistent
+//                  kernel: 1.027 at N2048 D128, 1.122 at N512 D64 B16, 1.088 at causal N1024 GQA, 1.018 at
+//                  N8192 D64; alone (one CTA per item) 0.975-0.999; both together 0.98-0.99 at N8192 D128
+//                  and 0.91-0.95 causal there (results/2026-12-01_h200_short_shapes).
+//   FA_MIN_CTAS=2  (two consumer warpgroups, BC 64) two CTAs per SM: 80 registers at entry, 104 a consumer.
+//                  H200 at D=64: 1.170 over three warpgroups at N512 B16, 0.890 at N8192.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
