@@ -49,6 +49,9 @@ class Lever(BaseModel):
     # the hypothesis on the Hopper arm (compute=wgmma), where `hypothesis` is written for mma.sync
     on_wgmma: str = ""
     reliefs: tuple[Relief, ...] = ()
+    # the move hides latency by asynchrony (a producer warpgroup's TMA, asynchronous wgmma), not by rows in
+    # flight: from Policy.async_mainloop its loss of rows/SM is no cost under a latency-bound diagnosis
+    asynchronous: bool = False
 
     def relief(self, label: str | None, compute: str) -> Relief | None:
         """The declared relief of diagnosis `label` on `compute`, if any."""
@@ -440,6 +443,20 @@ CATALOG: tuple[Lever, ...] = (
         "the tensor cores in turns. Each part alone lost on the H200 (the overlap 0.953, the turns 0.992 at causal "
         "N16384 bf16) and together they won (1.088 over the overlap alone); from the arm 1.048 at N8192 fp16, 0.926 "
         "at causal N16384 bf16 (results/2026-12-01_h200_ws_mainloop). Costs the arm's second CTA/SM.",
+        asynchronous=True,
+    ),
+    Lever(
+        name="ws_mainloop_three_warpgroups",
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "off", "bc": 128,
+              "warps": 12, "br": 192, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2,
+              "copies": "loop", "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "off"},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)},
+        predicted=(0.95, 1.25), asynchronous=True,
+        hypothesis="FlashAttention-3's D=64 mainloop as one move: the producer warpgroup beside three consumer "
+        "warpgroups (BR 192) with the intra-warpgroup overlap, O 32 + S 64 + P 32 registers of the 160 each gets. "
+        "H200 at D=64 N8192 fp16: 1.240 over the arm (results/2026-12-01_h200_ws_mainloop); at D=128 the tile "
+        "spills and the compiler's figures say so.",
     ),
     Lever(
         name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
@@ -458,6 +475,38 @@ CATALOG: tuple[Lever, ...] = (
         "softmax overlaps the other two's GEMMs without turns (which take two). H200 at D=64 N8192 fp16: 1.240 over "
         "the arm, about 1.22 over two warpgroups; at D=128 the same tile spills (S 64 + O 64 + P 32 of 160) and is "
         "not worth building (results/2026-12-01_h200_ws_mainloop).",
+    ),
+    Lever(
+        name="ws_q_by_tma", sets={"q_load": "tma", "persistent": "on"},
+        targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound"),
+        requires={"mainloop": ("ws",)}, predicted=(0.97, 1.12),
+        hypothesis="The producer loads Q by TMA on its own full/empty mbarrier pair as soon as the last QK^T of the "
+        "previous item is done, and each CTA runs items c, c + grid, ... (persistent): the consumers no longer copy "
+        "their Q rows and wait for the round trip with nothing else to do, and the next item's Q lands under this "
+        "item's last softmax, PV and stores. Pays where items are short (N <= 2048, short causal rows, many heads) "
+        "and the mainloop's one CTA per SM leaves the prologue exposed; at long N the copy is a small share. H200: "
+        "1.027 at N2048 D128, 1.122 at N512 D64 B16, 1.018 at N8192 D64, 0.989 at N8192 D128 and 0.955 causal there; "
+        "in launch order under a causal mask 0.868 at N1024 GQA (results/2026-12-01_h200_short_shapes).",
+    ),
+    Lever(
+        name="ws_q_by_tma_heaviest_first", sets={"q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
+        targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound"),
+        requires={"mainloop": ("ws",)}, predicted=(0.97, 1.12), causal_only=True,
+        hypothesis="ws_q_by_tma under a causal mask, with the items in heaviest-first order: the static persistent "
+        "schedule hands CTA c the items c, c + grid, ..., which in launch order keeps giving some CTAs the longest rows "
+        "of every head (the persistent schedule alone 0.80 at causal N1024 GQA, H200); heaviest first, each CTA's share "
+        "evens out. H200: 1.048 over heaviest first alone at causal N1024 D128 GQA, 0.905 at causal N8192 "
+        "(results/2026-12-01_h200_short_shapes).",
+    ),
+    Lever(
+        name="ws_two_ctas", sets={"bc": 64, "min_ctas": 2, "pipeline": "off", "pingpong": "off"},
+        targets=("occupancy_limited", "global_latency", "barrier_bound"),
+        requires={"mainloop": ("ws",), "warps": (8,)}, predicted=(0.9, 1.15),
+        hypothesis="Two warp-specialised CTAs per SM at D=64: a BC-64 key tile without the overlap needs 104 "
+        "registers a consumer thread (80 at entry x 384 threads, 24 to the producer), so two CTAs fit (48 KB of "
+        "shared memory each) and one CTA's prologue, epilogue and barrier waits run under the other's GEMMs, the "
+        "way the arm's second CTA hid them; costs the overlap and the wider tile. D=128 at two CTAs spills 1.8 KB. "
+        "H200 at D=64: 1.170 over three warpgroups at N512 B16, 0.890 at N8192 (results/2026-12-01_h200_short_shapes).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

@@ -46,6 +46,13 @@ class Policy(BaseModel):
     # alone, and the run stopped at 0.969x SDPA flash on the swizzled layout where the padded one had run
     # 1.006-1.012x (results/2026-11-30_h200_session8)
     restorer_margins: bool
+    # a move to the warp-specialised mainloop (Lever.asynchronous) hides latency by asynchrony, a producer
+    # warpgroup's TMA and asynchronous wgmma, not by rows in flight: its loss of rows/SM is no cost under a
+    # latency-bound diagnosis. Without it a run from the arm at B8 H16/4 N2048 D64 read ws_mainloop as
+    # "loses rows/SM 256 -> 128", predicted it at 0.959, never measured it and stopped at 0.886x SDPA cuDNN
+    # where the mainloop with three consumer warpgroups and Q by TMA ran 1.028-1.037x
+    # (results/2026-12-01_h200_short_shapes)
+    async_mainloop: bool = False
 
 
 # one row a revision; each adds the switch named on its right to the row above it
@@ -66,8 +73,11 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # turns: alone each part lost, together they won, results/2026-12-01_h200_ws_mainloop) and its own levers
     Policy(version=7, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True),
+    # the catalog gains the mainloop with three consumer warpgroups as one move (ws_mainloop_three_warpgroups)
+    Policy(version=8, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True),  # async_mainloop
 )}
-CURRENT = POLICIES[7]
+CURRENT = POLICIES[8]
 
 
 class UnknownPolicy(ValueError):

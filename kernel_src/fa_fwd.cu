@@ -99,8 +99,11 @@ __host__ __device__ constexpr int consumer_regs() {
 
 
 // TMA staging passes the K and V tensor maps by value as __grid_constant__ parameters (the form TMA
-// reads them in); no other build changes its signature.
-#if FA_STAGING == 2
+// reads them in), and FA_Q_LOAD=1 Q's; no other build changes its signature.
+#if FA_STAGING == 2 && FA_Q_LOAD == 1
+#define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV, \
+                      const __grid_constant__ CUtensorMap tmQ
+#elif FA_STAGING == 2
 #define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV
 #else
 #define FA_TMA_PARAMS
@@ -113,7 +116,7 @@ template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
                                          T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
-                                         uint32_t* fills) {
+                                         uint32_t* fills, const void* tmq = nullptr) {
   using TL = Tile<D, K::LAYOUT>;
   // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
   const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
@@ -125,7 +128,8 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
                 K::SPLITS > 1 ? Lpart + part : nullptr};
 #if FA_MAINLOOP == 1
     if constexpr (K::MAINLOOP) {
-      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
+      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills},
+                                     tmq, it.bh);
     } else
 #endif
     mainloop_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
@@ -151,6 +155,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_STAGING == 2
   const void* tmk = &tmK;
   const void* tmv = &tmV;
+#if FA_Q_LOAD == 1
+  [[maybe_unused]] const void* tmq = &tmQ;
+#else
+  [[maybe_unused]] const void* tmq = nullptr;
+#endif
 #if FA_MAINLOOP == 1
   if (threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
 #else
@@ -159,6 +168,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #else
   const void* tmk = nullptr;
   const void* tmv = nullptr;
+  [[maybe_unused]] const void* tmq = nullptr;
 #endif
   defect::entry_faults();
   const int tiles = (N + K::BR - 1) / K::BR;
@@ -171,13 +181,13 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
       for (int i = blockIdx.x; i < total; i += gridDim.x)
         run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                        Qs, Ks, Vs, tmk, tmv, &phase, fills);
+                                        Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq);
       return;
     }
 #endif
     for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, tiles, BH, [&](Item it) {
       run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
-                                      &phase, fills);
+                                      &phase, fills, tmq);
     });
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)
@@ -235,8 +245,9 @@ struct Instance {
 #if FA_STAGING == 2
   // One head-aware 3-D map per operand: (D, N, B x Hkv), box (64 columns, BC rows, 1 head), the
   // 128-byte swizzle; a box reaching past N is zero-filled there, never read from the next head.
+  // FA_Q_LOAD=1's map of Q: (D, N, B x H), box (64 columns, BR rows, 1 head).
   // The encoder is the driver's, found through the runtime (no -lcuda at build time).
-  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads) {
+  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads, int rows = Cfg::BC) {
     using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -251,7 +262,7 @@ struct Instance {
     if (!encode) return cudaErrorNotSupported;
     const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)heads};
     const cuuint64_t strides[2] = {(cuuint64_t)D * sizeof(T), (cuuint64_t)N * D * sizeof(T)};
-    const cuuint32_t box[3] = {64, (cuuint32_t)Cfg::BC, 1}, step[3] = {1, 1, 1};
+    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1}, step[3] = {1, 1, 1};
     const CUresult r = encode(m, std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                               3, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -283,8 +294,14 @@ struct Instance {
     CUtensorMap tk, tv;
     e = tensor_map(&tk, k, N, B * Hkv);
     if (e == cudaSuccess) e = tensor_map(&tv, v, N, B * Hkv);
-    if (e != cudaSuccess) return (int)e;
+#if FA_Q_LOAD == 1
+    CUtensorMap tq;
+    if (e == cudaSuccess) e = tensor_map(&tq, q, N, B * H, Cfg::BR);
+#define FA_TMA_ARGS , tk, tv, tq
+#else
 #define FA_TMA_ARGS , tk, tv
+#endif
+    if (e != cudaSuccess) return (int)e;
 #else
 #define FA_TMA_ARGS
 #endif

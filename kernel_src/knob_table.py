@@ -198,6 +198,14 @@ KNOBS: tuple[Knob, ...] = (
          value_docs=("the one body every arm shares (mainloop_mma.cuh)",
                      "warp-specialised Hopper mainloop (mainloop_sm90_ws.cuh): TMA producer, 2-3 wgmma consumer "
                      "warpgroups")),
+    Knob("q_load", ("cp_async", "tma"), "cp_async",
+         "(mainloop=ws) each consumer warpgroup copies its Q rows by cp.async and waits for them | the producer "
+         "loads the Q tile by TMA on its own full/empty mbarrier pair, as soon as the previous item's last QK^T is "
+         "done (so, persistent, under that item's last softmax, PV and stores)",
+         py_enum="QLoad", arms=("wgmma",), later=True, pinned="cp_async",
+         join=Join(parent="mainloop", when="ws", label="ws+q_load_{value}"),
+         value_docs=("each consumer warpgroup copies its own Q rows and waits for them",
+                     "mainloop=ws: the producer loads the Q tile by TMA once the last item's QK^T is done")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -222,6 +230,9 @@ class Rule:
 def _vals(*v) -> tuple:
     return tuple(v)
 
+
+WS_TWO_CTAS = ("knob 'mainloop'=ws runs two CTAs per SM only on two consumer warpgroups with bc=64 (104 registers a "
+               "consumer thread), not min_ctas={min_ctas} with warps={warps}, bc={bc}")
 
 # In the order the validator checks them (the first broken rule is the sentence a user reads).
 RULES: tuple[Rule, ...] = (
@@ -248,8 +259,15 @@ RULES: tuple[Rule, ...] = (
          "knob 'kv_release'={kv_release} frees a TMA ring's buffers by counts of the warps done with them: it "
          "needs staging=tma and kv_stages=2 or 3, not staging={staging}, kv_stages={kv_stages}",
          "kv_release is the TMA ring's"),
+    # two CTAs of 384 threads leave 80 registers at entry and 104 to each consumer after setmaxnreg: the BC-64 tile
+    # at D=64 fits (0 spills), D=128 spills 1.8 KB (results/2026-12-01_h200_short_shapes/static_cpu.txt)
+    # (two rules, one sentence: a rule's need never names a knob of its when)
+    Rule({"mainloop": _vals("ws"), "min_ctas": _vals(2, 3, 4)}, {"bc": _vals(64), "warps": _vals(8)},
+         WS_TWO_CTAS, "the warp-specialised mainloop runs two CTAs per SM only on two consumer warpgroups with bc=64"),
+    Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2)},
+         WS_TWO_CTAS, "the warp-specialised mainloop runs at most two CTAs per SM"),
     # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
-    Rule({"kv_release": _vals("producer")}, {"min_ctas": _vals(0, 1)},
+    Rule({"kv_release": _vals("producer"), "mainloop": _vals("general")}, {"min_ctas": _vals(0, 1)},
          "knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the consumers; "
          "min_ctas={min_ctas} leaves them too few (t128x64w8 spills at 2): use 0 or 1",
          "the producer warpgroup's consumers need the register file of one CTA per SM"),
@@ -265,6 +283,9 @@ RULES: tuple[Rule, ...] = (
          "fragments, on the plain block schedule: it needs compute=mma, pipeline=off and kv_overlap=off, not "
          "compute={compute}, pipeline={pipeline}, kv_overlap={kv_overlap}",
          "P slab by slab: mma.sync's register fragments, the plain block schedule"),
+    Rule({"q_load": _vals("tma")}, {"mainloop": _vals("ws")},
+         "knob 'q_load'=tma is the producer warpgroup of mainloop=ws loading Q: it needs mainloop=ws, not "
+         "mainloop={mainloop}", "Q by TMA is the warp-specialised mainloop's producer's"),
 )
 
 

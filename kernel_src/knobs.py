@@ -31,9 +31,9 @@ for _k in table.KNOBS:
                                  qualname=_k.py_enum)
     assert not _k.is_enum or tuple(m.value for m in ENUMS[_k.py_enum]) == _k.values, _k.name
 (Compute, Layout, Staging, Exp, QIn, Switch, CausalMask, CtaOrder, Store, Softmax, Epilogue, KvRelease, Copies,
- ExpPoly, VLoad, MainLoop) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch", "CausalMask",
-                                                 "CtaOrder", "Store", "Softmax", "Epilogue", "KvRelease", "Copies",
-                                                 "ExpPoly", "VLoad", "MainLoop"))
+ ExpPoly, VLoad, MainLoop, QLoad) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch",
+                                                        "CausalMask", "CtaOrder", "Store", "Softmax", "Epilogue",
+                                                        "KvRelease", "Copies", "ExpPoly", "VLoad", "MainLoop", "QLoad"))
 
 # The instantiations fa_fwd.cu can emit, in the order of its FA_DTYPES and FA_DIMS bits: every
 # kernel of this space is built for these input dtypes and head dims, and for no other.
@@ -202,6 +202,7 @@ class _Knobs(BaseModel):
         # (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 B)
         per_stage = 32 if self.mainloop == MainLoop.ws else 16 if self.kv_release == KvRelease.barrier else 24
         bars = per_stage * self.kv_stages if self.staging == Staging.tma else 0
+        bars += 16 if self.q_load == QLoad.tma else 0  # Q's full and empty mbarriers
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

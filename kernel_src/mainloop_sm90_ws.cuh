@@ -20,6 +20,16 @@
 //   FA_PERSISTENT=1  a static persistent schedule: CTA c takes items c, c + grid, ...; no work counter and
 //                  no block barrier between items, so the producer runs into the next item's K/V while the
 //                  consumers finish this item's epilogue.
+//   FA_Q_LOAD=1    Q by TMA from the producer (its own full/empty mbarrier pair), issued as soon as every
+//                  consumer warp's last QK^T of the previous item has completed. Hypothesis: on short items
+//                  (N <= 2048, short causal rows) the consumers' own Q copy, a round trip to memory they
+//                  wait for with nothing else to do, is a large share of the item; persistent, the next
+//                  Q then lands under this item's last softmax, PV and stores. H200, on the persistent
+//                  kernel: 1.027 at N2048 D128, 1.122 at N512 D64 B16, 1.088 at causal N1024 GQA, 1.018 at
+//                  N8192 D64; alone (one CTA per item) 0.975-0.999; both together 0.98-0.99 at N8192 D128
+//                  and 0.91-0.95 causal there (results/2026-12-01_h200_short_shapes).
+//   FA_MIN_CTAS=2  (two consumer warpgroups, BC 64) two CTAs per SM: 80 registers at entry, 104 a consumer.
+//                  H200 at D=64: 1.170 over three warpgroups at N512 B16, 0.890 at N8192.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
@@ -76,14 +86,17 @@ __device__ __forceinline__ void named_sync_wg(int wg) {
 
 // The shared-memory barriers of the ring, after the V tiles: per stage a K-full and a V-full barrier
 // (TMA's complete_tx, arrival count 1) and a K-empty and a V-empty barrier (one arrival per consumer warp).
+// With FA_Q_LOAD=1 a Q-full (complete_tx) and a Q-empty barrier (one arrival per consumer warp) follow.
 struct WsBars {
-  uint64_t *kfull, *vfull, *kempty, *vempty;
+  uint64_t *kfull, *vfull, *kempty, *vempty, *qfull, *qempty;
   template <int NS>
   __device__ __forceinline__ static WsBars at(void* base) {
     uint64_t* b = reinterpret_cast<uint64_t*>(base);
-    return {b, b + NS, b + 2 * NS, b + 3 * NS};
+    return {b, b + NS, b + 2 * NS, b + 3 * NS, b + 4 * NS, b + 4 * NS + 1};
   }
 };
+// bit 7 of a role's phase word: the parity of its Q waits (bits 0-2 are the K/V stages')
+constexpr int WS_Q_BIT = 7;
 
 template <class K>
 __device__ __forceinline__ void ws_init_barriers(void* base) {
@@ -95,6 +108,10 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
     mbar_init(b.kempty + i, K::WARPS);
     mbar_init(b.vempty + i, K::WARPS);
   }
+  if constexpr (K::Q_LOAD) {
+    mbar_init(b.qfull, 1);
+    mbar_init(b.qempty, K::WARPS);
+  }
   mbar_init_fence();
 }
 
@@ -105,9 +122,21 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
 // a per-stage count array indexed at run time would live in local memory); the consumers' bits count their
 // V waits the same way.
 template <class K, typename T, int D>
-__device__ __forceinline__ void ws_produce(T* Ks, T* Vs, int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars) {
+__device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_lo, int kb_hi, const TmaSrc& tma,
+                                           const void* tmq, int zq, WsBars bars) {
   constexpr int NS = K::KV_STAGES, KV_TILE = K::BC * D;
   if (threadIdx.x != K::THREADS) return;
+  if constexpr (K::Q_LOAD) {
+    // this item's Q tile, once every consumer warp is done with the last one (item n waits for the
+    // empty barrier's phase n - 1; rows past N land as zeros)
+    const uint32_t par = ((*tma.phase >> WS_Q_BIT) & 1u) ^ 1u;
+    *tma.phase ^= 1u << WS_Q_BIT;
+    mbar_wait(bars.qempty, par);
+    mbar_expect_tx(bars.qfull, K::BR * D * (int)sizeof(T));
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h) tma_load_3d(Qs + h * K::BR * 64, tmq, bars.qfull, h * 64, q0, zq);
+  }
+  (void)Qs; (void)q0; (void)tmq; (void)zq;
   for (int kb = kb_lo; kb < kb_hi; ++kb) {
     const int st = NS > 1 ? (kb - kb_lo) % NS : 0;
     const uint32_t par = ((*tma.phase >> st) & 1u) ^ 1u;  // this thread's phase bits count its fills
@@ -182,7 +211,11 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
 
   // Q: this warpgroup's 64 rows, by its own 128 threads (no other warpgroup reads them), then its own
   // named barrier (4 + wg). The barrier before the copies orders them after the previous item's reads.
-  {
+  // FA_Q_LOAD=1: the producer's TMA copy of the whole tile, waited for on the Q-full barrier.
+  if constexpr (K::Q_LOAD) {
+    mbar_wait(bars.qfull, (*tma.phase >> WS_Q_BIT) & 1u);
+    *tma.phase ^= 1u << WS_Q_BIT;
+  } else {
     const int wt = threadIdx.x % 128;
     constexpr int CH = D / 8, PER = 64 * CH / 128;
     if (K::PERSISTENT) named_sync_wg(wg);
@@ -253,6 +286,14 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     wg_commit();
   };
   auto wait_k = [&](int kb) { mbar_wait(bars.kfull + stage_of(kb), parity(kb)); };
+  // after the item's last QK^T has completed, this warp is done with Q (FA_Q_LOAD=1: the producer may load
+  // the next item's)
+  auto release_q = [&](int kb) {
+    if constexpr (K::Q_LOAD) {
+      if (kb + 1 >= kb_hi) release(bars.qempty);
+    }
+    (void)kb;
+  };
   auto wait_v = [&](int kb) {  // V's wait ends the stage's use: its parity bit flips
     mbar_wait(bars.vfull + stage_of(kb), parity(kb));
     *tma.phase ^= 1u << stage_of(kb);
@@ -283,6 +324,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     else ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
   };
 
+  if (kb_lo >= kb_hi) release_q(kb_hi);  // no block: Q is free at once
   if (kb_lo < kb_hi) {
     if constexpr (K::PIPELINE) {
       // the first block: QK^T alone; its P waits in registers for the PV issued with the next QK^T
@@ -295,6 +337,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
         turn_end(true);
         wg_wait<0>();
         release(bars.kempty + stage_of(kb_lo));
+        release_q(kb_lo);
         run_softmax(s, kb_lo, alpha);
         pack(s);
       }
@@ -309,6 +352,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
         turn_end(true);
         wg_wait<1>();  // S(kb) done; PV may still run
         release(bars.kempty + stage_of(kb));
+        release_q(kb);
         run_softmax(s, kb, alpha);  // under PV(kb-1)
         wg_wait<0>();
         release(bars.vempty + stage_of(kb - 1));
@@ -333,6 +377,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
         turn_end(true);
         wg_wait<0>();
         release(bars.kempty + stage_of(kb));
+        release_q(kb);
         run_softmax(s, kb, alpha);
         rescale(alpha);
         pack(s);
@@ -371,11 +416,11 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
 // One work item of the warp-specialised mainloop, for the caller's role.
 template <class K, typename T, int D, bool CAUSAL, int ROLE>
 __device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
-                                        const TmaSrc& tma) {
+                                        const TmaSrc& tma, const void* tmq, int zq) {
   const WsBars bars = WsBars::at<K::KV_STAGES>(Vs + K::BC * K::KV_STAGES * D);
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
   if constexpr (ROLE == ROLE_PRODUCER)
-    ws_produce<K, T, D>(Ks, Vs, 0, nkv, tma, bars);
+    ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars);
   else
     ws_consume<K, T, D, CAUSAL>(Qg, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars);
 }

@@ -85,6 +85,7 @@ __host__ __device__ constexpr int smem_bytes() {
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          // (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 bytes)
          (K::STAGING == STAGE_TMA ? (K::MAINLOOP ? 32 : K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
+         (K::Q_LOAD ? 16 : 0) +  // FA_Q_LOAD=1: Q's full and empty mbarriers
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 

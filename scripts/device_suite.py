@@ -31,6 +31,7 @@ WS = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem"
           kv_release="producer", mainloop="ws", kv_stages=2, causal_mask="predicate", br=128, warps=8, bc=128)
 OP = {**WS, "pipeline": "on", "pingpong": "on"}  # overlap inside each warpgroup, turns between the two
 WS3 = {**WS, "pipeline": "on", "warps": 12, "br": 192}  # three consumer warpgroups (D=64's tile)
+LAZY = {"rescale_skip": "on", "rescale_lazy": "on"}
 KERNELS = {
     "arm": ARM,  # the best kernel the search had found on this card: 128 x 64 on two warpgroups, 2 CTAs/SM
     "ws": WS,
@@ -54,12 +55,54 @@ KERNELS = {
     "ws_op_bc176_lazy": {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on"},
     "ws_op_bc176_lazy_hf": {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
     "ws3_lazy_hf": {**WS3, "rescale_skip": "on", "rescale_lazy": "on", "cta_order": "heaviest_first"},
+    # Q by the producer's TMA (q_load=tma), alone and with the persistent schedule it is meant for
+    "ws_op_lazy_p": {**OP, **LAZY, "persistent": "on"},
+    "ws_op_lazy_q": {**OP, **LAZY, "q_load": "tma"},
+    "ws_op_lazy_qp": {**OP, **LAZY, "q_load": "tma", "persistent": "on"},
+    "ws_op_lazy_qp_hf": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
+    "ws_op_bc176_lazy_qp": {**OP, **LAZY, "bc": 176, "q_load": "tma", "persistent": "on"},
+    "ws3_lazy_qp": {**WS3, **LAZY, "q_load": "tma", "persistent": "on"},
+    # two warp-specialised CTAs per SM at D=64 (BC 64, no overlap: 104 registers a consumer)
+    "ws2c": {**WS, **LAZY, "bc": 64, "min_ctas": 2},
+    "ws2c_pp": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "pingpong": "on"},
+    "ws2c_q": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "q_load": "tma"},
+    "ws2c_hf": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "cta_order": "heaviest_first"},
+    "ws2c_p": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "persistent": "on"},
+    "ws2c_qp": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on"},
+    "ws2c_qp_hf": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
+    # the short items' pipeline fill and drain over fewer keys: BC 64 with Q by TMA, persistent
+    "ws_op_bc64_lazy_qp": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on"},
+    "ws_op_bc64_lazy_qp_hf": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
 }
-SCREEN = {128: [k for k in KERNELS if not k.startswith("ws3")], 64: list(KERNELS)}
+
+
+def steps_of(job) -> list[dict]:
+    """A job's step records as the worker wrote them (dicts)."""
+    return [st.model_dump() for st in job.steps]
+
+
+def d64_only(name: str) -> bool:
+    """Kernels built for D=64 alone: three consumer warpgroups (BR 192) and two CTAs per SM (D=128 spills there)."""
+    return name.startswith(("ws3", "ws2c"))
+
+
+SCREEN = {128: [k for k in KERNELS if not d64_only(k)], 64: list(KERNELS)}
 # the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
 BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_lazy", "ws_op_lazy_hf",
-              "ws_op_bc176_lazy_hf"],
-        64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf"]}
+              "ws_op_bc176_lazy_hf", "ws_op_lazy_q", "ws_op_lazy_qp", "ws_op_lazy_qp_hf", "ws_op_bc176_lazy_qp",
+              "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf"],
+        64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
+             "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf"]}
+# plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
+TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
+                    ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
+                    ["ws_op_bc64_lazy_qp_hf", "ws_op_bc64_lazy_qp"]],
+        (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
+                ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"]]}
+# plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
+MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
+         "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
+         "ws_overlap_pingpong>ws_op_lazy", "arm>ws_overlap_pingpong"]
 
 
 def shape(spec: str) -> Shape:
@@ -88,7 +131,7 @@ SUITE = [
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
-    ap.add_argument("--plan", choices=("screen", "suite", "all", "best", "margins"), default="all",
+    ap.add_argument("--plan", choices=("screen", "suite", "all", "best", "margins", "tier"), default="all",
                     help="best: per shape, screen its head dim's candidates against cuDNN, then the best and the "
                          "reference kernel again in a fresh process against cuDNN and flash (--confirm-budget)")
     ap.add_argument("--confirm-budget", type=float, default=1.2)
@@ -96,14 +139,21 @@ def main() -> int:
     ap.add_argument("--use", action="append", default=[], help="D128=NAME / D64=NAME: the suite's kernel for a head dim")
     ap.add_argument("--only", action="append", default=[], help="screen only these kernel names")
     ap.add_argument("--shape", action="append", default=[], help="suite: these shapes instead of the built-in suite")
+    ap.add_argument("--move", action="append", default=[], help="margins: BASE>CAND, instead of the mainloop's levers")
+    ap.add_argument("--aa", action="append", default=[],
+                    help="margins: the A/A null of this kernel at each --shape too (three fresh processes)")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     dev = probe()
     print(f"# {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {dev.name} {dev.arch}; {' '.join(sys.argv)}", flush=True)
     knobs = {n: Knobs.parse(d) for n, d in KERNELS.items()}
     lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
-    wanted = set(KERNELS) if a.plan != "best" else {"arm", *BEST[64], *BEST[128]}
-    specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64, 128) if not n.startswith("ws3") else (64,),
+    moves = [m.split(">") for m in (a.move or MOVES)]
+    wanted = ({"arm", *BEST[64], *BEST[128]} if a.plan == "best" else
+              {n for ps in TIER.values() for p in ps for n in p} if a.plan == "tier" else
+              {n for m in moves for n in m} | set(a.aa) | ({"ws_op_bc176", "ws3_overlap"} if not a.aa else set())
+              if a.plan == "margins" else set(KERNELS))
+    specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64,) if d64_only(n) else (64, 128),
                           causals=(False, True)) for n, k in knobs.items() if n in wanted}
     t0 = time.time()
     built = build(list(specs.values()), lab.cache_dir / "build")
@@ -121,6 +171,11 @@ def main() -> int:
         for n in names:
             shapes = c1_shapes(sh, knobs[n]) + ([sh] if sh.N <= 16384 else [])
             steps.append({"do": "check", "tag": f"check:{n}", "lib": libs[n], "shapes": [s.model_dump() for s in shapes]})
+        # a pair that is not counted first: in a fresh process the GPU comes up from idle clocks and the library's
+        # first calls load its plans, and the first pairs of a screen read that (AB/BA halves 1.18/0.74 at N512)
+        if names and against:
+            steps.append({"do": "paired", "tag": f"warmup:{names[0]}", "base": {"sdpa": against[0]},
+                          "cand": {"lib": libs[names[0]]}, "shape": sh.model_dump(), "budget_s": 1.0, "l2": "warm"})
         for comp in against:
             for n in names:
                 steps.append({"do": "paired", "tag": f"{comp}:{n}", "base": {"sdpa": comp}, "cand": {"lib": libs[n]},
@@ -133,9 +188,9 @@ def main() -> int:
         t = time.time()
         job = lab.run_job(steps, timeout=60 + len(steps) * (3 * budget + 8))
         rec = {"shape": sh.key(), "status": job.status, "stderr": job.stderr[-1500:], "wall_s": round(time.time() - t, 1),
-               "steps": job.steps}
+               "steps": steps_of(job)}
         res = {}
-        for st in job.steps:
+        for st in steps_of(job):
             r = st.get("result")
             if st["tag"].startswith("check:"):
                 res[st["tag"]] = ("pass" if r and r["ok"] else "FAIL " + json.dumps([c for c in (r or {}).get("checks", []) if not c["ok"]][:1])[:300]) if r else st.get("error", st.get("skipped"))
@@ -153,11 +208,41 @@ def main() -> int:
             print(f"  stderr: {job.stderr[-600:]}", flush=True)
         return rec
 
+    if a.plan == "tier":
+        # every kernel of the new components on fp16/bf16 x causal or not x N in {1, 97, 333, 1000, 2111} x
+        # MHA/GQA/MQA at each head dim it is built for, against the tier's bound; and the knobs that promise the
+        # same bits, each against its off build: Q by TMA (the same bytes to the same places), the persistent
+        # schedule and heaviest-first order (the same items, reordered)
+        out = {}
+        for dims, pairs in TIER.items():
+            names = sorted({n for p in pairs for n in p} & set(libs))
+            configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
+                       for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 333, 1000, 2111)
+                       for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]
+            t = time.time()
+            job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": {n: libs[n] for n in names},
+                                "bitwise_pairs": [p for p in pairs if p[0] in libs and p[1] in libs],
+                                "configs": [c.model_dump() for c in configs]}], timeout=400)
+            res = job.value("envelope")
+            key = "D" + "+".join(map(str, dims))
+            if res is None:
+                print(f"tier {key}: job {job.status}: {job.stderr[-1500:]}", flush=True)
+                out[key] = {"status": job.status, "stderr": job.stderr[-3000:]}
+                continue
+            fails = sorted({(r["kernel"], r["reason"]) for r in res["rows"] if r["reason"]})
+            worst = max((r["ratio"] for r in res["rows"] if "==" not in r["kernel"]), default=0.0)
+            out[key] = {"configs": [c.key() for c in configs], "libraries": names, "pairs": pairs,
+                        "failures": fails, "worst_fraction_of_bound": worst, "rows": res["rows"]}
+            print(f"tier {key}: {len(configs)} configurations x {len(names)} kernels + {len(pairs)} bitwise pairs in "
+                  f"{time.time() - t:.0f} s; worst fraction of the bound {worst:.4f}; failures {len(fails)}: {fails[:8]}",
+                  flush=True)
+        (a.out / "tier.json").write_text(json.dumps(out, indent=1))
+        return 0
     if a.plan == "margins":
         # the A/A null of the kernels compared (each repeat a fresh process), then each lever of the component
         # alone, paired against the configuration without it, at a second problem
         out = {"aa": {}, "margins": {}}
-        for n, D in (("ws_op_bc176", 128), ("ws3_overlap", 64)):
+        for n, D in (("ws_op_bc176", 128), ("ws3_overlap", 64)) if not a.aa else ():
             lab_d = Lab(Shape(B=2, H=16, N=8192, D=D), dev.limits, Path("/tmp/facache"), budget_s=a.confirm_budget)
             lab_d._libs = {}
             ms = []
@@ -167,16 +252,22 @@ def main() -> int:
                 ms.append(job.value("aa")["margin"] if job.value("aa") else None)
             out["aa"][f"{n}@{lab_d.shape.key()}"] = ms
             print(f"A/A {n} at {lab_d.shape.key()}: {ms}", flush=True)
-        moves = [("ws", "ws_overlap"), ("ws", "ws_pingpong"), ("ws_overlap", "ws_overlap_pingpong"),
-                 ("ws_overlap_pingpong", "ws_op_bc176"), ("ws_overlap_pingpong", "ws_op_bc64"),
-                 ("ws_overlap_pingpong", "ws_op_hf"), ("ws_overlap_pingpong", "ws_op_persistent"),
-                 ("ws_overlap_pingpong", "ws_op_lazy"), ("arm", "ws_overlap_pingpong")]
         for spec in a.shape or ["B2 H16 N16384 D128 bf16 causal"]:
             sh = shape(spec)
+            fits = lambda n: n in libs and (sh.D == 64 or not d64_only(n))
+            for n in [n for n in a.aa if fits(n)]:
+                ms = []
+                for _ in range(3):
+                    job = lab.run_job([{"do": "paired", "tag": "aa", "base": {"lib": libs[n]}, "cand": {"lib": libs[n]},
+                                        "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"}], 90)
+                    ms.append(job.value("aa")["margin"] if job.value("aa") else None)
+                out["aa"][f"{n}@{sh.key()}"] = ms
+                print(f"A/A {n} at {sh.key()}: {ms}", flush=True)
             steps = [{"do": "paired", "tag": f"{b}->{c}", "base": {"lib": libs[b]}, "cand": {"lib": libs[c]},
-                      "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"} for b, c in moves]
+                      "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"}
+                     for b, c in moves if fits(b) and fits(c)]
             job = lab.run_job(steps, 60 + len(steps) * (3 * a.confirm_budget + 8))
-            for st in job.steps:
+            for st in steps_of(job):
                 r = st.get("result")
                 out["margins"][f"{sh.key()}:{st['tag']}"] = r
                 print(f"{sh.key()} {st['tag']}: " + (f"{r['margin']:.4f} ({r['margin_ab']:.4f}/{r['margin_ba']:.4f}) "
@@ -190,11 +281,11 @@ def main() -> int:
         sane: list[str] = []
         while todo:
             job = lab.run_job([{"do": "check", "tag": n, "lib": libs[n], "shapes": [
-                Shape(B=1, H=2, N=333, D=64 if n.startswith("ws3") else 128, causal=True).model_dump()]} for n in todo], 45)
-            done = [st["tag"] for st in job.steps if st.get("result", {}).get("ok")]
+                Shape(B=1, H=2, N=333, D=64 if d64_only(n) else 128, causal=True).model_dump()]} for n in todo], 45)
+            done = [st["tag"] for st in steps_of(job) if st.get("result", {}).get("ok")]
             sane += done
-            bad = next((n for n in todo if n not in [st["tag"] for st in job.steps if "result" in st]), None)
-            failed = [st["tag"] for st in job.steps if "result" in st and not st["result"]["ok"]]
+            bad = next((n for n in todo if n not in [st["tag"] for st in steps_of(job) if "result" in st]), None)
+            failed = [st["tag"] for st in steps_of(job) if "result" in st and not st["result"]["ok"]]
             if bad or failed:
                 print(f"sanity: dropped {[bad] if bad else []} ({job.status}) and failing {failed}", flush=True)
             todo = [n for n in todo if n not in done and n != bad and n not in failed]

@@ -82,10 +82,11 @@ def test_a_new_knob_is_one_row_of_the_table():
     text = table.render(table.KNOBS + (new,), table.RULES + (rule,))
     assert "#ifndef FA_CONSUMER_WGS\n#define FA_CONSUMER_WGS 0\n#endif" in text
     assert "enum { CONSUMER_WGS_TWO = 0, CONSUMER_WGS_THREE = 1 };" in text
-    assert "int MAINLOOP_, int CONSUMER_WGS_>" in text and "static constexpr int CONSUMER_WGS = CONSUMER_WGS_;" in text
+    last = table.KNOBS[-1]
+    assert f"int {last.cxx_member}_, int CONSUMER_WGS_>" in text and "static constexpr int CONSUMER_WGS = CONSUMER_WGS_;" in text
     assert "COMPUTE == WGMMA || CONSUMER_WGS == CONSUMER_WGS_TWO" in text
     assert "!(CONSUMER_WGS == CONSUMER_WGS_THREE) || (KV_RELEASE == KV_RELEASE_PRODUCER)" in text
-    assert "FA_MAINLOOP, FA_CONSUMER_WGS\n" in text and f"out[{len(table.KNOBS)}] = FA_CONSUMER_WGS;" in text
+    assert f"{last.macro}, FA_CONSUMER_WGS\n" in text and f"out[{len(table.KNOBS)}] = FA_CONSUMER_WGS;" in text
     assert f"#define FA_CONFIG_COUNT {len(table.KNOBS) + 1}" in text
     # and the table as it stands renders the committed header, byte for byte
     assert table.render() == table.HEADER.read_text()
@@ -96,9 +97,12 @@ def test_the_samplers_and_the_covering_set_read_the_table():
     from kernel_src import covering
 
     assert base.LATER_KNOBS == ("softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release",
-                                "pingpong", "copies", "exp_poly", "pv_slab", "mainloop")  # recorded replays depend on it
+                                "pingpong", "copies", "exp_poly", "pv_slab", "mainloop",
+                                "q_load")  # recorded replays depend on it
     assert base.PRODUCER_PINGPONG == "producer+pingpong" and base.EX2_POLY == "ex2+poly_"
-    assert covering.PINNED == {"copies": "loop", "exp_poly": "off", "pv_slab": "off", "mainloop": "general"}
+    assert base.WS_Q_TMA == "ws+q_load_tma"
+    assert covering.PINNED == {"copies": "loop", "exp_poly": "off", "pv_slab": "off", "mainloop": "general",
+                               "q_load": "cp_async"}
     assert covering.HOPPER_ONLY == {"compute": "wgmma", "layout": "sw128"}
     assert {n: v for n, v in covering.DOMAINS.items() if n != "tile"} == {
         k.name: [k.pinned] if k.pinned is not None else [v for v in k.values if v not in k.hopper_values]
@@ -110,7 +114,8 @@ def test_the_scalar_arm_refuses_the_tensor_core_knobs_in_the_order_it_always_did
     names the first of them: the order of the list it had before the table (pv_slab's own rule comes first)."""
     assert [k.name for k in table.KNOBS if "scalar" not in k.arms] == [
         "kv_stages", "q_in", "rescale_skip", "causal_mask", "store", "v_load", "persistent", "split_kv", "softmax",
-        "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "exp_poly", "pv_slab", "mainloop"]
+        "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "exp_poly", "pv_slab", "mainloop",
+        "q_load"]
     with pytest.raises(KnobError, match="knob 'q_in' applies to compute=mma only; the scalar path has no such stage"):
         SEED.replace(q_in="smem", store="cs")
 

@@ -35,7 +35,8 @@ ARM = {"narrow_kv_tile", "wide_kv_tile", "tall_q_tile", "kv_double_buffer", "kv_
 # the arm's own: TMA staging, wgmma only
 ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_ring: TMA from a kv_overlap kernel; last_warp_refill: the TMA ring without its block barrier (agent 4)
             "pingpong",  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
-            "ws_mainloop"}  # the warp-specialised mainloop with its overlap and turns, as one move (agent 7)
+            "ws_mainloop",  # the warp-specialised mainloop with its overlap and turns, as one move (agent 7)
+            "ws_mainloop_three_warpgroups"}  # the same with three consumer warpgroups, BR 192 (agent 8)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -58,7 +59,7 @@ def test_the_catalog_says_which_levers_the_arm_shares():
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
     assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
     assert POLICIES[3].wgmma_arm and not POLICIES[2].wgmma_arm
-    assert make("agent").version == SearchOptions().agent_version == 7
+    assert make("agent").version == SearchOptions().agent_version == 8
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -68,9 +69,11 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     # kv_double_buffer is the seed's own depth, tma_ring leaves a kv_overlap kernel (agent 4 only); the
     # masks and the order only under a causal mask
     # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
-    # unrolled_copies and exp_poly_* join the catalog at version 5, ws_mainloop (TMA too) at 7
+    # unrolled_copies and exp_poly_* join the catalog at version 5, ws_mainloop (TMA too) at 7, its three-warpgroup
+    # form at 8
     want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup", "pingpong",
-                               "unrolled_copies", "exp_poly_quarter", "exp_poly_half", "ws_mainloop"} - (
+                               "unrolled_copies", "exp_poly_quarter", "exp_poly_half", "ws_mainloop",
+                               "ws_mainloop_three_warpgroups"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:
@@ -94,7 +97,7 @@ def test_every_candidate_from_the_arms_tiles_is_a_valid_wgmma_kernel():
                 assert why, lv.name
                 continue
             assert cand.compute.value == "wgmma" and cand.layout.value == "sw128", (lv.name, base.label())
-            assert cand.br == 16 * cand.warps and cand.warps in (4, 8)
+            assert cand.br == 16 * cand.warps and cand.warps in ((4, 8, 12) if cand.mainloop.value == "ws" else (4, 8))
             seen.add(lv.name)
     assert seen >= ARM and not seen & MMA_ONLY
     # the tile levers whose tile the arm cannot run: 32 query rows a warp
@@ -135,7 +138,7 @@ def test_a_wgmma_seeded_run_spends_its_budget(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "budget", run["stop_reason"]
     rows = [e for e in q.history(db, rid) if e["seq"] is not None and e["outcome"] is not None]
-    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 7
+    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 8
     for e in rows:
         k = Knobs.parse(e["knobs"])
         assert k.compute.value == "wgmma" and Knobs.parse(e["base_knobs"]).compute.value == "wgmma"
@@ -150,8 +153,8 @@ def test_version_2_stops_where_the_h200_run_stopped(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "exhausted"
     assert run["stop_reason"] == "no candidate left (10 of 10 experiments unspent)"
-    with pytest.raises(ValueError, match="agent version 8"):
-        LimiterAgent(8)
+    with pytest.raises(ValueError, match="agent version 9"):
+        LimiterAgent(9)
 
 
 def test_the_levers_listing_says_which_compute_each_lever_applies_to():

@@ -36,7 +36,7 @@ def test_ws_knob_rules_name_the_knob():
 
 @pytest.mark.parametrize("extra", [["pipeline=on", "pingpong=on", "bc=176", "rescale_skip=on", "rescale_lazy=on"],
                                    ["pipeline=on", "warps=12", "br=192"]], ids=["d128_bc176", "d64_three_wg"])
-def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra):
+def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra, cli_build_cache):
     head_dim = "64" if "warps=12" in extra else "128"
     knobs = [f"{k}={v}" for k, v in WS.items()] + extra
     args = ["static", "--arch", "sm_90", "--json", "--head-dim", head_dim]

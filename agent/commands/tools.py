@@ -195,7 +195,10 @@ def static(
             _fail(f"{k.label()} uses instructions that exist on {k.needs_arch()} only (built as {k.needs_arch()}a): "
                   f"compile it with --arch {k.needs_arch()}", 2)
     lim = TABLE[arch]
-    specs = [BuildSpec(knobs=k, arch=arch, dtypes=(dtype,), dims=(head_dim,), causals=(False,)) for k in cands]
+    # the device code alone (nvcc -cubin): nothing here loads a library, and cuobjdump reads a candidate's cubin in
+    # about 1.0 s against 1.8-2.3 s for its library; the ladder on sm_120 took 26 CPU s instead of 45, the same
+    # report (results/2026-12-01_cpu_ci_time/static_cubin.txt)
+    specs = [BuildSpec(knobs=k, arch=arch, dtypes=(dtype,), dims=(head_dim,), causals=(False,), host=False) for k in cands]
     try:
         with console.status(f"compiling {len(specs)} candidate(s) for {arch}"):
             res = build(specs, _cache_dir() / "static")

@@ -171,8 +171,8 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     default = Knobs().model_dump(mode="json")
     dims = {k: v for k, v in dims.items() if not (k in LATER_KNOBS and v == [default[k]])}
     # A knob valid only with one value of another is drawn as more values of that other's dimension (knob_table's
-    # `join`: pingpong with kv_release=producer as "producer+pingpong", exp_poly with exp=ex2 as "ex2+poly_<value>"),
-    # so no draw lands in the invalid half: from the mma seed, 0.60% of the points were valid with pingpong a
+    # `join`: pingpong with kv_release=producer as "producer+pingpong", exp_poly with exp=ex2 as "ex2+poly_<value>",
+    # q_load=tma with mainloop=ws as "ws+q_load_tma"), so no draw lands in the invalid half: from the mma seed, 0.60% of the points were valid with pingpong a
     # dimension of its own, 0.95% joined (results/2026-11-30_cpu_build_checks/tpe_draw_asks.txt). Each valid
     # configuration still has one point.
     for k in table.KNOBS:
@@ -185,6 +185,7 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
 
 PRODUCER_PINGPONG = table.BY_NAME["pingpong"].join.label  # "producer+pingpong": kv_release=producer, pingpong=on
 EX2_POLY = table.BY_NAME["exp_poly"].join.label.removesuffix("{value}")  # "ex2+poly_": exp=ex2 with that exp_poly
+WS_Q_TMA = table.BY_NAME["q_load"].join.label.format(value="tma")  # "ws+q_load_tma": mainloop=ws, q_load=tma
 
 # knobs added after the first random and TPE recordings (knob_table's `later`)
 LATER_KNOBS = tuple(k.name for k in table.KNOBS if k.later)
@@ -208,7 +209,7 @@ def launchable(k: Knobs, limits: ArchLimits | None, head_dim: int) -> bool:
 
 
 def sample_valid(rng: random.Random, dims: dict[str, list], limits: ArchLimits | None, head_dim: int,
-                 exclude: set[str], tries: int = 10_000) -> Knobs | None:
+                 exclude: set[str], tries: int = 100_000) -> Knobs | None:
     """Uniform over the valid, launchable configurations of the space (rejection sampling)."""
     for _ in range(tries):
         try:

@@ -242,7 +242,10 @@ class LimiterAgent(Strategy):
             if b.spill_bytes and f.spill_bytes < b.spill_bytes and rows_gain >= 0:
                 relief = max(relief, 2)
                 why.append(f"spills {b.spill_bytes} -> {f.spill_bytes} B")
-            if rows_gain < 0 and latency:
+            if rows_gain < 0 and latency and self.policy.async_mainloop and levers[0].asynchronous:
+                why.append(f"rows/SM {b.rows_per_sm} -> {f.rows_per_sm}, latency hidden by the producer and "
+                           f"asynchronous wgmma instead")
+            elif rows_gain < 0 and latency:
                 cost = 2
                 why.append(f"loses rows/SM {b.rows_per_sm} -> {f.rows_per_sm} under {label or 'no diagnosis'}")
             if new_spill > SPILL_SMALL:
