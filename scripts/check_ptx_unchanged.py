@@ -14,7 +14,7 @@ The sets: kernel_src.covering.covering_set() on sm_80, sm_90 and sm_120, the sam
 with exp_poly=quarter / exp_poly=half / pv_slab=on moved in wherever valid (the covering set pins those knobs
 off, scripts/device_ladder.py --move runs them), hopper_set() on sm_90a (also with copies=unrolled and
 exp_poly=half where valid), the warp-specialised mainloop (mainloop=ws, scripts/device_suite.py's kernels: two and
-three consumer warpgroups, overlap, turns, persistence, BC 64/128/176) on sm_90a, and the defect and fault battery
+three consumer warpgroups, overlap, turns, persistence, BC 64/128/176, Q by TMA, two CTAs per SM) on sm_90a, and the defect and fault battery
 (experiments.defects) on its base configuration on the three archs. Every configuration compiles all eight
 instantiations (fp16/bf16 x D 64/128 x causal or not) unless --small (fp16 D=128, causal and not).
 
@@ -60,7 +60,13 @@ OP = {**WS, "pipeline": "on", "pingpong": "on"}
 WS3 = {**WS, "pipeline": "on", "warps": 12, "br": 192}
 WS_SET = [WS, {**WS, "pipeline": "on"}, {**WS, "pingpong": "on"}, OP, {**OP, "persistent": "on"},
           {**OP, "rescale_skip": "on", "rescale_lazy": "on"}, {**OP, "bc": 64, "cta_order": "heaviest_first"},
-          {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on"}, WS3, {**WS3, "persistent": "on"}]
+          {**OP, "bc": 176, "rescale_skip": "on", "rescale_lazy": "on"}, WS3, {**WS3, "persistent": "on"},
+          # Q by the producer's TMA (q_load=tma), alone and persistent; two CTAs per SM at BC 64
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma"},
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on"},
+          {**WS3, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on"},
+          {**WS, "rescale_skip": "on", "rescale_lazy": "on", "bc": 64, "min_ctas": 2},
+          {**WS, "rescale_skip": "on", "rescale_lazy": "on", "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on"}]
 
 
 def moved(cs: list[Knobs], **move) -> list[Knobs]:
