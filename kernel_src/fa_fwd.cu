@@ -108,6 +108,12 @@ __host__ __device__ constexpr int consumer_regs() {
 #else
 #define FA_TMA_PARAMS
 #endif
+// FA_ORDER_SECTIONS=1 passes the heads of one section of the heaviest-first order (scheduler.cuh)
+#if FA_ORDER_SECTIONS == 1
+#define FA_ORDER_PARAMS , int sect
+#else
+#define FA_ORDER_PARAMS
+#endif
 
 // Which mainloop runs a work item: the one place a compute path's mainloop is chosen (a new mainloop is
 // a component header of its own and a branch here), and the item's addresses it is given: its head,
@@ -144,7 +150,7 @@ template <class K, typename T, int D, bool CAUSAL>
 __global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
               float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
-              int BH, float scale FA_TMA_PARAMS) {
+              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS) {
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
@@ -172,6 +178,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #endif
   defect::entry_faults();
   const int tiles = (N + K::BR - 1) / K::BR;
+#if FA_ORDER_SECTIONS != 1
+  constexpr int sect = 0;
+#endif
   auto items = [&](auto role) {
     constexpr int ROLE = decltype(role)::value;
 #if FA_MAINLOOP == 1
@@ -180,7 +189,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       // no work counter and no block barrier between items (each role carries its barrier phases on)
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
       for (int i = blockIdx.x; i < total; i += gridDim.x)
-        run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
+        run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
                                         Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq);
       return;
     }
@@ -188,7 +197,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, tiles, BH, [&](Item it) {
       run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
                                       &phase, fills, tmq);
-    });
+    }, sect);
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)
   if constexpr (K::PRODUCER) {
@@ -242,6 +251,21 @@ struct Instance {
     }();
     return n;
   }
+#if FA_ORDER_SECTIONS == 1
+  // the heads of one section of the heaviest-first order: whole K/V groups, as many as fill a quarter of the
+  // device's L2 (the rest for Q, O and the other partition's copies), at least one group
+  static int section_heads(int N, int H, int Hkv, int BH) {
+    static int l2 = [] {
+      int dev = 0, b = 0;
+      cudaGetDevice(&dev);
+      cudaDeviceGetAttribute(&b, cudaDevAttrL2CacheSize, dev);
+      return b;
+    }();
+    const long group = 2L * N * D * (long)sizeof(T);  // one K/V head's K and V
+    const long groups = std::max<long>(1, (long)l2 / 4 / group);
+    return (int)std::min<long>(groups * (H / Hkv), BH);
+  }
+#endif
 #if FA_STAGING == 2
   // One head-aware 3-D map per operand: (D, N, B x Hkv), box (64 columns, BC rows, 1 head), the
   // 128-byte swizzle; a box reaching past N is zero-filled there, never read from the next head.
@@ -306,7 +330,11 @@ struct Instance {
 #define FA_TMA_ARGS
 #endif
     fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::CTA_THREADS, SMEM, st>>>(
-        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS);
+        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS
+#if FA_ORDER_SECTIONS == 1
+        , section_heads(N, H, Hkv, BH)
+#endif
+    );
 #undef FA_TMA_ARGS
     if constexpr (Cfg::SPLITS > 1) {
       const long threads = (long)BH * N * (D / 4);

@@ -206,6 +206,14 @@ KNOBS: tuple[Knob, ...] = (
          join=Join(parent="mainloop", when="ws", label="ws+q_load_{value}"),
          value_docs=("each consumer warpgroup copies its own Q rows and waits for them",
                      "mainloop=ws: the producer loads the Q tile by TMA once the last item's QK^T is done")),
+    Knob("pv_wide", SWITCH, "off",
+         "(mainloop=ws) O += P V, per 16 keys, as D/64 wgmma of N=64 | as one wgmma of N=D (at D=64 the same "
+         "instruction)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off"),
+    Knob("order_sections", SWITCH, "off",
+         "(cta_order=heaviest_first) heaviest first across every head | heaviest first within sections of heads "
+         "whose K/V fill a quarter of the device's L2, one section after another (bitwise the same)",
+         py_enum="Switch", arms=TENSOR, later=True, pinned="off"),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -286,6 +294,13 @@ RULES: tuple[Rule, ...] = (
     Rule({"q_load": _vals("tma")}, {"mainloop": _vals("ws")},
          "knob 'q_load'=tma is the producer warpgroup of mainloop=ws loading Q: it needs mainloop=ws, not "
          "mainloop={mainloop}", "Q by TMA is the warp-specialised mainloop's producer's"),
+    Rule({"pv_wide": _vals("on")}, {"mainloop": _vals("ws")},
+         "knob 'pv_wide'=on is the warp-specialised mainloop's PV: it needs mainloop=ws, not mainloop={mainloop}",
+         "one wide PV wgmma is the warp-specialised mainloop's"),
+    Rule({"order_sections": _vals("on")}, {"cta_order": _vals("heaviest_first"), "split_kv": _vals(1)},
+         "knob 'order_sections'=on orders the heaviest-first schedule by sections of heads: it needs "
+         "cta_order=heaviest_first and split_kv=1, not cta_order={cta_order}, split_kv={split_kv}",
+         "sections of heads order the heaviest-first schedule of unsplit items"),
 )
 
 

@@ -63,6 +63,11 @@
 //       cp.async and waits for them | the producer loads the Q tile by TMA on its own full/empty mbarrier pair, as
 //       soon as the previous item's last QK^T is done (so, persistent, under that item's last softmax, PV and
 //       stores)
+//   FA_PV_WIDE (0 off | 1 on; default off): (mainloop=ws) O += P V, per 16 keys, as D/64 wgmma of N=64 | as one
+//       wgmma of N=D (at D=64 the same instruction)
+//   FA_ORDER_SECTIONS (0 off | 1 on; default off): (cta_order=heaviest_first) heaviest first across every head |
+//       heaviest first within sections of heads whose K/V fill a quarter of the device's L2, one section after
+//       another (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -153,6 +158,12 @@
 #ifndef FA_Q_LOAD
 #define FA_Q_LOAD 0
 #endif
+#ifndef FA_PV_WIDE
+#define FA_PV_WIDE 0
+#endif
+#ifndef FA_ORDER_SECTIONS
+#define FA_ORDER_SECTIONS 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -175,7 +186,7 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -205,7 +216,9 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static constexpr int EXP_POLY = EXP_POLY_; \
   static constexpr int PV_SLAB = PV_SLAB_; \
   static constexpr int MAINLOOP = MAINLOOP_; \
-  static constexpr int Q_LOAD = Q_LOAD_;
+  static constexpr int Q_LOAD = Q_LOAD_; \
+  static constexpr int PV_WIDE = PV_WIDE_; \
+  static constexpr int ORDER_SECTIONS = ORDER_SECTIONS_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -236,6 +249,8 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static_assert((PV_SLAB == 0 || PV_SLAB == 1), "knob pv_slab: one of its values"); \
   static_assert((MAINLOOP == MAINLOOP_GENERAL || MAINLOOP == MAINLOOP_WS), "knob mainloop: one of its values"); \
   static_assert((Q_LOAD == Q_LOAD_CP_ASYNC || Q_LOAD == Q_LOAD_TMA), "knob q_load: one of its values"); \
+  static_assert((PV_WIDE == 0 || PV_WIDE == 1), "knob pv_wide: one of its values"); \
+  static_assert((ORDER_SECTIONS == 0 || ORDER_SECTIONS == 1), "knob order_sections: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -255,6 +270,8 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static_assert(COMPUTE == MMA || PV_SLAB == 0, "knob pv_slab is the mma arm's"); \
   static_assert(COMPUTE == WGMMA || MAINLOOP == MAINLOOP_GENERAL, "knob mainloop is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || Q_LOAD == Q_LOAD_CP_ASYNC, "knob q_load is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || PV_WIDE == 0, "knob pv_wide is the wgmma arm's"); \
+  static_assert(COMPUTE == MMA || COMPUTE == WGMMA || ORDER_SECTIONS == 0, "knob order_sections is the mma/wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -265,11 +282,13 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
   static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \
   static_assert(!(PV_SLAB == 1) || (COMPUTE == MMA && PIPELINE == 0 && KV_OVERLAP == 0), "P slab by slab: mma.sync's register fragments, the plain block schedule"); \
-  static_assert(!(Q_LOAD == Q_LOAD_TMA) || (MAINLOOP == MAINLOOP_WS), "Q by TMA is the warp-specialised mainloop's producer's");
+  static_assert(!(Q_LOAD == Q_LOAD_TMA) || (MAINLOOP == MAINLOOP_WS), "Q by TMA is the warp-specialised mainloop's producer's"); \
+  static_assert(!(PV_WIDE == 1) || (MAINLOOP == MAINLOOP_WS), "one wide PV wgmma is the warp-specialised mainloop's"); \
+  static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 29
+#define FA_CONFIG_COUNT 31
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -299,4 +318,6 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   out[25] = FA_EXP_POLY; \
   out[26] = FA_PV_SLAB; \
   out[27] = FA_MAINLOOP; \
-  out[28] = FA_Q_LOAD;
+  out[28] = FA_Q_LOAD; \
+  out[29] = FA_PV_WIDE; \
+  out[30] = FA_ORDER_SECTIONS;

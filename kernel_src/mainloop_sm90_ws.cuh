@@ -28,6 +28,10 @@
 //                  kernel: 1.027 at N2048 D128, 1.122 at N512 D64 B16, 1.088 at causal N1024 GQA, 1.018 at
 //                  N8192 D64; alone (one CTA per item) 0.975-0.999; both together 0.98-0.99 at N8192 D128
 //                  and 0.91-0.95 causal there (results/2026-12-01_h200_short_shapes).
+//   FA_PV_WIDE=1   at D=128, PV per 16 keys as one m64n128k16 instead of two m64n64k16 (the A fragment, P,
+//                  fed to the tensor cores once, half the wgmma instructions). Hypothesis from ncu (H200,
+//                  results/2026-12-01_h200_cudnn_anatomy): SDPA's cuDNN kernel issues 2/3 of our wgmma count
+//                  for the same FLOPs, the PV of N=D being the difference.
 //   FA_MIN_CTAS=2  (two consumer warpgroups, BC 64) two CTAs per SM: 80 registers at entry, 104 a consumer.
 //                  H200 at D=64: 1.170 over three warpgroups at N512 B16, 0.890 at N8192.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
@@ -279,9 +283,15 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
 #pragma unroll
     for (int kk = 0; kk < K::BC / 16; ++kk) {
       const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
+      if constexpr (K::PV_WIDE && D == 128) {
+        // one m64n128k16 across both 64-column slabs of V: the descriptor's leading offset (MN-major) steps
+        // from one slab to the next, as it already says for the N=64 form
+        wgmma_rs_n128<1, T>(&o[0][0], a, wg_desc(Vb + kk * 16 * 64, K::BC * 128, 1024), 1);
+      } else {
 #pragma unroll
-      for (int h = 0; h < D / 64; ++h)
-        wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+        for (int h = 0; h < D / 64; ++h)
+          wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+      }
     }
     wg_commit();
   };

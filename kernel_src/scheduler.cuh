@@ -16,9 +16,22 @@ namespace fa {
 struct Item {
   int qt, bh, split;
 };
+//
+// FA_ORDER_SECTIONS=1: heaviest first within sections of `sect` consecutive heads (whole K/V groups, as many
+// as fill a quarter of the device's L2: the launch computes it), one section after another. Across every
+// head, the reuse distance of a head's K/V is every head's K/V (32 MB at B8 H32/8 N1024 D128, past what the
+// L2 keeps for it: ncu read 152 MB of DRAM where cuDNN read 100, results/2026-12-01_h200_cudnn_anatomy);
+// within a section it is the section's. The balance of longest-first holds inside each section, and the
+// last section's light tiles still end the launch.
 template <class K>
-__device__ __forceinline__ Item decode(int i, int tiles, int BH) {
-  if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
+__device__ __forceinline__ Item decode(int i, int tiles, int BH, int sect = 0) {
+  (void)sect;
+  if constexpr (K::ORDER_SECTIONS) {
+    const int per = tiles * sect;  // the items of a full section
+    const int s = i / per, j = i - s * per;
+    const int nb = BH - s * sect < sect ? BH - s * sect : sect;  // the heads of this section (the last: fewer)
+    return {tiles - 1 - j / nb, s * sect + j % nb, 0};
+  } else if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
     const int rest = i % (BH * K::SPLITS);
     return {tiles - 1 - i / (BH * K::SPLITS), rest % BH, rest / BH};
   } else {
@@ -36,7 +49,7 @@ __device__ unsigned int g_work[2];
 // with FA_PERSISTENT the items it pulls from the work list until the list is empty. slot: the 16 bytes
 // of shared memory where thread 0 puts the item it pulled for the others.
 template <class K, class Work>
-__device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, int BH, Work&& work) {
+__device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, int BH, Work&& work, int sect = 0) {
   if constexpr (K::PERSISTENT) {
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
     // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
@@ -52,7 +65,7 @@ __device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, in
       __syncthreads();
       const unsigned int i = *next;
       if (i >= total) break;
-      work(decode<K>((int)i, tiles, BH));
+      work(decode<K>((int)i, tiles, BH, sect));
     }
     if (threadIdx.x == 0 && atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
       g_work[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
@@ -60,7 +73,7 @@ __device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, in
     }
   } else {
     (void)slot;
-    const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH)
+    const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH, sect)
                                                           : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
     work(it);
   }

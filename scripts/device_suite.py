@@ -73,6 +73,23 @@ KERNELS = {
     # the short items' pipeline fill and drain over fewer keys: BC 64 with Q by TMA, persistent
     "ws_op_bc64_lazy_qp": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on"},
     "ws_op_bc64_lazy_qp_hf": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
+    # PV per 16 keys as one wgmma of N=D (pv_wide), the heaviest-first order by sections of heads that share
+    # the L2 (order_sections), a third K/V stage (cuDNN's kernel fills the shared memory: ncu, device_anatomy.py)
+    "ws_op_lazy_qp_w": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "pv_wide": "on"},
+    "ws_op_lazy_qp_s3": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "kv_stages": 3},
+    "ws_op_lazy_qp_s3_w": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "kv_stages": 3, "pv_wide": "on"},
+    "ws_op_bc176_lazy_w": {**OP, **LAZY, "bc": 176, "pv_wide": "on"},
+    "ws_op_lazy_qp_hfs": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
+                          "order_sections": "on"},
+    "ws_op_lazy_qp_hfs_w": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
+                            "order_sections": "on", "pv_wide": "on"},
+    "ws_op_lazy_qp_hf_w": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
+                           "pv_wide": "on"},
+    "ws_op_bc176_lazy_hfs_w": {**OP, **LAZY, "bc": 176, "cta_order": "heaviest_first", "order_sections": "on",
+                               "pv_wide": "on"},
+    "ws3_lazy_qp_s3": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "kv_stages": 3},
+    "ws2c_s3": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "kv_stages": 3},
+    "ws2c_hfs": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "cta_order": "heaviest_first", "order_sections": "on"},
 }
 
 
@@ -90,15 +107,21 @@ SCREEN = {128: [k for k in KERNELS if not d64_only(k)], 64: list(KERNELS)}
 # the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
 BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_lazy", "ws_op_lazy_hf",
               "ws_op_bc176_lazy_hf", "ws_op_lazy_q", "ws_op_lazy_qp", "ws_op_lazy_qp_hf", "ws_op_bc176_lazy_qp",
-              "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf"],
+              "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf", "ws_op_lazy_qp_w", "ws_op_lazy_qp_s3", "ws_op_lazy_qp_s3_w",
+              "ws_op_bc176_lazy_w", "ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hfs_w", "ws_op_lazy_qp_hf_w",
+              "ws_op_bc176_lazy_hfs_w"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
-             "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf"]}
+             "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs"]}
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
 TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
                     ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
-                    ["ws_op_bc64_lazy_qp_hf", "ws_op_bc64_lazy_qp"]],
+                    ["ws_op_bc64_lazy_qp_hf", "ws_op_bc64_lazy_qp"], ["ws_op_lazy_qp_w", "ws_op_lazy_qp"],
+                    ["ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hf"], ["ws_op_lazy_qp_hfs_w", "ws_op_lazy_qp_hf_w"],
+                    ["ws_op_bc176_lazy_w", "ws_op_bc176_lazy"], ["ws_op_lazy_qp_s3", "ws_op_lazy_qp"],
+                    ["ws_op_lazy_qp_s3_w", "ws_op_lazy_qp_w"], ["ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_w"]],
         (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
-                ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"]]}
+                ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"], ["ws3_lazy_qp_s3", "ws3_lazy_qp"], ["ws2c_s3", "ws2c"],
+                ["ws2c_hfs", "ws2c_hf"]]}
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
@@ -137,7 +160,7 @@ def main() -> int:
     ap.add_argument("--confirm-budget", type=float, default=1.2)
     ap.add_argument("--budget", type=float, default=0.6, help="seconds of alternations per paired measurement")
     ap.add_argument("--use", action="append", default=[], help="D128=NAME / D64=NAME: the suite's kernel for a head dim")
-    ap.add_argument("--only", action="append", default=[], help="screen only these kernel names")
+    ap.add_argument("--only", action="append", default=[], help="screen (and best) only these kernel names")
     ap.add_argument("--shape", action="append", default=[], help="suite: these shapes instead of the built-in suite")
     ap.add_argument("--move", action="append", default=[], help="margins: BASE>CAND, instead of the mainloop's levers")
     ap.add_argument("--aa", action="append", default=[],
@@ -149,7 +172,7 @@ def main() -> int:
     knobs = {n: Knobs.parse(d) for n, d in KERNELS.items()}
     lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
     moves = [m.split(">") for m in (a.move or MOVES)]
-    wanted = ({"arm", *BEST[64], *BEST[128]} if a.plan == "best" else
+    wanted = ({"arm", *[n for n in (*BEST[64], *BEST[128]) if not a.only or n in a.only]} if a.plan == "best" else
               {n for ps in TIER.values() for p in ps for n in p} if a.plan == "tier" else
               {n for m in moves for n in m} | set(a.aa) | ({"ws_op_bc176", "ws3_overlap"} if not a.aa else set())
               if a.plan == "margins" else set(KERNELS))
@@ -294,7 +317,7 @@ def main() -> int:
         recs, rows = [], []
         for spec in a.shape or SUITE:
             sh = shape(spec)
-            names = [n for n in BEST[sh.D] if n in libs and (sh.causal or not n.endswith("hf"))]
+            names = [n for n in BEST[sh.D] if n in libs and (sh.causal or "_hf" not in n) and (not a.only or n in a.only)]
             scr = run_shape(sh, names, ["cudnn"])
             ok = [(v["margin"], k.split(":", 1)[1]) for k, v in scr["summary"].items()
                   if k.startswith("cudnn:") and isinstance(v, dict) and v["recheck"]

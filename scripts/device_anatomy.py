@@ -1,0 +1,138 @@
+"""What SDPA's cuDNN kernel is, next to ours, at a suite's shapes: one ncu profile per shape of one cuDNN
+call and one call of our kernel (launch configuration, occupancy, tensor pipe, issue, stalls, bytes), both
+in the same process after a warm-up, so that the vendor's choice of tile, grid and registers is read off
+the hardware rather than guessed.
+
+    python3 scripts/device_anatomy.py OUT_DIR [--shape 'B2 H16 N2048 D128 fp16=ws_op_lazy_qp']...
+
+Each --shape names a shape (device_suite.py's spelling) and the kernel of device_suite.KERNELS profiled
+beside cuDNN. Writes OUT_DIR/<shape>.csv (ncu's raw page), OUT_DIR/anatomy.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+EXTRA = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "sm__cycles_active.avg",
+         "gpc__cycles_elapsed.max", "smsp__warps_launched.sum", "launch__cluster_dim_x", "launch__thread_count"]
+
+DEFAULT = ["B2 H16 N2048 D128 fp16=ws_op_lazy_qp", "B4 H16 N4096 D128 bf16=ws_op_bc176_lazy",
+           "B16 H16 N512 D64 fp16=ws2c", "B8 H32 N1024 D128 bf16 causal Hkv8=ws_op_lazy_qp_hf",
+           "B2 H16 N8192 D128 fp16=ws_op_bc176_lazy", "B2 H16 N8192 D64 fp16=ws3_lazy_qp"]
+
+
+def inner(shape_spec: str, lib_path: str) -> int:
+    """The profiled program: warm both, then one cuDNN call and one of ours inside the profiler range."""
+    import torch
+
+    from device_suite import shape
+    from experiments import sdpa
+    from kernel_src.binding import KernelLib
+
+    sh = shape(shape_spec)
+    dt = getattr(torch, sh.dtype)
+    g = torch.Generator().manual_seed(7)
+    q = torch.randn(sh.B, sh.H, sh.N, sh.D, generator=g).to("cuda", dt)
+    k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
+    o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
+    lib = KernelLib(lib_path)
+    cudnn = sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H))
+    for _ in range(30):
+        cudnn()
+        lib.forward(q, k, v, o, lse, sh.causal)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
+    cudnn()
+    torch.cuda.synchronize()
+    lib.forward(q, k, v, o, lse, sh.causal)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--shape", action="append", default=[])
+    ap.add_argument("--inner", nargs=2, metavar=("SHAPE", "LIB"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.inner:
+        return inner(*a.inner)
+
+    from device_suite import KERNELS, d64_only, shape
+    from experiments.build import BuildSpec, build
+    from experiments.device import probe
+    from kernel_src.knobs import Knobs
+    from profiler.metrics import metric_names
+    from profiler.ncu import parse_raw_csv
+
+    a.out.mkdir(parents=True, exist_ok=True)
+    dev = probe()
+    pairs = [s.rsplit("=", 1) for s in (a.shape or DEFAULT)]
+    names = sorted({n for _, n in pairs})
+    specs = {n: BuildSpec(knobs=Knobs(**KERNELS[n]), arch=dev.arch, dtypes=("float16", "bfloat16"),
+                          dims=(64,) if d64_only(n) else (64, 128), causals=(False, True)) for n in names}
+    t0 = time.time()
+    built = build(list(specs.values()), Path("/tmp/facache/build"))
+    print(f"built {len(names)} libraries in {time.time() - t0:.0f} s", flush=True)
+    metrics = ",".join(dict.fromkeys([*metric_names(dev.arch).values(), *EXTRA]))
+    table = []
+    for spec, name in pairs:
+        res = built[specs[name].key()]
+        if not res.ok:
+            print(f"{name}: build failed\n{res.log[-1500:]}", flush=True)
+            continue
+        cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+               "--profile-from-start", "off", "--metrics", metrics, "--target-processes", "all",
+               sys.executable, __file__, "x", "--inner", spec, str(res.library)]
+        t0 = time.time()
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ})
+        tag = spec.replace(" ", "_")
+        (a.out / f"{tag}.csv").write_text(p.stdout)
+        if p.returncode != 0:
+            print(f"{spec}: ncu exited {p.returncode}\n{p.stderr[-2000:]}", flush=True)
+            continue
+        for r in parse_raw_csv(p.stdout):
+            v = r
+            row = {"shape": spec, "ours": name, "kernel": r.get("Kernel Name", "?")}
+            for key in ("launch__grid_size", "launch__block_size", "launch__registers_per_thread",
+                        "launch__shared_mem_per_block_dynamic", "launch__shared_mem_per_block_static",
+                        "launch__waves_per_multiprocessor", "launch__occupancy_limit_registers",
+                        "launch__occupancy_limit_shared_mem", "launch__cluster_dim_x", "gpu__time_duration.sum",
+                        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+                        "smsp__issue_active.avg.pct_of_peak_sustained_active",
+                        "sm__warps_active.avg.per_cycle_active", "sm__cycles_active.avg", "gpc__cycles_elapsed.max",
+                        "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+                        "sm__inst_executed_pipe_tensor_op_gmma.sum", "smsp__inst_executed.sum"):
+                row[key] = v.get(key)
+            row["stalls"] = {k.split("stalled_")[1].split("_per")[0]: v[k] for k in v
+                             if "issue_stalled" in k and isinstance(v[k], float)}
+            table.append(row)
+        print(f"{spec}: profiled in {time.time() - t0:.0f} s", flush=True)
+    (a.out / "anatomy.json").write_text(json.dumps(table, indent=1, default=str))
+    for r in table:
+        top = sorted(r["stalls"].items(), key=lambda kv: -kv[1])[:4]
+        print(f"\n{r['shape']}  [{r['ours']}]\n  {str(r['kernel'])[:150]}\n"
+              f"  grid {r['launch__grid_size']} block {r['launch__block_size']} regs {r['launch__registers_per_thread']} "
+              f"smem {r['launch__shared_mem_per_block_dynamic']}+{r['launch__shared_mem_per_block_static']} "
+              f"waves {r['launch__waves_per_multiprocessor']} cluster {r['launch__cluster_dim_x']} "
+              f"occ-limit regs/smem {r['launch__occupancy_limit_registers']}/{r['launch__occupancy_limit_shared_mem']}\n"
+              f"  {r['gpu__time_duration.sum']} ns, tensor {r['sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active']}%, "
+              f"issue {r['smsp__issue_active.avg.pct_of_peak_sustained_active']}%, warps/SM "
+              f"{r['sm__warps_active.avg.per_cycle_active']}, SM active {r['sm__cycles_active.avg']} of "
+              f"{r['gpc__cycles_elapsed.max']} cycles, DRAM r/w {r['dram__bytes_read.sum']}/{r['dram__bytes_write.sum']} B, "
+              f"L2 {r['lts__t_bytes.sum']} B, gmma {r['sm__inst_executed_pipe_tensor_op_gmma.sum']}, inst "
+              f"{r['smsp__inst_executed.sum']}\n  stalls {', '.join(f'{k} {x:.2f}' for k, x in top)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
