@@ -87,6 +87,8 @@ KERNELS = {
                            "pv_wide": "on"},
     "ws_op_bc176_lazy_hfs_w": {**OP, **LAZY, "bc": 176, "cta_order": "heaviest_first", "order_sections": "on",
                                "pv_wide": "on"},
+    "ws_op_bc176_lazy_hf_w": {**OP, **LAZY, "bc": 176, "cta_order": "heaviest_first", "pv_wide": "on"},
+    "ws_op_bc176_lazy_qp_w": {**OP, **LAZY, "bc": 176, "q_load": "tma", "persistent": "on", "pv_wide": "on"},
     "ws3_lazy_qp_s3": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "kv_stages": 3},
     "ws2c_s3": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "kv_stages": 3},
     "ws2c_hfs": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "cta_order": "heaviest_first", "order_sections": "on"},
@@ -109,7 +111,7 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
               "ws_op_bc176_lazy_hf", "ws_op_lazy_q", "ws_op_lazy_qp", "ws_op_lazy_qp_hf", "ws_op_bc176_lazy_qp",
               "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf", "ws_op_lazy_qp_w", "ws_op_lazy_qp_s3", "ws_op_lazy_qp_s3_w",
               "ws_op_bc176_lazy_w", "ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hfs_w", "ws_op_lazy_qp_hf_w",
-              "ws_op_bc176_lazy_hfs_w"],
+              "ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_hf_w", "ws_op_bc176_lazy_qp_w"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
              "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs"]}
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
