@@ -239,8 +239,9 @@ def _vals(*v) -> tuple:
     return tuple(v)
 
 
-WS_TWO_CTAS = ("knob 'mainloop'=ws runs two CTAs per SM only on two consumer warpgroups with bc=64 (104 registers a "
-               "consumer thread), not min_ctas={min_ctas} with warps={warps}, bc={bc}")
+WS_TWO_CTAS = ("knob 'mainloop'=ws runs two CTAs per SM on two consumer warpgroups only with bc=64 (104 registers a "
+               "consumer thread), and two or three on one consumer warpgroup (warps=4); not min_ctas={min_ctas} with "
+               "warps={warps}, bc={bc}")
 
 # In the order the validator checks them (the first broken rule is the sentence a user reads).
 RULES: tuple[Rule, ...] = (
@@ -270,10 +271,16 @@ RULES: tuple[Rule, ...] = (
     # two CTAs of 384 threads leave 80 registers at entry and 104 to each consumer after setmaxnreg: the BC-64 tile
     # at D=64 fits (0 spills), D=128 spills 1.8 KB (results/2026-12-01_h200_short_shapes/static_cpu.txt)
     # (two rules, one sentence: a rule's need never names a knob of its when)
-    Rule({"mainloop": _vals("ws"), "min_ctas": _vals(2, 3, 4)}, {"bc": _vals(64), "warps": _vals(8)},
-         WS_TWO_CTAS, "the warp-specialised mainloop runs two CTAs per SM only on two consumer warpgroups with bc=64"),
-    Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2)},
-         WS_TWO_CTAS, "the warp-specialised mainloop runs at most two CTAs per SM"),
+    # one consumer warpgroup (warps=4, 256 threads): 128 registers at entry and 232 a consumer at two CTAs per SM,
+    # 80 and 136 at three
+    Rule({"mainloop": _vals("ws"), "min_ctas": _vals(2, 3, 4)}, {"warps": _vals(4, 8)},
+         WS_TWO_CTAS, "the warp-specialised mainloop runs several CTAs per SM on one or two consumer warpgroups"),
+    Rule({"mainloop": _vals("ws"), "min_ctas": _vals(2, 3, 4), "warps": _vals(8)}, {"bc": _vals(64)},
+         WS_TWO_CTAS, "the warp-specialised mainloop runs two CTAs per SM on two consumer warpgroups only with bc=64"),
+    Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
+         WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
+    Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},
+         WS_TWO_CTAS, "the warp-specialised mainloop runs at most two CTAs per SM of two or three consumer warpgroups"),
     # ptxas gave the consumers 104 registers at t128x64w8 with min_ctas=2 and spilled 1020 B
     Rule({"kv_release": _vals("producer"), "mainloop": _vals("general")}, {"min_ctas": _vals(0, 1)},
          "knob 'kv_release'=producer adds a producer warpgroup and hands its registers to the consumers; "

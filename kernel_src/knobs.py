@@ -116,8 +116,8 @@ class _Knobs(BaseModel):
                     raise ValueError(f"knob 'mainloop'=ws (a TMA producer warpgroup beside wgmma consumer warpgroups, "
                                      f"the fused ex2 softmax, masks on edge blocks only) needs {name}={want.value}, "
                                      f"not {got.value}")
-            if self.warps not in (8, 12) or self.bc not in (64, 128, 176) or self.kv_stages < 2 or self.split_kv != 1:
-                raise ValueError(f"knob 'mainloop'=ws runs 2 or 3 consumer warpgroups (warps 8 or 12) on a K/V ring of "
+            if self.warps not in (4, 8, 12) or self.bc not in (64, 128, 176) or self.kv_stages < 2 or self.split_kv != 1:
+                raise ValueError(f"knob 'mainloop'=ws runs 1-3 consumer warpgroups (warps 4, 8 or 12) on a K/V ring of "
                                  f"2-3 stages with bc 64, 128 or 176 and no key split, not warps={self.warps}, bc={self.bc}, "
                                  f"kv_stages={self.kv_stages}, split_kv={self.split_kv}")
         if self.compute == Compute.scalar:

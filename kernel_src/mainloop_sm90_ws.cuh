@@ -16,7 +16,11 @@
 //                  one step (its first QK^T; then each block's QK^T with the previous PV; then the last PV).
 //   FA_BC          128 at D=128 (the tile FlashAttention-3 runs there), 64 or 128 at D=64; 176 (FlashAttention-3's
 //                  non-causal D=128 tile): fewer, longer key blocks, S 88 + P 44 + O 64 registers
-//   FA_WARPS       8: two consumer warpgroups (BR 128), 12: three (BR 192, FlashAttention-3's D=64 tile)
+//   FA_WARPS       8: two consumer warpgroups (BR 128), 12: three (BR 192, FlashAttention-3's D=64 tile),
+//                  4: one (BR 64), meant for two or three CTAs per SM (FA_MIN_CTAS): each CTA's item boundaries
+//                  (its first QK^T and softmax, last PV, stores) then run under another CTA's GEMMs, where the
+//                  two warpgroups of one CTA start and end their items together. Hypothesis for short items
+//                  (N <= 2048, short causal rows), where those boundaries are a large share of an item.
 //   FA_PERSISTENT=1  a static persistent schedule: CTA c takes items c, c + grid, ...; no work counter and
 //                  no block barrier between items, so the producer runs into the next item's K/V while the
 //                  consumers finish this item's epilogue.
@@ -69,10 +73,10 @@ __device__ __forceinline__ void wgmma_ss_n176(float* d, uint64_t desc_a, uint64_
 // Registers a thread after setmaxnreg. The CTA's pool is what it was launched with (entry registers x
 // threads, 168 x 384 or 128 x 512), not the SM's 65536: consumers asking for more than the producer gave
 // back wait in setmaxnreg forever (seen on the H200: a producer of 32 with consumers of 240 at 168 x 384
-// hung). So the producer keeps 24 beside two consumer warpgroups and 32 beside three (FlashAttention-3's
-// figures), and the consumers share the rest, in multiples of 8, at most 240.
+// hung). So the producer keeps 24 beside one or two consumer warpgroups and 32 beside three (FlashAttention-3's
+// figures for two and three), and the consumers share the rest, in multiples of 8, at most 240.
 template <class K>
-__host__ __device__ constexpr int ws_producer_regs() { return K::WARPS == 8 ? 24 : 32; }
+__host__ __device__ constexpr int ws_producer_regs() { return K::WARPS == 12 ? 32 : 24; }
 template <class K>
 __host__ __device__ constexpr int ws_consumer_regs(int entry) {
   return (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8 > 240

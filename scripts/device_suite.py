@@ -32,6 +32,7 @@ WS = dict(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem"
 OP = {**WS, "pipeline": "on", "pingpong": "on"}  # overlap inside each warpgroup, turns between the two
 WS3 = {**WS, "pipeline": "on", "warps": 12, "br": 192}  # three consumer warpgroups (D=64's tile)
 LAZY = {"rescale_skip": "on", "rescale_lazy": "on"}
+WS1 = {**WS, "pipeline": "on", "warps": 4, "br": 64}  # one consumer warpgroup (for several CTAs per SM)
 KERNELS = {
     "arm": ARM,  # the best kernel the search had found on this card: 128 x 64 on two warpgroups, 2 CTAs/SM
     "ws": WS,
@@ -89,6 +90,16 @@ KERNELS = {
                                "pv_wide": "on"},
     "ws_op_bc176_lazy_hf_w": {**OP, **LAZY, "bc": 176, "cta_order": "heaviest_first", "pv_wide": "on"},
     "ws_op_bc176_lazy_qp_w": {**OP, **LAZY, "bc": 176, "q_load": "tma", "persistent": "on", "pv_wide": "on"},
+    # one consumer warpgroup a CTA (BR 64), two or three CTAs per SM: one CTA's item boundaries under another's GEMMs
+    "ws1c2": {**WS1, **LAZY, "min_ctas": 2},
+    "ws1c2_qp": {**WS1, **LAZY, "min_ctas": 2, "q_load": "tma", "persistent": "on"},
+    "ws1c2_bc64": {**WS1, **LAZY, "bc": 64, "min_ctas": 2, "pv_wide": "on"},
+    "ws1c2_bc64_qp": {**WS1, **LAZY, "bc": 64, "min_ctas": 2, "pv_wide": "on", "q_load": "tma", "persistent": "on"},
+    "ws1c2_bc64_hf": {**WS1, **LAZY, "bc": 64, "min_ctas": 2, "pv_wide": "on", "cta_order": "heaviest_first"},
+    "ws1c2_bc64_qp_hf": {**WS1, **LAZY, "bc": 64, "min_ctas": 2, "pv_wide": "on", "q_load": "tma", "persistent": "on",
+                         "cta_order": "heaviest_first"},
+    "ws1c3_bc64": {**WS1, **LAZY, "bc": 64, "min_ctas": 3},
+    "ws1c3_bc64_qp": {**WS1, **LAZY, "bc": 64, "min_ctas": 3, "q_load": "tma", "persistent": "on"},
     "ws3_lazy_qp_s3": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "kv_stages": 3},
     "ws2c_s3": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "kv_stages": 3},
     "ws2c_hfs": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "cta_order": "heaviest_first", "order_sections": "on"},
@@ -111,16 +122,20 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
               "ws_op_bc176_lazy_hf", "ws_op_lazy_q", "ws_op_lazy_qp", "ws_op_lazy_qp_hf", "ws_op_bc176_lazy_qp",
               "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf", "ws_op_lazy_qp_w", "ws_op_lazy_qp_s3", "ws_op_lazy_qp_s3_w",
               "ws_op_bc176_lazy_w", "ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hfs_w", "ws_op_lazy_qp_hf_w",
-              "ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_hf_w", "ws_op_bc176_lazy_qp_w"],
+              "ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_hf_w", "ws_op_bc176_lazy_qp_w", "ws1c2_bc64", "ws1c2_bc64_qp",
+              "ws1c2_bc64_hf", "ws1c2_bc64_qp_hf"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
-             "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs"]}
+             "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs", "ws1c2",
+             "ws1c2_qp", "ws1c2_bc64", "ws1c2_bc64_hf", "ws1c3_bc64", "ws1c3_bc64_qp"]}
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
 TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
                     ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
                     ["ws_op_bc64_lazy_qp_hf", "ws_op_bc64_lazy_qp"], ["ws_op_lazy_qp_w", "ws_op_lazy_qp"],
                     ["ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hf"], ["ws_op_lazy_qp_hfs_w", "ws_op_lazy_qp_hf_w"],
                     ["ws_op_bc176_lazy_w", "ws_op_bc176_lazy"], ["ws_op_lazy_qp_s3", "ws_op_lazy_qp"],
-                    ["ws_op_lazy_qp_s3_w", "ws_op_lazy_qp_w"], ["ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_w"]],
+                    ["ws_op_lazy_qp_s3_w", "ws_op_lazy_qp_w"], ["ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_w"],
+                    ["ws1c2_qp", "ws1c2"], ["ws1c2_bc64_qp", "ws1c2_bc64"], ["ws1c2_bc64_hf", "ws1c2_bc64"],
+                    ["ws1c2_bc64_qp_hf", "ws1c2_bc64"], ["ws1c3_bc64_qp", "ws1c3_bc64"]],
         (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
                 ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"], ["ws3_lazy_qp_s3", "ws3_lazy_qp"], ["ws2c_s3", "ws2c"],
                 ["ws2c_hfs", "ws2c_hf"]]}
