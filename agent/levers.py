@@ -52,6 +52,8 @@ class Lever(BaseModel):
     # the move hides latency by asynchrony (a producer warpgroup's TMA, asynchronous wgmma), not by rows in
     # flight: from Policy.async_mainloop its loss of rows/SM is no cost under a latency-bound diagnosis
     asynchronous: bool = False
+    # the head dims where the move changes the kernel (empty: every one); elsewhere it builds the same code
+    head_dims: tuple[int, ...] = ()
 
     def relief(self, label: str | None, compute: str) -> Relief | None:
         """The declared relief of diagnosis `label` on `compute`, if any."""
@@ -61,8 +63,10 @@ class Lever(BaseModel):
         """The diagnoses it targets on `compute`: `targets`, plus the ones it declares a relief of there."""
         return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute and r.label not in self.targets)
 
-    def applies_to(self, knobs: Knobs, causal: bool = False) -> bool:
+    def applies_to(self, knobs: Knobs, causal: bool = False, head_dim: int | None = None) -> bool:
         if self.causal_only and not causal:
+            return False
+        if self.head_dims and head_dim is not None and head_dim not in self.head_dims:
             return False
         cur = knobs.model_dump(mode="json")
         if any(cur[k] not in allowed for k, allowed in self.requires.items()):
@@ -507,6 +511,17 @@ CATALOG: tuple[Lever, ...] = (
         "shared memory each) and one CTA's prologue, epilogue and barrier waits run under the other's GEMMs, the "
         "way the arm's second CTA hid them; costs the overlap and the wider tile. D=128 at two CTAs spills 1.8 KB. "
         "H200 at D=64: 1.170 over three warpgroups at N512 B16, 0.890 at N8192 (results/2026-12-01_h200_short_shapes).",
+    ),
+    Lever(
+        name="ws_pv_wide", sets={"pv_wide": "on"},
+        targets=("tensor_bound", "issue_bound", "issue_latency_chain", "barrier_bound"),
+        requires={"mainloop": ("ws",)}, head_dims=(128,), predicted=(0.99, 1.07), simpler=True,
+        hypothesis="At D=128 the warp-specialised mainloop's PV, per 16 keys, as one m64n128k16 wgmma across both "
+        "64-column slabs of V instead of two m64n64k16: P, the A operand from registers, goes to the tensor cores "
+        "once, and the consumers issue a third fewer wgmma (ncu on the H200: SDPA's cuDNN kernel issues 2/3 of our "
+        "count for the same FLOPs). Bitwise the same output. H200: 1.026-1.056 over the same kernel at N2048 D128, "
+        "N4096 D128 bf16, causal N1024 GQA and causal N8192 (A/A within 0.5-1%); at D=64 it is the same instruction "
+        "(results/2026-12-01_h200_cudnn_anatomy).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

@@ -76,8 +76,12 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # the catalog gains the mainloop with three consumer warpgroups as one move (ws_mainloop_three_warpgroups)
     Policy(version=8, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True),  # async_mainloop
+    # the same rules; the catalog gains the warp-specialised PV as one wgmma of N=D at D=128 (ws_pv_wide) and a
+    # lever's head dims (Lever.head_dims: a move that builds the same code at another head dim is no experiment)
+    Policy(version=9, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True),
 )}
-CURRENT = POLICIES[8]
+CURRENT = POLICIES[9]
 
 
 class UnknownPolicy(ValueError):

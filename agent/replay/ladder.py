@@ -70,7 +70,7 @@ class Ladder(Strategy):
     def moves(self, state: State) -> list[Move]:
         out = []
         for lv in state.levers:
-            if lv.applies_to(state.best, state.causal):
+            if lv.applies_to(state.best, state.causal, state.head_dim):
                 try:
                     out.append(Move(levers=(lv.name,), knobs=lv.apply(state.best)))
                 except Exception:  # noqa: BLE001 - an invalid combination is refused at evaluation
@@ -83,7 +83,7 @@ class Ladder(Strategy):
         while self._queue:
             entry = self._queue[0]
             lv = by.get(entry["lever"])
-            if lv is None or not lv.applies_to(state.best, state.causal):
+            if lv is None or not lv.applies_to(state.best, state.causal, state.head_dim):
                 self._queue.pop(0)  # the keep that re-opened it also made it moot
                 continue
             return [Proposal(move=_move(lv, state, "rescreen"), predicted=lv.predicted,
