@@ -147,7 +147,7 @@ def _steps(run: Run, p: Progress) -> tuple[str, State | None]:
         else:
             proposals = strategy.ask(state, ASK)
         if not o.screen and p.since_keep >= o.plateau and (
-                strategy.strict_plateau or not any(x.promising(p.noise.t_keep) for x in proposals)):
+                strategy.strict_plateau or not any(strategy.worth(x, p.noise.t_keep) for x in proposals)):
             return "plateau", state
         if not proposals:
             return "exhausted", state

@@ -53,6 +53,12 @@ class Policy(BaseModel):
     # where the mainloop with three consumer warpgroups and Q by TMA ran 1.028-1.037x
     # (results/2026-12-01_h200_short_shapes)
     async_mainloop: bool = False
+    # the plateau rule reads a proposal's band, not its middle alone: one with at least a one-in-four chance of
+    # reaching t_keep (the band a log-normal's 95% interval; agent.strategies.limiter.PLATEAU_CHANCE) keeps the
+    # run going while budget is left. Without it a run from the arm at B2 H16 N2048 D128 stopped with 3 of 6
+    # experiments unspent and ws_mainloop predicted 1.006 (band 0.92-1.10) against t_keep 1.0064, where the
+    # warp-specialised kernels ran 1.05 over the arm (results/2026-12-01_h200_cudnn_anatomy)
+    plateau_chance: bool = False
 
 
 # one row a revision; each adds the switch named on its right to the row above it
@@ -80,8 +86,10 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # lever's head dims (Lever.head_dims: a move that builds the same code at another head dim is no experiment)
     Policy(version=9, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True),
+    Policy(version=10, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),  # plateau_chance
 )}
-CURRENT = POLICIES[9]
+CURRENT = POLICIES[10]
 
 
 class UnknownPolicy(ValueError):

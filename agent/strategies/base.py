@@ -7,6 +7,8 @@ store, the bench or a subprocess, so the agent, random search and TPE are judged
 """
 from __future__ import annotations
 
+import math
+
 import random
 from typing import Protocol
 
@@ -48,6 +50,16 @@ class Proposal(BaseModel):
     def promising(self, t_keep: float) -> bool:
         """Worth a measurement: no prediction (a sample), or a predicted margin that reaches t_keep."""
         return self.predicted is None or self.point() >= t_keep
+
+    def chance(self, t_keep: float) -> float:
+        """The chance that the margin reaches t_keep, the band read as the 95% interval of a log-normal
+        (1.0 with no prediction)."""
+        if self.predicted is None:
+            return 1.0
+        lo, hi = self.predicted
+        sd = math.log(hi / lo) / 3.92 if hi > lo else 0.0
+        z = math.log(self.point() / t_keep)
+        return (1.0 if z >= 0 else 0.0) if sd == 0 else 0.5 * math.erfc(-z / (sd * math.sqrt(2)))
 
 
 class Trial(BaseModel):
@@ -119,6 +131,11 @@ class Strategy(Protocol):
 
     def remaining(self, state: State) -> list[tuple[str, str]]:
         """(move, why it was not worth a measurement) for what is left when the run stops."""
+
+    def worth(self, proposal: Proposal, t_keep: float) -> bool:
+        """Whether the plateau rule counts `proposal` as worth a measurement (default: its predicted margin
+        reaches t_keep)."""
+        return proposal.promising(t_keep)
 
     def measure_ahead(self, state: State, proposals: list[Proposal], width: int) -> list[Proposal]:
         """The proposals a bench of `width` GPUs measures at once against the current best, `proposals`

@@ -56,6 +56,11 @@ MEASURED = ("KEPT", "SLOWER", "NULL")
 MAX_COMPOUND = 3
 
 
+# Policy.plateau_chance: a proposal whose band gives it at least this chance of reaching t_keep keeps the run
+# going past the plateau's patience
+PLATEAU_CHANCE = 0.25
+
+
 class LimiterAgent(Strategy):
     name = "agent"
     rescreens_shelf = True
@@ -314,9 +319,16 @@ class LimiterAgent(Strategy):
     def tell(self, trial: Trial) -> None:
         self.told.append(trial)
 
+    def worth(self, proposal: Proposal, t_keep: float) -> bool:
+        if proposal.promising(t_keep):
+            return True
+        return self.policy.plateau_chance and proposal.chance(t_keep) >= PLATEAU_CHANCE
+
     def remaining(self, state: State) -> list[tuple[str, str]]:
         return [(p.move.name, f"predicted {p.point():.3f} (band {p.predicted[0]:.3f}-{p.predicted[1]:.3f}) < t_keep "
-                 f"{state.t_keep:.4f}; " + p.rationale) for p in self.ranked(state) if not p.promising(state.t_keep)]
+                 f"{state.t_keep:.4f}" + (f", a {p.chance(state.t_keep):.0%} chance to reach it"
+                                          if self.policy.plateau_chance else "") + "; " + p.rationale)
+                for p in self.ranked(state) if not self.worth(p, state.t_keep)]
 
 
 def _before_this_best(state: State) -> State:
