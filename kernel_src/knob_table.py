@@ -239,9 +239,13 @@ def _vals(*v) -> tuple:
     return tuple(v)
 
 
-WS_TWO_CTAS = ("knob 'mainloop'=ws runs two CTAs per SM on two consumer warpgroups only with bc=64 (104 registers a "
-               "consumer thread), and two or three on one consumer warpgroup (warps=4); not min_ctas={min_ctas} with "
+WS_TWO_CTAS = ("knob 'mainloop'=ws runs two CTAs per SM only on two consumer warpgroups with bc=64 (104 registers a "
+               "consumer thread), or two or three on one consumer warpgroup (warps=4); not min_ctas={min_ctas} with "
                "warps={warps}, bc={bc}")
+
+PV_WIDE_REGS = ("knob 'pv_wide'=on issues m64n128k16 wgmma with P in registers, which ptxas cannot compile under 94 "
+                "registers a thread (C7602): several CTAs per SM leave enough only on one consumer warpgroup (warps=4) "
+                "at two CTAs; not min_ctas={min_ctas} with warps={warps}")
 
 # In the order the validator checks them (the first broken rule is the sentence a user reads).
 RULES: tuple[Rule, ...] = (
@@ -304,6 +308,12 @@ RULES: tuple[Rule, ...] = (
     Rule({"pv_wide": _vals("on")}, {"mainloop": _vals("ws")},
          "knob 'pv_wide'=on is the warp-specialised mainloop's PV: it needs mainloop=ws, not mainloop={mainloop}",
          "one wide PV wgmma is the warp-specialised mainloop's"),
+    # at two CTAs of two consumer warpgroups (80 registers at entry) ptxas refuses the m64n128k16 with P in
+    # registers: "Insufficient registers (80) ... register target of 94 or higher" (C7602, nvcc 13.0, sm_90a)
+    Rule({"pv_wide": _vals("on"), "min_ctas": _vals(2, 3, 4)}, {"warps": _vals(4)},
+         PV_WIDE_REGS, "one wide PV wgmma needs 94 registers at entry: several CTAs per SM only on one warpgroup"),
+    Rule({"pv_wide": _vals("on"), "warps": _vals(4)}, {"min_ctas": _vals(0, 1, 2)},
+         PV_WIDE_REGS, "one wide PV wgmma needs 94 registers at entry: at most two CTAs of one warpgroup"),
     Rule({"order_sections": _vals("on")}, {"cta_order": _vals("heaviest_first"), "split_kv": _vals(1)},
          "knob 'order_sections'=on orders the heaviest-first schedule by sections of heads: it needs "
          "cta_order=heaviest_first and split_kv=1, not cta_order={cta_order}, split_kv={split_kv}",
