@@ -96,7 +96,12 @@ def test_cudnn_issues_two_thirds_of_our_wgmma_where_d_is_128():
         c, o = r["cudnn"], r["ours"]
         assert c["launch__grid_size"] == 132 and c["launch__block_size"] == 384 and c["launch__registers_per_thread"] == 168
         ratio = c["sm__inst_executed_pipe_tensor_op_gmma.sum"] / o["sm__inst_executed_pipe_tensor_op_gmma.sum"]
-        assert (abs(ratio - 2 / 3) < 0.01) if "D128" in shape else ratio > 0.9, (shape, ratio)
+        # BC 128 at D=128: exactly 2/3 (the PV's two m64n64 per 16 keys); BC 176 issues fewer, wider QK^T
+        bc = int(o["kernel"].split("<")[2].split(",")[5])
+        if "D128" in shape:
+            assert abs(ratio - 2 / 3) < 0.001 if bc == 128 else 2 / 3 < ratio < 0.75, (shape, ratio)
+        else:  # D=64: the PV is one m64n64 either way; BC 64's QK^T is two m64n64 where BC 128's is one m64n128
+            assert abs(ratio - (0.75 if bc == 64 else 1.0)) < 0.01, (shape, ratio)
     n1024 = by["B8 H32 N1024 D128 bf16 causal Hkv8"]
     assert round(n1024["ours"]["dram__bytes_read.sum"] / 1e6) == 153 and round(n1024["cudnn"]["dram__bytes_read.sum"] / 1e6) == 101
 
@@ -193,7 +198,7 @@ def test_the_wide_pv_and_one_warpgroup_kernels_build(name, head_dim):
         return json.loads(res.output)[0]
 
     r = row(KERNELS[name])
-    assert r["built"] and r["threads"] == (384 if name.startswith("ws_op") else 256)
+    assert r["built"] and r["ctas_per_sm"] == {"ws_op_lazy_qp_w": 1, "ws1c2_bc64": 2, "ws1c3_bc64": 3}[name]
     if name == "ws_op_lazy_qp_w":
         split = row({**KERNELS[name], "pv_wide": "off"})
         if r["census"] is not None:  # cuobjdump there: PV per block 8 HGMMA (m64n128) instead of 16 (m64n64)
