@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from agent.levers import CATALOG
 from store import open_db
 from store import owner
 from store import queries as q
@@ -220,7 +221,7 @@ def test_a_killed_agent_run_resumed_makes_the_uninterrupted_runs_decisions(tmp_p
 # 173 s; without them 253 asks (1.1 s). The resume replays the same sequence of asks, FAIL tells included,
 # either way; TPE over the whole space is tests/test_strategies.py's.
 HOPPER_LEVERS = ("wgmma", "tma", "tma_ring", "hopper_tile", "last_warp_refill", "producer_warpgroup", "pingpong",
-                 "ws_mainloop", "ws_wide_kv_tile", "ws_three_warpgroups")
+                 *(lv.name for lv in CATALOG if lv.name.startswith("ws_")))  # the warp-specialised mainloop's
 
 
 @pytest.mark.parametrize("strategy", ["random", "tpe"])

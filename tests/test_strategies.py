@@ -235,10 +235,12 @@ def test_the_null_is_remeasured_on_the_kernel_being_compared(tmp_path):
 
 def test_random_and_tpe_spend_the_budget_through_the_same_gate(tmp_path):
     pytest.importorskip("optuna")
-    for strategy in ("random", "tpe"):
-        db, rid, _ = _sim_run(tmp_path, strategy, budget=8)
+    # TPE over the whole space from the scalar seed: about a thousand asks a draw (0.02% of the points are valid),
+    # 6 ms each in Optuna, so three draws say what eight would
+    for strategy, budget in (("random", 8), ("tpe", 3)):
+        db, rid, _ = _sim_run(tmp_path, strategy, budget=budget)
         rows = q.history(db, rid)
-        assert sum(e["kind"] == "sample" for e in rows) == 8
+        assert sum(e["kind"] == "sample" for e in rows) == budget
         assert q.get_run(db, rid)["strategy"] == strategy
         assert any(e["kind"] == "comparator" for e in rows)
         assert not q.shelf(db, rid)  # a sample is no lever to re-screen
@@ -250,11 +252,11 @@ def test_random_draws_are_uniform_over_valid_launchable_configurations():
     dims = space(levers.CATALOG, SEED, causal=False)
     assert ("heaviest_first" not in dims["cta_order"]) and set(dims["tile"]) == {(64, 4), (128, 8), (128, 4), (192, 12)}
     rng, seen = random.Random(1), set()
-    for _ in range(200):
+    for _ in range(100):
         k = sample_valid(rng, dims, TABLE["sm_120"], 128, exclude=seen)
         assert k.smem_bytes(128) <= TABLE["sm_120"].smem_per_block_optin  # never one the card refuses
         seen.add(k.key())
-    assert len(seen) == 200
+    assert len(seen) == 100
 
 
 def test_plateau_stops_only_when_nothing_promising_is_left(tmp_path):

@@ -208,6 +208,9 @@ WS_Q_TMA = table.BY_NAME["q_load"].join.label.format(value="tma")  # "ws+q_load_
 LATER_KNOBS = tuple(k.name for k in table.KNOBS if k.later)
 
 
+_DEFAULTS = Knobs().model_dump(mode="json")
+
+
 def knobs_of(choice: dict) -> Knobs:
     """A point of `space` as Knobs (raises KnobError when the combination is invalid)."""
     c = dict(choice)
@@ -217,6 +220,12 @@ def knobs_of(choice: dict) -> Knobs:
         for v in k.values if j else ():
             if v != k.default and c.get(j.parent) == j.label.format(value=v):
                 c[j.parent], c[k.name] = j.when, v
+    # The table's plain rules first, on the values as drawn: Knobs.parse checks the same rules (and more), so a
+    # point they refuse is refused either way and the draws are the same; only faster. Of the space from the naive
+    # seed 0.02% is valid, and the validator took 62 us a point.
+    full = {**_DEFAULTS, **c}
+    if not all(r.holds(full) for r in table.RULES):
+        raise KnobError("a rule of kernel_src/knob_table.py refuses this combination")
     return Knobs.parse(c)
 
 
