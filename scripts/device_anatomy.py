@@ -74,10 +74,18 @@ def main() -> int:
     from profiler.metrics import metric_names
     from profiler.ncu import parse_raw_csv
 
+    pairs = [s.rsplit("=", 1) for s in (a.shape or DEFAULT)]
+    bad = [s for s in (a.shape or DEFAULT) if "=" not in s or s.rsplit("=", 1)[1] not in KERNELS]
+    if bad:
+        ap.error(f"--shape takes 'SHAPE=KERNEL' with KERNEL one of scripts/device_suite.py's KERNELS; not {bad}")
+    for spec, _ in pairs:
+        try:
+            shape(spec)
+        except (ValueError, KeyError, IndexError) as e:
+            ap.error(f"--shape {spec!r}: not a shape like 'B2 H16 N2048 D128 fp16 causal Hkv4' ({str(e).splitlines()[0]})")
+    names = sorted({n for _, n in pairs})
     a.out.mkdir(parents=True, exist_ok=True)
     dev = probe()
-    pairs = [s.rsplit("=", 1) for s in (a.shape or DEFAULT)]
-    names = sorted({n for _, n in pairs})
     specs = {n: BuildSpec(knobs=Knobs(**KERNELS[n]), arch=dev.arch, dtypes=("float16", "bfloat16"),
                           dims=(64,) if d64_only(n) else (64, 128), causals=(False, True)) for n in names}
     t0 = time.time()
