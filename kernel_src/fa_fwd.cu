@@ -154,7 +154,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
-  T* Ks = Qs + K::BR * TL::STRIDE;
+  T* Ks = Qs + K::BR * (1 + K::ITEM_STREAM) * TL::STRIDE;  // FA_ITEM_STREAM=1: two Q tiles
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
   uint32_t phase = 0;  // TMA: the stages' barrier parities, one bit per stage
   [[maybe_unused]] uint32_t fills[K::KV_STAGES] = {};  // FA_KV_RELEASE=2: the producer thread's fills per stage
@@ -187,6 +187,10 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
     if constexpr (K::PERSISTENT) {
       // the warp-specialised mainloop's static persistent schedule: items c, c + grid, ... in the CTA order;
       // no work counter and no block barrier between items (each role carries its barrier phases on)
+      if constexpr (K::ITEM_STREAM && ROLE == ROLE_CONSUMER) {  // the consumers run the items as one stream
+        ws_consume_stream<K, T, D, CAUSAL>(O, L, N, BH, tiles, sect, scale, Qs, Ks, Vs);
+        return;
+      }
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
       for (int i = blockIdx.x; i < total; i += gridDim.x)
         run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,

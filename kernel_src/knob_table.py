@@ -214,6 +214,11 @@ KNOBS: tuple[Knob, ...] = (
          "(cta_order=heaviest_first) heaviest first across every head | heaviest first within sections of heads "
          "whose K/V fill a quarter of the device's L2, one section after another (bitwise the same)",
          py_enum="Switch", arms=TENSOR, later=True, pinned="off"),
+    Knob("item_stream", SWITCH, "off",
+         "(mainloop=ws, persistent) the consumers start and end each item on their own | run the CTA's items as one "
+         "stream of key blocks: the next item's first QK^T issued with this item's last PV, its softmax under that "
+         "PV, this item's stores after it; Q double-buffered, the K/V stages counted across items (bitwise the same)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off"),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -314,6 +319,13 @@ RULES: tuple[Rule, ...] = (
          PV_WIDE_REGS, "one wide PV wgmma needs 94 registers at entry: several CTAs per SM only on one warpgroup"),
     Rule({"pv_wide": _vals("on"), "warps": _vals(4)}, {"min_ctas": _vals(0, 1, 2)},
          PV_WIDE_REGS, "one wide PV wgmma needs 94 registers at entry: at most two CTAs of one warpgroup"),
+    Rule({"item_stream": _vals("on")}, {"mainloop": _vals("ws"), "persistent": _vals("on"), "pipeline": _vals("on"),
+                                        "q_load": _vals("tma")},
+         "knob 'item_stream'=on runs a CTA's items as one stream of key blocks on the warp-specialised mainloop's "
+         "static persistent schedule, the next item's Q loaded by the producer under this item: it needs "
+         "mainloop=ws, persistent=on, pipeline=on and q_load=tma, not mainloop={mainloop}, persistent={persistent}, "
+         "pipeline={pipeline}, q_load={q_load}",
+         "the item stream is the persistent warp-specialised mainloop's, with its overlap and Q by TMA"),
     Rule({"order_sections": _vals("on")}, {"cta_order": _vals("heaviest_first"), "split_kv": _vals(1)},
          "knob 'order_sections'=on orders the heaviest-first schedule by sections of heads: it needs "
          "cta_order=heaviest_first and split_kv=1, not cta_order={cta_order}, split_kv={split_kv}",

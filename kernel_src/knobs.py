@@ -194,7 +194,8 @@ class _Knobs(BaseModel):
     def smem_bytes(self, head_dim: int, elem_bytes: int = 2) -> int:
         """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
         stride = head_dim + 8 if self.layout == Layout.pad else head_dim
-        tiles = (self.br + 2 * self.bc * self.kv_stages) * stride * elem_bytes
+        q_tiles = 2 if self.item_stream == Switch.on else 1  # item_stream: the next item's Q beside this one's
+        tiles = (self.br * q_tiles + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
         # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with
@@ -202,7 +203,7 @@ class _Knobs(BaseModel):
         # (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 B)
         per_stage = 32 if self.mainloop == MainLoop.ws else 16 if self.kv_release == KvRelease.barrier else 24
         bars = per_stage * self.kv_stages if self.staging == Staging.tma else 0
-        bars += 16 if self.q_load == QLoad.tma else 0  # Q's full and empty mbarriers
+        bars += 16 * q_tiles if self.q_load == QLoad.tma else 0  # Q's full and empty mbarriers, per Q tile
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

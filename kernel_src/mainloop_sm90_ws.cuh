@@ -105,6 +105,9 @@ struct WsBars {
 };
 // bit 7 of a role's phase word: the parity of its Q waits (bits 0-2 are the K/V stages')
 constexpr int WS_Q_BIT = 7;
+// FA_ITEM_STREAM=1, the producer's phase word: bits 4-5 the K/V stage of the next item's first block (the stages
+// are counted across items), bits 16-31 the items begun (item n's Q goes to tile n & 1, full/empty pair 2(n & 1))
+constexpr int WS_ROT_SHIFT = 4, WS_ITEMS_SHIFT = 16;
 
 template <class K>
 __device__ __forceinline__ void ws_init_barriers(void* base) {
@@ -117,8 +120,11 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
     mbar_init(b.vempty + i, K::WARPS);
   }
   if constexpr (K::Q_LOAD) {
-    mbar_init(b.qfull, 1);
-    mbar_init(b.qempty, K::WARPS);
+#pragma unroll
+    for (int q = 0; q <= K::ITEM_STREAM; ++q) {  // FA_ITEM_STREAM=1: a pair per Q tile
+      mbar_init(b.qfull + 2 * q, 1);
+      mbar_init(b.qempty + 2 * q, K::WARPS);
+    }
   }
   mbar_init_fence();
 }
@@ -134,7 +140,19 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
                                            const void* tmq, int zq, WsBars bars) {
   constexpr int NS = K::KV_STAGES, KV_TILE = K::BC * D;
   if (threadIdx.x != K::THREADS) return;
-  if constexpr (K::Q_LOAD) {
+  [[maybe_unused]] int rot = 0;  // FA_ITEM_STREAM=1: the stage of this item's first block
+  if constexpr (K::ITEM_STREAM) {
+    // this item's Q into tile n & 1, once every consumer warp is done with that tile's last fill (item n - 2's)
+    const uint32_t n = *tma.phase >> WS_ITEMS_SHIFT, q = n & 1u, par = ((n >> 1) & 1u) ^ 1u;
+    rot = (*tma.phase >> WS_ROT_SHIFT) & 3u;
+    mbar_wait(bars.qempty + 2 * q, par);
+    mbar_expect_tx(bars.qfull + 2 * q, K::BR * D * (int)sizeof(T));
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h)
+      tma_load_3d(Qs + q * K::BR * D + h * K::BR * 64, tmq, bars.qfull + 2 * q, h * 64, q0, zq);
+    const uint32_t next_rot = (uint32_t)(rot + kb_hi - kb_lo) % NS;
+    *tma.phase = (*tma.phase & ((1u << WS_ROT_SHIFT) - 1u)) | (next_rot << WS_ROT_SHIFT) | ((n + 1u) << WS_ITEMS_SHIFT);
+  } else if constexpr (K::Q_LOAD) {
     // this item's Q tile, once every consumer warp is done with the last one (item n waits for the
     // empty barrier's phase n - 1; rows past N land as zeros)
     const uint32_t par = ((*tma.phase >> WS_Q_BIT) & 1u) ^ 1u;
@@ -146,7 +164,7 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
   }
   (void)Qs; (void)q0; (void)tmq; (void)zq;
   for (int kb = kb_lo; kb < kb_hi; ++kb) {
-    const int st = NS > 1 ? (kb - kb_lo) % NS : 0;
+    const int st = NS > 1 ? (K::ITEM_STREAM ? (rot + kb - kb_lo) % NS : (kb - kb_lo) % NS) : 0;
     const uint32_t par = ((*tma.phase >> st) & 1u) ^ 1u;  // this thread's phase bits count its fills
     *tma.phase ^= 1u << st;
     mbar_wait(bars.kempty + st, par);
@@ -437,6 +455,229 @@ __device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float s
     ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars);
   else
     ws_consume<K, T, D, CAUSAL>(Qg, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars);
+}
+
+
+// FA_ITEM_STREAM=1, the consumers' side of the static persistent schedule: the CTA's items (c, c + grid, ...)
+// run as one stream of key blocks. At an item's end the next item's first QK^T is issued with this item's last
+// PV (one ping-pong turn, as any other block), the next item's first softmax runs under that PV, and this item's
+// 1/l and stores come after it, under the other warpgroup's GEMMs; the next item's Q is already in the other Q
+// tile (the producer loads item n's Q into tile n & 1). The K/V stages are counted across items, as the
+// producer counts them, so the next item's first K is not always the stage this item's last block holds.
+// Hypothesis: on short items (N <= 2048, short causal rows) the item boundary, where each consumer warpgroup
+// waits for its last PV, stores, then waits for its first QK^T and runs its first softmax with the tensor
+// cores idle, is several key blocks' time (N2048 D128 runs at 0.84 of N8192's TFLOP/s where cuDNN keeps
+// 0.96: results/2026-12-01_h200_cudnn_anatomy). The same arithmetic per item: bitwise the same output.
+template <class K, typename T, int D, bool CAUSAL>
+__device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH, int tiles, int sect, float scale,
+                                                  T* Qs, T* Ks, T* Vs) {
+  constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
+  static_assert(K::PIPELINE && K::Q_LOAD && K::PERSISTENT, "the item stream is the overlapped persistent mainloop's");
+  const WsBars bars = WsBars::at<NS>(Vs + KV_TILE * NS);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+  const int g = lane >> 2, t = lane & 3;
+  const int r0 = wg * 64 + (warp % 4) * 16 + g;  // the thread's first row in the tile (the second: + 8)
+  const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;  // log2(e) folded in by the host
+  const int total = tiles * BH;
+  uint32_t par = 0;  // bit s: the parity of this thread's next wait on stage s (flipped by each V wait)
+
+  struct Run {
+    int q0, nkv, rot, tile;  // first row, key blocks, the stage of its first block, its Q tile
+    size_t head;             // (batch x head) x N: the item's rows of O and L
+  };
+  auto run_of = [&](int i, int rot, int n) {
+    const Item it = decode<K>(i, tiles, BH, sect);
+    const int q0 = it.qt * K::BR;
+    return Run{q0, kv_blocks<K, CAUSAL>(q0, N), rot, n & 1, (size_t)it.bh * N};
+  };
+  auto stage = [&](const Run& r, int kb) { return NS > 1 ? (r.rot + kb) % NS : 0; };
+  auto release = [&](uint64_t* bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  auto turn_begin = [&] {
+    if constexpr (K::PINGPONG) {
+      if (wg == 0) named_sync<2, 256>();
+      else named_sync<3, 256>();
+    }
+  };
+  auto turn_end = [&](bool more) {  // every turn of the stream hands over, except warpgroup 1's last
+    if constexpr (K::PINGPONG) {
+      if (wg == 0) named_arrive<3, 256>();
+      else if (more) named_arrive<2, 256>();
+    }
+    (void)more;
+  };
+  auto qk_issue = [&](const Run& r, int kb, float (&s)[NT][4]) {
+    const T* Qt = Qs + r.tile * K::BR * D;
+    const T* Kb = Ks + stage(r, kb) * KV_TILE;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const uint64_t da = wg_desc(Qt + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
+      const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
+      if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
+      else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
+      else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
+    }
+    wg_commit();
+  };
+  float o[DT][4];
+  uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
+  auto pv_issue = [&](const Run& r, int kb) {
+    const T* Vb = Vs + stage(r, kb) * KV_TILE;
+#pragma unroll
+    for (int kk = 0; kk < K::BC / 16; ++kk) {
+      const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
+      if constexpr (K::PV_WIDE && D == 128) {
+        wgmma_rs_n128<1, T>(&o[0][0], a, wg_desc(Vb + kk * 16 * 64, K::BC * 128, 1024), 1);
+      } else {
+#pragma unroll
+        for (int h = 0; h < D / 64; ++h)
+          wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+      }
+    }
+    wg_commit();
+  };
+  auto wait_q = [&](const Run& r, int n) { mbar_wait(bars.qfull + 2 * r.tile, (uint32_t)(n >> 1) & 1u); };
+  auto wait_k = [&](const Run& r, int kb) { mbar_wait(bars.kfull + stage(r, kb), (par >> stage(r, kb)) & 1u); };
+  auto wait_v = [&](const Run& r, int kb) {  // V's wait ends the stage's use: its parity bit flips
+    mbar_wait(bars.vfull + stage(r, kb), (par >> stage(r, kb)) & 1u);
+    par ^= 1u << stage(r, kb);
+  };
+  // after the item's last QK^T has completed, this warp is done with its Q tile
+  auto release_q = [&](const Run& r, int kb) {
+    if (kb + 1 >= r.nkv) release(bars.qempty + 2 * r.tile);
+  };
+  auto softmax = [&](const Run& r, float (&s)[NT][4], int kb, float (&m)[2], float (&l)[2], float (&alpha)[2]) {
+    const int rowa = r.q0 + r0, rowb = rowa + 8, wg_row0 = r.q0 + wg * 64;
+    if (kb * K::BC + K::BC > N || (CAUSAL && kb * K::BC + K::BC - 1 > wg_row0))
+      ws_softmax<K, CAUSAL, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+    else
+      ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+  };
+  auto rescale = [&](const float (&alpha)[2]) {
+    bool go = true;
+    if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
+    if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
+        o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
+      }
+    }
+  };
+  auto pack = [&](const float (&s)[NT][4]) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      p[j][0] = Pack<T>::two(s[j][0], s[j][1]);
+      p[j][1] = Pack<T>::two(s[j][2], s[j][3]);
+    }
+  };
+  // 1/l, O in the input dtype, 4-byte stores from the accumulators; LSE in natural-log units
+  auto store = [&](const Run& r, float (&m)[2], float (&l)[2]) {
+    const int rowa = r.q0 + r0, rowb = rowa + 8;
+    T* out = O + r.head * D;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
+      l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
+    }
+    const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+#pragma unroll
+    for (int i = 0; i < DT; ++i) {
+      if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+      const int c = i * 8 + 2 * t;
+      if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+      if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+    }
+    constexpr float LN2 = 0.69314718055994531f;
+    if (t == 0) {
+      if (rowa < N) L[r.head + rowa] = (m[0] * sc + log2f(l[0])) * LN2;
+      if (rowb < N) L[r.head + rowb] = (m[1] * sc + log2f(l[1])) * LN2;
+    }
+  };
+
+  int i = blockIdx.x, n = 0;  // n: the items begun
+  if (i >= total) return;
+  Run cur = run_of(i, 0, n);
+  if constexpr (K::PINGPONG) {
+    if (wg == 1) named_arrive<2, 256>();
+  }
+#pragma unroll
+  for (int d = 0; d < DT; ++d) o[d][0] = o[d][1] = o[d][2] = o[d][3] = 0.f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  {  // the stream's first block: QK^T alone; its P waits in registers for the PV issued with the next QK^T
+    float s[NT][4], alpha[2];
+    wait_q(cur, n);
+    wait_k(cur, 0);
+    turn_begin();
+    wg_fence();
+    qk_issue(cur, 0, s);
+    turn_end(true);
+    wg_wait<0>();
+    release(bars.kempty + stage(cur, 0));
+    release_q(cur, 0);
+    softmax(cur, s, 0, m, l, alpha);
+    pack(s);
+  }
+  for (;;) {
+    for (int kb = 1; kb < cur.nkv; ++kb) {
+      float s[NT][4], alpha[2];
+      wait_v(cur, kb - 1);
+      wait_k(cur, kb);
+      turn_begin();
+      wg_fence();
+      qk_issue(cur, kb, s);   // S(kb) on the tensor cores ...
+      pv_issue(cur, kb - 1);  // ... then O += P(kb-1) V(kb-1)
+      turn_end(true);
+      wg_wait<1>();  // S(kb) done; PV may still run
+      release(bars.kempty + stage(cur, kb));
+      release_q(cur, kb);
+      softmax(cur, s, kb, m, l, alpha);  // under PV(kb-1)
+      wg_wait<0>();
+      release(bars.vempty + stage(cur, kb - 1));
+      rescale(alpha);
+      pack(s);
+    }
+    const int last = cur.nkv - 1, inext = i + (int)gridDim.x;
+    if (inext >= total) {  // the stream's last PV
+      wait_v(cur, last);
+      turn_begin();
+      wg_fence();
+      pv_issue(cur, last);
+      turn_end(false);
+      wg_wait<0>();
+      release(bars.vempty + stage(cur, last));
+      store(cur, m, l);
+      return;
+    }
+    // the next item's first QK^T with this item's last PV (the V wait first: with an odd block count the
+    // next item's first K is this item's last stage)
+    ++n;
+    const Run nx = run_of(inext, (cur.rot + cur.nkv) % NS, n);
+    float s[NT][4], alpha[2], mn[2] = {-INFINITY, -INFINITY}, ln[2] = {0.f, 0.f};
+    wait_q(nx, n);
+    wait_v(cur, last);
+    wait_k(nx, 0);
+    turn_begin();
+    wg_fence();
+    qk_issue(nx, 0, s);
+    pv_issue(cur, last);
+    turn_end(true);
+    wg_wait<1>();
+    release(bars.kempty + stage(nx, 0));
+    release_q(nx, 0);
+    softmax(nx, s, 0, mn, ln, alpha);  // under this item's last PV
+    wg_wait<0>();
+    release(bars.vempty + stage(cur, last));
+    store(cur, m, l);
+#pragma unroll
+    for (int d = 0; d < DT; ++d) o[d][0] = o[d][1] = o[d][2] = o[d][3] = 0.f;
+    m[0] = mn[0]; m[1] = mn[1]; l[0] = ln[0]; l[1] = ln[1];
+    pack(s);
+    cur = nx;
+    i = inext;
+  }
 }
 
 }  // namespace fa

@@ -103,6 +103,21 @@ KERNELS = {
     "ws3_lazy_qp_s3": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "kv_stages": 3},
     "ws2c_s3": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "kv_stages": 3},
     "ws2c_hfs": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "cta_order": "heaviest_first", "order_sections": "on"},
+    # the consumers run a CTA's items as one stream of key blocks (item_stream): the next item's first QK^T with
+    # this item's last PV, on the persistent kernels with Q by TMA
+    "ws_op_lazy_qp_is": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "item_stream": "on"},
+    "ws_op_lazy_qp_w_is": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "pv_wide": "on", "item_stream": "on"},
+    "ws_op_lazy_qp_hf_w_is": {**OP, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
+                              "pv_wide": "on", "item_stream": "on"},
+    "ws_op_bc64_lazy_qp_is": {**OP, **LAZY, "bc": 64, "q_load": "tma", "persistent": "on", "item_stream": "on"},
+    "ws1c2_bc64_qp_is": {**WS1, **LAZY, "bc": 64, "min_ctas": 2, "pv_wide": "on", "q_load": "tma", "persistent": "on",
+                         "item_stream": "on"},
+    "ws1c3_bc64_qp_is": {**WS1, **LAZY, "bc": 64, "min_ctas": 3, "q_load": "tma", "persistent": "on",
+                         "item_stream": "on"},
+    "ws3_lazy_qp_hf": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
+    "ws3_lazy_qp_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "item_stream": "on"},
+    "ws3_lazy_qp_hf_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
+                          "item_stream": "on"},
 }
 
 
@@ -123,10 +138,12 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
               "ws_op_bc64_lazy_qp", "ws_op_bc64_lazy_qp_hf", "ws_op_lazy_qp_w", "ws_op_lazy_qp_s3", "ws_op_lazy_qp_s3_w",
               "ws_op_bc176_lazy_w", "ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hfs_w", "ws_op_lazy_qp_hf_w",
               "ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_hf_w", "ws_op_bc176_lazy_qp_w", "ws1c2_bc64", "ws1c2_bc64_qp",
-              "ws1c2_bc64_hf", "ws1c2_bc64_qp_hf"],
+              "ws1c2_bc64_hf", "ws1c2_bc64_qp_hf", "ws_op_lazy_qp_is", "ws_op_lazy_qp_w_is", "ws_op_lazy_qp_hf_w_is",
+              "ws_op_bc64_lazy_qp_is", "ws1c2_bc64_qp_is"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
              "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs", "ws1c2",
-             "ws1c2_qp", "ws1c2_bc64", "ws1c2_bc64_hf", "ws1c3_bc64", "ws1c3_bc64_qp"]}
+             "ws1c2_qp", "ws1c2_bc64", "ws1c2_bc64_hf", "ws1c3_bc64", "ws1c3_bc64_qp", "ws3_lazy_qp_hf", "ws3_lazy_qp_is",
+             "ws3_lazy_qp_hf_is", "ws1c3_bc64_qp_is", "ws_op_bc64_lazy_qp_is"]}
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
 TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
                     ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
@@ -135,10 +152,13 @@ TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_laz
                     ["ws_op_bc176_lazy_w", "ws_op_bc176_lazy"], ["ws_op_lazy_qp_s3", "ws_op_lazy_qp"],
                     ["ws_op_lazy_qp_s3_w", "ws_op_lazy_qp_w"], ["ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_w"],
                     ["ws1c2_qp", "ws1c2"], ["ws1c2_bc64_qp", "ws1c2_bc64"], ["ws1c2_bc64_hf", "ws1c2_bc64"],
-                    ["ws1c2_bc64_qp_hf", "ws1c2_bc64"], ["ws1c3_bc64_qp", "ws1c3_bc64"]],
+                    ["ws1c2_bc64_qp_hf", "ws1c2_bc64"], ["ws1c3_bc64_qp", "ws1c3_bc64"],
+                    ["ws_op_lazy_qp_is", "ws_op_lazy_qp"], ["ws_op_lazy_qp_w_is", "ws_op_lazy_qp_w"],
+                    ["ws_op_lazy_qp_hf_w_is", "ws_op_lazy_qp_hf_w"], ["ws_op_bc64_lazy_qp_is", "ws_op_bc64_lazy_qp"],
+                    ["ws1c2_bc64_qp_is", "ws1c2_bc64_qp"], ["ws1c3_bc64_qp_is", "ws1c3_bc64_qp"]],
         (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
                 ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"], ["ws3_lazy_qp_s3", "ws3_lazy_qp"], ["ws2c_s3", "ws2c"],
-                ["ws2c_hfs", "ws2c_hf"]]}
+                ["ws2c_hfs", "ws2c_hf"], ["ws3_lazy_qp_is", "ws3_lazy_qp"], ["ws3_lazy_qp_hf_is", "ws3_lazy_qp_hf"]]}
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
@@ -259,6 +279,11 @@ def main() -> int:
             configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
                        for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 333, 1000, 2111)
                        for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]
+            # and grids of several items per CTA of a persistent kernel (item_stream's boundaries; odd causal
+            # block counts move its K/V stage across items)
+            configs += [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
+                        for dt in ("float16", "bfloat16") for c in (False, True)
+                        for b, h, kv, n in ((8, 16, 4, 1000), (16, 8, None, 333))]
             t = time.time()
             job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": {n: libs[n] for n in names},
                                 "bitwise_pairs": [p for p in pairs if p[0] in libs and p[1] in libs],
