@@ -3,10 +3,13 @@ call and one call of our kernel (launch configuration, occupancy, tensor pipe, i
 in the same process after a warm-up, so that the vendor's choice of tile, grid and registers is read off
 the hardware rather than guessed.
 
-    python3 scripts/device_anatomy.py OUT_DIR [--shape 'B2 H16 N2048 D128 fp16=ws_op_lazy_qp']...
+    python3 scripts/device_anatomy.py OUT_DIR [--shape 'B2 H16 N2048 D128 fp16=ws_op_lazy_qp']... [--sass]
 
 Each --shape names a shape (device_suite.py's spelling) and the kernel of device_suite.KERNELS profiled
-beside cuDNN. Writes OUT_DIR/<shape>.csv (ncu's raw page), OUT_DIR/anatomy.json and prints a table.
+beside cuDNN. Writes OUT_DIR/<shape>=<kernel>.csv (ncu's raw page), OUT_DIR/anatomy.json and prints a table.
+--sass: our kernel alone, once more, with ncu's SourceCounters (warp-state samples per SASS instruction):
+OUT_DIR/<shape>=<kernel>.ncu-rep and its source page as OUT_DIR/<shape>=<kernel>_sass.csv, and the
+instructions holding the most samples printed.
 """
 
 from __future__ import annotations
@@ -58,10 +61,44 @@ def inner(shape_spec: str, lib_path: str) -> int:
     return 0
 
 
+def sass_sites(out: Path, tag: str, spec: str, lib: str, top: int = 40) -> None:
+    """ncu's warp-state samples per SASS instruction of our kernel (SourceCounters), kept as a report and as
+    its source page in CSV; prints the instructions with the most samples and each one's leading stall."""
+    import csv
+    import io
+
+    rep = out / f"{tag}.ncu-rep"
+    cmd = ["ncu", "--section", "SourceCounters", "--section", "WarpStateStats", "--clock-control", "none",
+           "--profile-from-start", "off", "--kernel-name", "regex:fa_fwd_kernel", "--target-processes", "all",
+           "-f", "-o", str(rep.with_suffix("")), sys.executable, __file__, "x", "--inner", spec, lib]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 or not rep.exists():
+        print(f"{tag}: ncu (SourceCounters) exited {p.returncode}\n{p.stderr[-1500:]}", flush=True)
+        return
+    q = subprocess.run(["ncu", "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
+                       capture_output=True, text=True, timeout=600)
+    (out / f"{tag}_sass.csv").write_text(q.stdout)
+    rows = list(csv.DictReader(io.StringIO(q.stdout[q.stdout.find('"'):]))) if '"' in q.stdout else []
+    if not rows:
+        print(f"{tag}: no source page ({q.returncode}): {q.stderr[-800:]}", flush=True)
+        return
+    cols = list(rows[0])
+    samp = next((c for c in cols if "Sampling (All" in c), None) or next((c for c in cols if "Sampl" in c), None)
+    if samp is None:
+        print(f"{tag}: source page columns {cols[:30]}", flush=True)
+        return
+    num = lambda v: float(str(v).replace(",", "") or 0) if str(v).replace(",", "").replace(".", "").isdigit() else 0.0
+    total = sum(num(r[samp]) for r in rows) or 1.0
+    print(f"\n{tag}: {len(rows)} instructions, {total:.0f} samples ({samp}); the top {top}:", flush=True)
+    for r in sorted(rows, key=lambda r: -num(r[samp]))[:top]:
+        print(f"  {num(r[samp]) / total:6.2%}  {r.get('Address', '')}  {str(r.get('Source', ''))[:90]}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
     ap.add_argument("--shape", action="append", default=[])
+    ap.add_argument("--sass", action="store_true", help="also sample warp states per SASS instruction of ours")
     ap.add_argument("--inner", nargs=2, metavar=("SHAPE", "LIB"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.inner:
@@ -103,8 +140,10 @@ def main() -> int:
                sys.executable, __file__, "x", "--inner", spec, str(res.library)]
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ})
-        tag = spec.replace(" ", "_")
+        tag = spec.replace(" ", "_") + "=" + name
         (a.out / f"{tag}.csv").write_text(p.stdout)
+        if a.sass:
+            sass_sites(a.out, tag, spec, str(res.library))
         if p.returncode != 0:
             print(f"{spec}: ncu exited {p.returncode}\n{p.stderr[-2000:]}", flush=True)
             continue
