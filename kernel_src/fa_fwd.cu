@@ -100,13 +100,19 @@ __host__ __device__ constexpr int consumer_regs() {
 
 // TMA staging passes the K and V tensor maps by value as __grid_constant__ parameters (the form TMA
 // reads them in), and FA_Q_LOAD=1 Q's; no other build changes its signature.
+// FA_O_STORE=1 adds O's map after them.
 #if FA_STAGING == 2 && FA_Q_LOAD == 1
-#define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV, \
+#define FA_TMA_PARAMS_KVQ , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV, \
                       const __grid_constant__ CUtensorMap tmQ
 #elif FA_STAGING == 2
-#define FA_TMA_PARAMS , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV
+#define FA_TMA_PARAMS_KVQ , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV
 #else
-#define FA_TMA_PARAMS
+#define FA_TMA_PARAMS_KVQ
+#endif
+#if FA_STAGING == 2 && FA_O_STORE == 1
+#define FA_TMA_PARAMS FA_TMA_PARAMS_KVQ, const __grid_constant__ CUtensorMap tmO
+#else
+#define FA_TMA_PARAMS FA_TMA_PARAMS_KVQ
 #endif
 // FA_ORDER_SECTIONS=1 passes the heads of one section of the heaviest-first order (scheduler.cuh)
 #if FA_ORDER_SECTIONS == 1
@@ -122,7 +128,7 @@ template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
                                          T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
-                                         uint32_t* fills, const void* tmq = nullptr) {
+                                         uint32_t* fills, const void* tmq = nullptr, const void* tmo = nullptr) {
   using TL = Tile<D, K::LAYOUT>;
   // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
   const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
@@ -135,7 +141,7 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
 #if FA_MAINLOOP == 1
     if constexpr (K::MAINLOOP) {
       ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills},
-                                     tmq, it.bh);
+                                     tmq, it.bh, tmo);
     } else
 #endif
     mainloop_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
@@ -154,7 +160,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
-  T* Ks = Qs + K::BR * (1 + K::ITEM_STREAM) * TL::STRIDE;  // FA_ITEM_STREAM=1: two Q tiles
+  T* Ks = Qs + K::BR * (1 + K::ITEM_STREAM + K::O_STORE) * TL::STRIDE;  // FA_ITEM_STREAM=1: two Q tiles; O's
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
   uint32_t phase = 0;  // TMA: the stages' barrier parities, one bit per stage
   [[maybe_unused]] uint32_t fills[K::KV_STAGES] = {};  // FA_KV_RELEASE=2: the producer thread's fills per stage
@@ -166,6 +172,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #else
   [[maybe_unused]] const void* tmq = nullptr;
 #endif
+#if FA_O_STORE == 1
+  [[maybe_unused]] const void* tmo = &tmO;
+#else
+  [[maybe_unused]] const void* tmo = nullptr;
+#endif
 #if FA_MAINLOOP == 1
   if (threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
 #else
@@ -175,6 +186,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   const void* tmk = nullptr;
   const void* tmv = nullptr;
   [[maybe_unused]] const void* tmq = nullptr;
+  [[maybe_unused]] const void* tmo = nullptr;
 #endif
   defect::entry_faults();
   const int tiles = (N + K::BR - 1) / K::BR;
@@ -188,13 +200,13 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       // the warp-specialised mainloop's static persistent schedule: items c, c + grid, ... in the CTA order;
       // no work counter and no block barrier between items (each role carries its barrier phases on)
       if constexpr (K::ITEM_STREAM && ROLE == ROLE_CONSUMER) {  // the consumers run the items as one stream
-        ws_consume_stream<K, T, D, CAUSAL>(O, L, N, BH, tiles, sect, scale, Qs, Ks, Vs);
+        ws_consume_stream<K, T, D, CAUSAL>(O, L, N, BH, tiles, sect, scale, Qs, Ks, Vs, tmo);
         return;
       }
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
       for (int i = blockIdx.x; i < total; i += gridDim.x)
         run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                        Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq);
+                                        Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo);
       return;
     }
 #endif
@@ -227,6 +239,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       setmaxnreg_inc<consumer_regs<K>()>();
 #endif
       items(std::integral_constant<int, ROLE_CONSUMER>{});
+#if FA_O_STORE == 1
+      if (threadIdx.x % 128 == 0) bulk_wait<0, false>();  // this warpgroup's O stores have completed
+#endif
     }
     return;
   }
@@ -325,9 +340,16 @@ struct Instance {
 #if FA_Q_LOAD == 1
     CUtensorMap tq;
     if (e == cudaSuccess) e = tensor_map(&tq, q, N, B * H, Cfg::BR);
-#define FA_TMA_ARGS , tk, tv, tq
+#define FA_TMA_ARGS_KVQ , tk, tv, tq
 #else
-#define FA_TMA_ARGS , tk, tv
+#define FA_TMA_ARGS_KVQ , tk, tv
+#endif
+#if FA_O_STORE == 1
+    CUtensorMap to;  // a consumer warpgroup's 64 rows a box
+    if (e == cudaSuccess) e = tensor_map(&to, o, N, B * H, 64);
+#define FA_TMA_ARGS FA_TMA_ARGS_KVQ, to
+#else
+#define FA_TMA_ARGS FA_TMA_ARGS_KVQ
 #endif
     if (e != cudaSuccess) return (int)e;
 #else
@@ -340,6 +362,7 @@ struct Instance {
 #endif
     );
 #undef FA_TMA_ARGS
+#undef FA_TMA_ARGS_KVQ
     if constexpr (Cfg::SPLITS > 1) {
       const long threads = (long)BH * N * (D / 4);
       fa_combine_kernel<Cfg, T, D><<<(unsigned)((threads + 127) / 128), 128, 0, st>>>(opart, lpart, (T*)o, lse,

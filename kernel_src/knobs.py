@@ -31,9 +31,10 @@ for _k in table.KNOBS:
                                  qualname=_k.py_enum)
     assert not _k.is_enum or tuple(m.value for m in ENUMS[_k.py_enum]) == _k.values, _k.name
 (Compute, Layout, Staging, Exp, QIn, Switch, CausalMask, CtaOrder, Store, Softmax, Epilogue, KvRelease, Copies,
- ExpPoly, VLoad, MainLoop, QLoad) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch",
-                                                        "CausalMask", "CtaOrder", "Store", "Softmax", "Epilogue",
-                                                        "KvRelease", "Copies", "ExpPoly", "VLoad", "MainLoop", "QLoad"))
+ ExpPoly, VLoad, MainLoop, QLoad, OStore) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch",
+                                                                "CausalMask", "CtaOrder", "Store", "Softmax", "Epilogue",
+                                                                "KvRelease", "Copies", "ExpPoly", "VLoad", "MainLoop",
+                                                                "QLoad", "OStore"))
 
 # The instantiations fa_fwd.cu can emit, in the order of its FA_DTYPES and FA_DIMS bits: every
 # kernel of this space is built for these input dtypes and head dims, and for no other.
@@ -195,7 +196,8 @@ class _Knobs(BaseModel):
         """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
         stride = head_dim + 8 if self.layout == Layout.pad else head_dim
         q_tiles = 2 if self.item_stream == Switch.on else 1  # item_stream: the next item's Q beside this one's
-        tiles = (self.br * q_tiles + 2 * self.bc * self.kv_stages) * stride * elem_bytes
+        o_tile = 1 if self.o_store == OStore.tma else 0  # o_store=tma: the O tile the TMA store reads
+        tiles = (self.br * (q_tiles + o_tile) + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
         # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with

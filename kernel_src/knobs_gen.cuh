@@ -72,6 +72,9 @@
 //       their own | run the CTA's items as one stream of key blocks: the next item's first QK^T issued with this
 //       item's last PV, its softmax under that PV, this item's stores after it; Q double-buffered, the K/V stages
 //       counted across items (bitwise the same)
+//   FA_O_STORE (0 direct | 1 tma; default direct): (mainloop=ws) each thread stores its O values to global memory,
+//       4 bytes at a time | each consumer warpgroup writes its O rows to shared memory by stmatrix and one thread
+//       stores them by TMA, asynchronously (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -171,6 +174,9 @@
 #ifndef FA_ITEM_STREAM
 #define FA_ITEM_STREAM 0
 #endif
+#ifndef FA_O_STORE
+#define FA_O_STORE 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -190,10 +196,11 @@ enum { COPIES_LOOP = 0, COPIES_UNROLLED = 1 };  // copies
 enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
 enum { MAINLOOP_GENERAL = 0, MAINLOOP_WS = 1 };  // mainloop
 enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
+enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1 };  // o_store
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -226,7 +233,8 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static constexpr int Q_LOAD = Q_LOAD_; \
   static constexpr int PV_WIDE = PV_WIDE_; \
   static constexpr int ORDER_SECTIONS = ORDER_SECTIONS_; \
-  static constexpr int ITEM_STREAM = ITEM_STREAM_;
+  static constexpr int ITEM_STREAM = ITEM_STREAM_; \
+  static constexpr int O_STORE = O_STORE_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -260,6 +268,7 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static_assert((PV_WIDE == 0 || PV_WIDE == 1), "knob pv_wide: one of its values"); \
   static_assert((ORDER_SECTIONS == 0 || ORDER_SECTIONS == 1), "knob order_sections: one of its values"); \
   static_assert((ITEM_STREAM == 0 || ITEM_STREAM == 1), "knob item_stream: one of its values"); \
+  static_assert((O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA), "knob o_store: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -282,6 +291,7 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static_assert(COMPUTE == WGMMA || PV_WIDE == 0, "knob pv_wide is the wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || ORDER_SECTIONS == 0, "knob order_sections is the mma/wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || ITEM_STREAM == 0, "knob item_stream is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || O_STORE == O_STORE_DIRECT, "knob o_store is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -295,11 +305,12 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   static_assert(!(Q_LOAD == Q_LOAD_TMA) || (MAINLOOP == MAINLOOP_WS), "Q by TMA is the warp-specialised mainloop's producer's"); \
   static_assert(!(PV_WIDE == 1) || (MAINLOOP == MAINLOOP_WS), "one wide PV wgmma is the warp-specialised mainloop's"); \
   static_assert(!(ITEM_STREAM == 1) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && PIPELINE == 1 && Q_LOAD == Q_LOAD_TMA), "the item stream is the persistent warp-specialised mainloop's, with its overlap and Q by TMA"); \
+  static_assert(!(O_STORE == O_STORE_TMA) || (MAINLOOP == MAINLOOP_WS), "O by TMA is the warp-specialised mainloop's epilogue"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 32
+#define FA_CONFIG_COUNT 33
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -332,4 +343,5 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
   out[28] = FA_Q_LOAD; \
   out[29] = FA_PV_WIDE; \
   out[30] = FA_ORDER_SECTIONS; \
-  out[31] = FA_ITEM_STREAM;
+  out[31] = FA_ITEM_STREAM; \
+  out[32] = FA_O_STORE;

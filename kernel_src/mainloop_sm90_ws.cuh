@@ -224,11 +224,43 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
   }
 }
 
+// FA_O_STORE=1, the epilogue of one consumer warpgroup: its 64 rows of O, normalised and in the input dtype, into
+// its slab of the O tile (D/64 128-byte-swizzled 64 x 64 boxes) by stmatrix, then one thread stores them by TMA
+// (rows past N are not written) and the warpgroup goes on; before the slab is written again that thread waits
+// until the last store has read it. Hypothesis: the direct epilogue, 2 D/8 4-byte stores a thread, is 7.8% of
+// the consumers' warp-state samples at N2048 D128 (lg throttle and long scoreboard; ncu SourceCounters,
+// results/2026-12-01_h200_item_stream), once per item: a per-item cost that a short item pays in full.
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv0, float inv1, T* Os, const void* tmo,
+                                           int q0, int zq) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4, wt = threadIdx.x % 128;
+  T* slab = Os + wg * 64 * D;
+  if (wt == 0) bulk_wait<0, true>();  // the previous item's store has read the slab
+  named_sync_wg(wg);
+  const int m = lane >> 3, row = (warp % 4) * 16 + (m & 1) * 8 + (lane & 7);
+#pragma unroll
+  for (int i = 0; i < D / 16; ++i) {  // n-tiles 2i and 2i + 1: rows 0-7 and 8-15 of each
+    if (FA_DEFECT == DEF_PARTIAL_WRITE && i == D / 16 - 1) continue;
+    stmatrix_x4(slab + sw128_el(row, (2 * i + (m >> 1)) * 8, 64), Pack<T>::two(o[2 * i][0] * inv0, o[2 * i][1] * inv0),
+                Pack<T>::two(o[2 * i][2] * inv1, o[2 * i][3] * inv1),
+                Pack<T>::two(o[2 * i + 1][0] * inv0, o[2 * i + 1][1] * inv0),
+                Pack<T>::two(o[2 * i + 1][2] * inv1, o[2 * i + 1][3] * inv1));
+  }
+  proxy_fence();  // the generic proxy's writes, visible to the TMA store
+  named_sync_wg(wg);
+  if (wt == 0 && FA_DEFECT != DEF_NO_WRITE) {
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h) tma_store_3d(tmo, slab + h * 64 * 64, h * 64, q0 + wg * 64, zq);
+    bulk_commit();
+  }
+}
+
 // The consumers: warpgroup wg owns query rows [q0 + 64 wg, q0 + 64 wg + 64); each thread rows g and g + 8
 // of its warp's 16, and of every 8-key n-tile two columns (mma.sync's C map, which wgmma's accumulators use).
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
-                                           int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars) {
+                                           int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars,
+                                           const void* tmo = nullptr, int zq = 0) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
   const int g = lane >> 2, t = lane & 3;
@@ -431,13 +463,18 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
   }
   const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+  if constexpr (K::O_STORE) {
+    ws_store_o<K, T, D>(o, inv0, inv1, Qs + K::BR * (1 + K::ITEM_STREAM) * D, tmo, q0, zq);
+  } else {
 #pragma unroll
-  for (int i = 0; i < DT; ++i) {
-    if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
-    const int c = i * 8 + 2 * t;
-    if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
-    if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+    for (int i = 0; i < DT; ++i) {
+      if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+      const int c = i * 8 + 2 * t;
+      if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+      if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+    }
   }
+  (void)tmo; (void)zq;
   constexpr float LN2 = 0.69314718055994531f;
   if (t == 0) {
     if (rowa < N) dst.lse[rowa] = (m[0] * sc + log2f(l[0])) * LN2;
@@ -448,13 +485,13 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
 // One work item of the warp-specialised mainloop, for the caller's role.
 template <class K, typename T, int D, bool CAUSAL, int ROLE>
 __device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
-                                        const TmaSrc& tma, const void* tmq, int zq) {
+                                        const TmaSrc& tma, const void* tmq, int zq, const void* tmo = nullptr) {
   const WsBars bars = WsBars::at<K::KV_STAGES>(Vs + K::BC * K::KV_STAGES * D);
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
   if constexpr (ROLE == ROLE_PRODUCER)
     ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars);
   else
-    ws_consume<K, T, D, CAUSAL>(Qg, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars);
+    ws_consume<K, T, D, CAUSAL>(Qg, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars, tmo, zq);
 }
 
 
@@ -470,7 +507,7 @@ __device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float s
 // 0.96: results/2026-12-01_h200_cudnn_anatomy). The same arithmetic per item: bitwise the same output.
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH, int tiles, int sect, float scale,
-                                                  T* Qs, T* Ks, T* Vs) {
+                                                  T* Qs, T* Ks, T* Vs, const void* tmo = nullptr) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   static_assert(K::PIPELINE && K::Q_LOAD && K::PERSISTENT, "the item stream is the overlapped persistent mainloop's");
   const WsBars bars = WsBars::at<NS>(Vs + KV_TILE * NS);
@@ -482,13 +519,13 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH,
   uint32_t par = 0;  // bit s: the parity of this thread's next wait on stage s (flipped by each V wait)
 
   struct Run {
-    int q0, nkv, rot, tile;  // first row, key blocks, the stage of its first block, its Q tile
-    size_t head;             // (batch x head) x N: the item's rows of O and L
+    int q0, nkv, rot, tile, bh;  // first row, key blocks, the stage of its first block, its Q tile, its head
+    size_t head;                 // (batch x head) x N: the item's rows of O and L
   };
   auto run_of = [&](int i, int rot, int n) {
     const Item it = decode<K>(i, tiles, BH, sect);
     const int q0 = it.qt * K::BR;
-    return Run{q0, kv_blocks<K, CAUSAL>(q0, N), rot, n & 1, (size_t)it.bh * N};
+    return Run{q0, kv_blocks<K, CAUSAL>(q0, N), rot, n & 1, it.bh, (size_t)it.bh * N};
   };
   auto stage = [&](const Run& r, int kb) { return NS > 1 ? (r.rot + kb) % NS : 0; };
   auto release = [&](uint64_t* bar) {
@@ -583,13 +620,18 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH,
       l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
     }
     const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+    if constexpr (K::O_STORE) {
+      ws_store_o<K, T, D>(o, inv0, inv1, Qs + 2 * K::BR * D, tmo, r.q0, r.bh);
+    } else {
 #pragma unroll
-    for (int i = 0; i < DT; ++i) {
-      if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
-      const int c = i * 8 + 2 * t;
-      if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
-      if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+      for (int i = 0; i < DT; ++i) {
+        if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+        const int c = i * 8 + 2 * t;
+        if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+        if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+      }
     }
+    (void)out;
     constexpr float LN2 = 0.69314718055994531f;
     if (t == 0) {
       if (rowa < N) L[r.head + rowa] = (m[0] * sc + log2f(l[0])) * LN2;

@@ -75,12 +75,13 @@ __device__ __forceinline__ int kv_blocks(int q0, int N) {
   return (end + K::BC - 1) / K::BC;
 }
 
-// The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1: two), K_STAGES K tiles, K_STAGES
-// V tiles (or the scalar path's P tile after them), the TMA ring's barriers, the persistent grid's item slot
-// (last 16 B).
+// The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1: two), FA_O_STORE=1's O tile,
+// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), the TMA ring's barriers, the
+// persistent grid's item slot (last 16 B).
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
-  return (K::BR * (1 + K::ITEM_STREAM) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE * (int)sizeof(T) +
+  return (K::BR * (1 + K::ITEM_STREAM + K::O_STORE) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
+             (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way

@@ -104,6 +104,28 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, uint64_t
       : "memory");
 }
 
+// the shared-memory box at src into box (c0: column, c1: row, c2: head) of `map`, as one bulk group of this
+// thread (rows past the map's extent are not written); bulk_commit closes the thread's group
+__device__ __forceinline__ void tma_store_3d(const void* map, const void* src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// this thread's bulk groups but the newest N have read their shared memory (READ) or completed
+template <int N, bool READ>
+__device__ __forceinline__ void bulk_wait() {
+  if constexpr (READ) asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+  else asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// four 8x8 16-bit matrices from mma's accumulator fragments (lane l: row l / 4, columns 2 (l % 4), +1 of each)
+// into shared memory; lanes 8j..8j+7 give the row addresses of matrix j
+__device__ __forceinline__ void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(row)), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // m64nNk16, fp32 accumulators d[N/2] per thread; T: __half or __nv_bfloat16; TB: B transposed
 // (MN-major). ss: A and B from shared-memory descriptors; rs: A from four registers.
 template <int TB, typename T>

@@ -6,9 +6,9 @@ the hardware rather than guessed.
     python3 scripts/device_anatomy.py OUT_DIR [--shape 'B2 H16 N2048 D128 fp16=ws_op_lazy_qp']... [--sass]
 
 Each --shape names a shape (device_suite.py's spelling) and the kernel of device_suite.KERNELS profiled
-beside cuDNN. Writes OUT_DIR/<shape>=<kernel>.csv (ncu's raw page), OUT_DIR/anatomy.json and prints a table.
+beside cuDNN. Writes OUT_DIR/<shape>__<kernel>.csv (ncu's raw page), OUT_DIR/anatomy.json and prints a table.
 --sass: our kernel alone, once more, with ncu's SourceCounters (warp-state samples per SASS instruction):
-OUT_DIR/<shape>=<kernel>.ncu-rep and its source page as OUT_DIR/<shape>=<kernel>_sass.csv, and the
+OUT_DIR/<shape>__<kernel>.ncu-rep and its source page as OUT_DIR/<shape>__<kernel>_sass.csv, and the
 instructions holding the most samples printed.
 """
 
@@ -78,12 +78,13 @@ def sass_sites(out: Path, tag: str, spec: str, lib: str, top: int = 40) -> None:
     q = subprocess.run(["ncu", "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
                        capture_output=True, text=True, timeout=600)
     (out / f"{tag}_sass.csv").write_text(q.stdout)
-    rows = list(csv.DictReader(io.StringIO(q.stdout[q.stdout.find('"'):]))) if '"' in q.stdout else []
+    head = q.stdout.find('"Address"')  # (a "Kernel Name" line comes first)
+    rows = list(csv.DictReader(io.StringIO(q.stdout[head:]))) if head >= 0 else []
     if not rows:
         print(f"{tag}: no source page ({q.returncode}): {q.stderr[-800:]}", flush=True)
         return
     cols = list(rows[0])
-    samp = next((c for c in cols if "Sampling (All" in c), None) or next((c for c in cols if "Sampl" in c), None)
+    samp = next((c for c in cols if c and "Sampling (All" in c), None)
     if samp is None:
         print(f"{tag}: source page columns {cols[:30]}", flush=True)
         return
@@ -140,7 +141,7 @@ def main() -> int:
                sys.executable, __file__, "x", "--inner", spec, str(res.library)]
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ})
-        tag = spec.replace(" ", "_") + "=" + name
+        tag = spec.replace(" ", "_") + "__" + name  # (the device's copy-back refuses '=' in a name)
         (a.out / f"{tag}.csv").write_text(p.stdout)
         if a.sass:
             sass_sites(a.out, tag, spec, str(res.library))
