@@ -212,7 +212,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #endif
     for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, tiles, BH, [&](Item it) {
       run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
-                                      &phase, fills, tmq);
+                                      &phase, fills, tmq, tmo);
     }, sect);
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)

@@ -128,6 +128,7 @@ KERNELS = {
     "ws3_lazy_qp_hf_ot": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
                           "o_store": "tma"},
     "ws2c_ot": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "o_store": "tma"},
+    "ws_op_lazy_ot": {**OP, **LAZY, "o_store": "tma"},  # one CTA per item
     "ws1c3_bc64_qp_ot": {**WS1, **LAZY, "bc": 64, "min_ctas": 3, "q_load": "tma", "persistent": "on", "o_store": "tma"},
     "ws3_lazy_qp_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "item_stream": "on"},
     "ws3_lazy_qp_hf_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
@@ -159,7 +160,7 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
              "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs", "ws1c2",
              "ws1c2_qp", "ws1c2_bc64", "ws1c2_bc64_hf", "ws1c3_bc64", "ws1c3_bc64_qp", "ws3_lazy_qp_hf", "ws3_lazy_qp_is",
              "ws3_lazy_qp_hf_is", "ws1c3_bc64_qp_is", "ws_op_bc64_lazy_qp_is", "ws3_lazy_qp_ot", "ws3_lazy_qp_is_ot",
-             "ws3_lazy_qp_hf_ot", "ws1c3_bc64_qp_ot"]}
+             "ws3_lazy_qp_hf_ot", "ws2c_ot", "ws1c3_bc64_qp_ot"]}
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
 TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
                     ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
@@ -174,11 +175,12 @@ TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_laz
                     ["ws1c2_bc64_qp_is", "ws1c2_bc64_qp"], ["ws1c3_bc64_qp_is", "ws1c3_bc64_qp"],
                     ["ws_op_lazy_qp_w_ot", "ws_op_lazy_qp_w"], ["ws_op_lazy_qp_w_is_ot", "ws_op_lazy_qp_w_is"],
                     ["ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_hf_w"], ["ws_op_lazy_qp_hf_w_is_ot", "ws_op_lazy_qp_hf_w_is"],
-                    ["ws1c3_bc64_qp_ot", "ws1c3_bc64_qp"]],
+                    ["ws1c3_bc64_qp_ot", "ws1c3_bc64_qp"], ["ws_op_lazy_ot", "ws_op_lazy"]],
         (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
                 ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"], ["ws3_lazy_qp_s3", "ws3_lazy_qp"], ["ws2c_s3", "ws2c"],
                 ["ws2c_hfs", "ws2c_hf"], ["ws3_lazy_qp_is", "ws3_lazy_qp"], ["ws3_lazy_qp_hf_is", "ws3_lazy_qp_hf"],
-                ["ws3_lazy_qp_ot", "ws3_lazy_qp"], ["ws3_lazy_qp_is_ot", "ws3_lazy_qp_is"], ["ws3_lazy_qp_hf_ot", "ws3_lazy_qp_hf"]]}
+                ["ws3_lazy_qp_ot", "ws3_lazy_qp"], ["ws3_lazy_qp_is_ot", "ws3_lazy_qp_is"], ["ws3_lazy_qp_hf_ot", "ws3_lazy_qp_hf"],
+                ["ws2c_ot", "ws2c"]]}
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
