@@ -524,6 +524,18 @@ CATALOG: tuple[Lever, ...] = (
         "(results/2026-12-01_h200_cudnn_anatomy).",
     ),
     Lever(
+        name="ws_o_by_tma", sets={"o_store": "tma"},
+        targets=("issue_latency_chain", "barrier_bound", "global_latency", "tensor_bound", "issue_bound"),
+        requires={"mainloop": ("ws",)}, predicted=(1.0, 1.15),
+        hypothesis="The warp-specialised epilogue writes each consumer warpgroup's O rows into a shared-memory tile by "
+        "stmatrix and one thread stores them by TMA, asynchronously, instead of 2 D/8 4-byte stores a thread from the "
+        "accumulators: ncu's warp-state samples put the direct epilogue at 7.8% of the consumers' time at N2048 D128 "
+        "(store-queue throttle and long scoreboard), once per item, so short items pay it most. Costs one O tile of "
+        "shared memory (BR x D, 32 KB at BR 128 D 128; BC 176 no longer fits). Bitwise the same output. H200: 1.081 "
+        "at N2048 D128, 1.110-1.179 at causal N1024 GQA, 1.055 at N4096 bf16, 1.023 at N8192, 1.038-1.047 at N2048 "
+        "D64 GQA; with item_stream 0.94-1.00 (results/2026-12-01_h200_item_stream).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

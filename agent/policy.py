@@ -88,8 +88,11 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
            shared_margins=True, restorer_margins=True, async_mainloop=True),
     Policy(version=10, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),  # plateau_chance
+    # the same rules; the catalog gains the warp-specialised epilogue by stmatrix and TMA store (ws_o_by_tma)
+    Policy(version=11, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[10]
+CURRENT = POLICIES[11]
 
 
 class UnknownPolicy(ValueError):

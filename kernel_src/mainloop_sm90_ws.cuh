@@ -38,6 +38,11 @@
 //                  for the same FLOPs, the PV of N=D being the difference.
 //   FA_MIN_CTAS=2  (two consumer warpgroups, BC 64) two CTAs per SM: 80 registers at entry, 104 a consumer.
 //                  H200 at D=64: 1.170 over three warpgroups at N512 B16, 0.890 at N8192.
+//   FA_O_STORE=1   the epilogue by stmatrix into a shared-memory O tile and one TMA store per consumer warpgroup
+//                  (ws_store_o). H200: 1.081 at N2048 D128, 1.110-1.179 at causal N1024 GQA, 1.055 at N4096 bf16,
+//                  1.023 at N8192, 1.086 at N512 D64, 1.038-1.047 at N2048 D64 GQA (results/2026-12-01_h200_item_stream).
+//   FA_ITEM_STREAM=1  a CTA's items as one stream of key blocks (ws_consume_stream). H200: a negative, 0.90-1.03
+//                  (0.905 at N512 D64 on three warpgroups), and 0.94-1.00 together with FA_O_STORE at D=128.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
@@ -504,7 +509,9 @@ __device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float s
 // Hypothesis: on short items (N <= 2048, short causal rows) the item boundary, where each consumer warpgroup
 // waits for its last PV, stores, then waits for its first QK^T and runs its first softmax with the tensor
 // cores idle, is several key blocks' time (N2048 D128 runs at 0.84 of N8192's TFLOP/s where cuDNN keeps
-// 0.96: results/2026-12-01_h200_cudnn_anatomy). The same arithmetic per item: bitwise the same output.
+// 0.96: results/2026-12-01_h200_cudnn_anatomy). The same arithmetic per item: bitwise the same output. Measured:
+// 0.90-1.03 (results/2026-12-01_h200_item_stream): the boundary moves (the stores now sit between a warpgroup's turns,
+// the next item's first K is needed a block earlier from the two-stage ring) rather than going away.
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH, int tiles, int sect, float scale,
                                                   T* Qs, T* Ks, T* Vs, const void* tmo = nullptr) {
