@@ -10,6 +10,11 @@ beside cuDNN. Writes OUT_DIR/<shape>__<kernel>.csv (ncu's raw page), OUT_DIR/ana
 --sass: our kernel alone, once more, with ncu's SourceCounters (warp-state samples per SASS instruction):
 OUT_DIR/<shape>__<kernel>.ncu-rep and its source page as OUT_DIR/<shape>__<kernel>_sass.csv, and the
 instructions holding the most samples printed.
+
+    python3 scripts/device_anatomy.py --segments OUT_DIR/<shape>__<kernel>_sass.csv
+
+CPU only: that source page cut into runs of one execution count, each with its share of the samples (what an item's
+boundary costs against the key-block loop).
 """
 
 from __future__ import annotations
@@ -61,6 +66,64 @@ def inner(shape_spec: str, lib_path: str) -> int:
     return 0
 
 
+SAMPLES = "Warp Stall Sampling (All Samples)"
+
+
+def num(v) -> float:
+    try:
+        return float(str(v).replace(",", ""))
+    except ValueError:
+        return 0.0
+
+
+def segments(csv_path: Path, min_share: float = 0.004) -> int:
+    """--segments: where the warps spend their time, by how often the code runs (CPU only). ncu's source page cut
+    into runs of consecutive SASS instructions with the same execution count, each with its share of the warp-state
+    samples, its leading stalls and its opcodes: a run executed once per work item per warp against the key-block
+    loop's runs says what an item's boundary costs. The consumers' code is the part before the producer's
+    setmaxnreg.dec (USETMAXREG.DEALLOC)."""
+    import collections
+    import csv
+    import io
+
+    text = csv_path.read_text()
+    head = text.find('"Address"')
+    if head < 0:
+        print(f"{csv_path}: not ncu's source page (no \"Address\" column)", file=sys.stderr)
+        return 2
+    rows = list(csv.DictReader(io.StringIO(text[head:])))
+    stalls = [c for c in rows[0] if c and c.startswith("stall_") and "Not Issued" not in c]
+    total = sum(num(r[SAMPLES]) for r in rows) or 1.0
+    split = next((i for i, r in enumerate(rows) if "DEALLOC" in r["Source"]), len(rows))
+    by_count: collections.Counter = collections.Counter()
+    runs: list[list] = []
+    for i, r in enumerate(rows[:split]):
+        e = int(num(r["Instructions Executed"]))
+        by_count[e] += num(r[SAMPLES])
+        if runs and runs[-1][0] == e:
+            runs[-1][2] = i
+            runs[-1][3].append(r)
+        else:
+            runs.append([e, i, i, [r]])
+    print(f"{csv_path.name}: {len(rows)} instructions, {total:.0f} samples; consumers {sum(by_count.values()) / total:.1%}, "
+          f"producer {1 - sum(by_count.values()) / total:.1%}")
+    print("consumers' samples by execution count:")
+    for e, v in by_count.most_common(6):
+        print(f"  executed {e:>8}: {v / total:6.1%}")
+    print("runs of one execution count (first-last instruction):")
+    for e, lo, hi, rs in runs:
+        s = sum(num(r[SAMPLES]) for r in rs)
+        if s / total < min_share:
+            continue
+        st = collections.Counter({c[6:]: sum(num(r[c]) for r in rs) for c in stalls})
+        ops = collections.Counter((r["Source"].split()[1] if r["Source"].strip().startswith("@") else r["Source"].split()[0])
+                                  for r in rs if r["Source"].strip())
+        print(f"  [{lo:5d}-{hi:5d}] executed {e:>7} x{len(rs):4d} instr {s / total:6.1%}  stalls "
+              f"{', '.join(f'{k} {v / total:.1%}' for k, v in st.most_common(3))}  ops "
+              f"{', '.join(f'{k} {n}' for k, n in ops.most_common(4))}")
+    return 0
+
+
 def sass_sites(out: Path, tag: str, spec: str, lib: str, top: int = 40) -> None:
     """ncu's warp-state samples per SASS instruction of our kernel (SourceCounters), kept as a report and as
     its source page in CSV; prints the instructions with the most samples and each one's leading stall."""
@@ -97,13 +160,19 @@ def sass_sites(out: Path, tag: str, spec: str, lib: str, top: int = 40) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out", type=Path)
+    ap.add_argument("out", type=Path, nargs="?")
     ap.add_argument("--shape", action="append", default=[])
+    ap.add_argument("--segments", type=Path, metavar="SASS_CSV",
+                    help="CPU only: cut a --sass source page into runs of one execution count (no GPU, no OUT_DIR)")
     ap.add_argument("--sass", action="store_true", help="also sample warp states per SASS instruction of ours")
     ap.add_argument("--inner", nargs=2, metavar=("SHAPE", "LIB"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.inner:
         return inner(*a.inner)
+    if a.segments:
+        return segments(a.segments)
+    if a.out is None:
+        ap.error("OUT_DIR is needed (or --segments SASS_CSV)")
 
     from device_suite import KERNELS, d64_only, shape
     from experiments.build import BuildSpec, build

@@ -120,7 +120,7 @@ def test_the_sass_segments_are_the_readmes(tmp_path):
     with tarfile.open(REC / "call2_sass_scaling" / "sass.tgz") as tf:
         member = next(m for m in tf.getmembers() if m.name.endswith("_sass.csv"))
         tf.extract(member, tmp_path, filter="data")
-    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "sass_segments.py"), str(tmp_path / member.name)],
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "device_anatomy.py"), "--segments", str(tmp_path / member.name)],
                          capture_output=True, text=True, check=True).stdout
     assert "executed     4096:  19.8%" in out and "executed    61440:  71.0%" in out
     assert "[ 2216- 2440] executed    4096 x 225 instr   7.8%" in out
