@@ -2,6 +2,7 @@
 blocks: a measured negative) and o_store=tma (O by stmatrix and a TMA store: the win), agent 11's lever for the latter,
 and the H200 records of both (results/2026-12-01_h200_item_stream), read as its README states them."""
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -64,7 +65,7 @@ def test_every_new_kernel_has_its_bitwise_pair_in_the_tier():
 
 
 def test_the_last_tier_passed_with_every_pair_of_the_new_knobs():
-    t = json.loads((REC / "call5_fixed_tier_best" / "tier" / "tier.json").read_text())
+    t = json.loads(gzip.decompress((REC / "call5_fixed_tier_best" / "tier" / "tier.json.gz").read_bytes()))
     for key, (n_configs, n_libs, n_pairs) in {"D64+128": (136, 37, 30), "D64": (68, 18, 15)}.items():
         s = t[key]
         assert s["failures"] == [] and len(s["configs"]) == n_configs and len(s["libraries"]) == n_libs
@@ -102,7 +103,7 @@ def test_the_suite_is_the_readmes_and_eight_of_eleven_reach_cudnn():
     readme = (REC / "README.md").read_text()
     got = {}
     for folder in ("call4_memcheck_tier_best", "call5_fixed_tier_best"):
-        for r in json.loads((REC / folder / "best" / "best.json").read_text()):
+        for r in json.loads(gzip.decompress((REC / folder / "best" / "best.json.gz").read_bytes())):
             s, best = r["confirm"]["summary"], r["best"]
             assert s[f"check:{best}"] == "pass"
             got[r["shape"]] = (best, round(s[f"cudnn:{best}"]["margin"], 3))
