@@ -127,3 +127,8 @@ def test_the_arithmetic_counts_q_k_v_o_and_the_lse():
     assert "the fp32 lse 4 B x B2 x H16 x N8388608 = 1.074e+09 B, 1.729e+11 B (0.2 TiB) in all" in why
     assert memory_refusal(s.model_copy(update={"N": 1 << 22}), 150_109_880_320, "NVIDIA H200") is None
 
+
+def test_derive_tolerance_refuses_an_output_it_cannot_write_before_any_gpu_work(where):
+    (where / "afile").write_text("")
+    one_sentence(runner.invoke(app, ["derive-tolerance", "-o", "afile/tol.json"]), 1,
+                 "cannot write afile/tol.json (afile is not a folder)")

@@ -102,6 +102,7 @@ def derive_tolerance(
         battery = "battery" in report
         _print_tolerance(report, battery, as_json)
         return
+    _check_writable(out)  # before minutes of GPU work, not after them
     try:
         bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
         dev = bench.device()
@@ -117,7 +118,7 @@ def derive_tolerance(
             report["battery_t_noise"] = tn
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
-    out.write_text(json.dumps(report, indent=1, default=str))
+    _write(out, json.dumps(report, indent=1, default=str))
     _print_tolerance(report, battery, as_json)
     if not as_json:
         console.print(f"report in {out}")
@@ -327,6 +328,17 @@ def _check_out(out: Path) -> None:
         _fail(f"{out} is a folder; give the file to write, e.g. -o {out / 'attn.cu'}", 2)
     if not out.parent.exists():
         _fail(f"the folder {out.parent} does not exist; create it or write elsewhere", 2)
+
+
+def _check_writable(out: Path) -> None:
+    """`out` can be written where it is asked for (permissions as this user holds them; root's pass)."""
+    import os
+
+    _check_out(out)
+    if not out.parent.is_dir():
+        _fail(f"cannot write {out} ({out.parent} is not a folder); give -o a file in a folder you can write")
+    if not os.access(out.parent, os.W_OK | os.X_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        _fail(f"cannot write {out} (permission denied); give -o a file in a folder you can write")
 
 
 def _measured_bests(db, name: str) -> tuple[list, list[str], set[tuple[str, str]]]:
