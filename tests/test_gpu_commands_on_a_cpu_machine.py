@@ -132,3 +132,20 @@ def test_derive_tolerance_refuses_an_output_it_cannot_write_before_any_gpu_work(
     (where / "afile").write_text("")
     one_sentence(runner.invoke(app, ["derive-tolerance", "-o", "afile/tol.json"]), 1,
                  "cannot write afile/tol.json (afile is not a folder)")
+
+
+def test_derive_tolerance_tries_its_output_where_permissions_do_not_bind(where, monkeypatch):
+    """For root a read-only folder's bits are no refusal; the file system's is (here a refused open)."""
+    from pathlib import Path
+
+    real = Path.open
+
+    def refuse(self, *a, **k):
+        if self.name == "tol.json":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "open", refuse)
+    one_sentence(runner.invoke(app, ["derive-tolerance", "-o", "tol.json"]), 1,
+                 "cannot write tol.json (Permission denied)")
+    assert not (where / "tol.json").exists()
