@@ -48,10 +48,10 @@ class GpuBench(Bench):
         return self._device
 
     @staticmethod
-    def require_device() -> None:
-        """Raises NoGpu (one sentence) when this machine has no usable GPU; asked before a command that
+    def require_device() -> DeviceInfo:
+        """This machine's GPU, or NoGpu (one sentence) when it has no usable one; asked before a command that
         needs one opens its database for writing."""
-        probe()
+        return probe()
 
     @property
     def lab(self) -> Lab:

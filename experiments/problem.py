@@ -53,13 +53,22 @@ MEMORY_BOUND = 1 << 40
 
 
 def tensor_bytes(shape: Shape) -> int:
-    """Bytes of q and o (H heads) and k and v (Hkv heads) in the input dtype."""
+    """Bytes of q and o (H heads) and k and v (Hkv heads) in the input dtype, and of the fp32 log-sum-exp
+    (one per query row) the kernel writes beside o."""
+    return _qkvo_bytes(shape) + _lse_bytes(shape)
+
+
+def _qkvo_bytes(shape: Shape) -> int:
     return 2 * shape.B * (2 * shape.H + 2 * shape.kv_heads) * shape.N * shape.D
 
 
+def _lse_bytes(shape: Shape) -> int:
+    return 4 * shape.B * shape.H * shape.N
+
+
 def memory_refusal(shape: Shape, memory: int | None = None, device: str | None = None) -> str | None:
-    """Why the problem cannot run: its q, k, v and o alone exceed `memory` (the GPU's bytes; None: no GPU
-    probed, MEMORY_BOUND), with the arithmetic; None when they fit."""
+    """Why the problem cannot run: its q, k, v, o and lse alone exceed `memory` (the GPU's bytes; None: no
+    GPU probed, MEMORY_BOUND), with the arithmetic; None when they fit."""
     need = tensor_bytes(shape)
     limit = memory or MEMORY_BOUND
     if need <= limit:
@@ -67,8 +76,9 @@ def memory_refusal(shape: Shape, memory: int | None = None, device: str | None =
     against = (f"the {limit / 1e9:.0f} GB of {device or 'the GPU'}" if memory else
                f"{limit / 2**40:.0f} TiB, more than any single GPU holds")
     return (f"problem {shape.key()} does not fit: q, k, v and o take 2 B x B{shape.B} x (2 x H{shape.H} + 2 x "
-            f"Hkv{shape.kv_heads}) x N{shape.N} x D{shape.D} = {need:.3e} B ({need / 2**40:.1f} TiB), more than "
-            f"{against}; choose a smaller --seqlen, --batch or --heads")
+            f"Hkv{shape.kv_heads}) x N{shape.N} x D{shape.D} = {_qkvo_bytes(shape):.3e} B and the fp32 lse 4 B x "
+            f"B{shape.B} x H{shape.H} x N{shape.N} = {_lse_bytes(shape):.3e} B, {need:.3e} B ({need / 2**40:.1f} TiB) "
+            f"in all, more than {against}; choose a smaller --seqlen, --batch or --heads")
 
 
 # The largest N checked with both input patterns; above it a shape is the target itself (C2).

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from store.errors import ForeignDatabase, MissingDatabase, UnwritableDatabase
+from store.errors import DamagedDatabase, ForeignDatabase, MissingDatabase, UnwritableDatabase
 from store.migrations import migrations, names
 from store.queries import mark_stale_runs
 
@@ -40,6 +40,7 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
         # WAL lets `history` read while a search is writing; a writer waits its turn for the lock
         # (each experiment is one short transaction) instead of failing at once.
         db.execute("PRAGMA busy_timeout = 30000;")
+        _refuse_damaged(db, path)  # before WAL, a migration or a stale-run mark writes into it
         db.enable_wal()
         db.execute("PRAGMA foreign_keys = ON;")
         migrations.apply(db)
@@ -82,6 +83,7 @@ def _open_read_only(path: Path) -> sqlite_utils.Database:
         _refuse_foreign(db, path)
         if not [m.name for m in migrations.applied(db)]:
             raise ForeignDatabase(f"{path} holds no fa5090-search schema; use another --db.")
+        _refuse_damaged(db, path)
 
     return _checked(sqlite_utils.Database(conn), path, prepare)
 
@@ -109,6 +111,20 @@ def _refuse_foreign(db: sqlite_utils.Database, path: Path) -> None:
         raise ForeignDatabase(
             f"{path} was written by a newer fa5090-search (unknown migration {unknown[0]}); upgrade to open it."
         )
+
+
+def _refuse_damaged(db: sqlite_utils.Database, path: Path) -> None:
+    """A file whose header and schema read but whose data pages do not is refused when it is opened: a
+    listing that reads only intact pages (`show N` of an undamaged row, `history` with the shelf's pages
+    gone) would print a part of it as if it were all. SQLite's quick check costs ~5 ms on a committed
+    database (89 of them in 0.42 s)."""
+    from store.queries import damage
+
+    bad = damage(db)
+    if bad:
+        raise DamagedDatabase(f"{path} is damaged ({bad}): its header and schema read but its data pages do not, so "
+                              "nothing in it can be trusted as shown; nothing was changed. Restore it from a copy, or "
+                              "use another --db.")
 
 
 def damage_of(path: str | Path) -> str | None:

@@ -193,16 +193,19 @@ def _open(db_path: Path, create: bool, read_only: bool = False):
         _fail(str(e))
 
 
-def _need_gpu() -> None:
+def _need_gpu(*shapes) -> None:
     """The GPU answers before a command that needs one opens a database for writing: opening read-write
     migrates the file and marks runs whose process is gone as interrupted, which a command that then
-    refuses must not have done (a committed database stays as it was)."""
+    refuses must not have done (a committed database stays as it was). `shapes`: the problems the command
+    will build for, held to the probed GPU's memory before anything is built."""
     import agent.bench
 
     try:
-        agent.bench.GpuBench.require_device()
+        dev = agent.bench.GpuBench.require_device()
     except Exception as e:  # noqa: BLE001 - one sentence (NoGpu) or raised
         _known_or_raise(e)
+    for shape in shapes:
+        _fits(shape, dev)
 
 
 def _artifacts_for(db_path: Path) -> Path:

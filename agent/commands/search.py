@@ -13,6 +13,7 @@ from rich.table import Table
 
 from kernel_src.knobs import KnobError, Knobs
 from store import queries as q
+from store.errors import StoreError
 
 from .common import (
     DB_OPT,
@@ -352,7 +353,7 @@ def calibrate(
             Knobs.parse_assignments(knob)
         except KnobError as e:
             _fail(str(e))
-    _need_gpu()
+    _need_gpu(shape)
     db = _open(db_path, create=True)
     try:
         if knob:
@@ -413,21 +414,30 @@ def baseline(
     if own is not None and run_id is not None:
         _fail("--knob compares a kernel of your own and --run a run's best: give one of them")
     db = rid = None
-    if own is None and (run_id is not None or Path(db_path).exists()):  # a run's best, stored with the run
-        _open(db_path, create=False, read_only=True)
-    _need_gpu()
-    if own is None and (run_id is not None or Path(db_path).exists()):
+    problem = Shape(B=2, H=16, N=2048, D=128, dtype="float16").model_dump()
+    stored = own is None and (run_id is not None or Path(db_path).exists())  # a run's best, stored with the run
+    if stored:  # which run and problem, read-only: the shapes are held to the GPU before a read-write open
+        ro = _open(db_path, create=False, read_only=True)
+        try:
+            if (rid := _run_id(ro, run_id)) is not None:
+                problem = q.get_run(ro, rid)["problem"]
+        except StoreError as e:
+            _fail(str(e))
+        ro.close()
+    shapes = [_shape_opts(problem["B"], problem["H"], n, problem["D"], problem["dtype"], problem["causal"],
+                          problem.get("Hkv")) for n in seqlen or [problem["N"]]]
+    _need_gpu(*shapes)  # and each shape against its memory
+    if stored:
         db = _open(db_path, create=False)
         rid = _run_id(db, run_id)
     rows = []
     try:
         if rid is not None:
             run = q.get_run(db, rid)
-            best, problem = best_of_run(db, rid), run["problem"]
+            best = best_of_run(db, rid)
         else:
-            best, problem = own or Knobs(), Shape(B=2, H=16, N=2048, D=128, dtype="float16").model_dump()
-        for n in seqlen or [problem["N"]]:
-            shape = Shape(**{**problem, "N": n})
+            best = own or Knobs()
+        for shape in shapes:
             bench = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=False)
             if rid is not None:
                 q.check_same_setup(db, bench.device().name, run["problem_key"], one_problem=False)  # a `tune` database holds several

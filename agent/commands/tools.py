@@ -102,6 +102,7 @@ def derive_tolerance(
         battery = "battery" in report
         _print_tolerance(report, battery, as_json)
         return
+    _check_writable(out)  # before minutes of GPU work, not after them
     try:
         bench = GpuBench(shape, _cache_dir(), budget_s=1.0, profile=False)
         dev = bench.device()
@@ -117,7 +118,7 @@ def derive_tolerance(
             report["battery_t_noise"] = tn
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
-    out.write_text(json.dumps(report, indent=1, default=str))
+    _write(out, json.dumps(report, indent=1, default=str))
     _print_tolerance(report, battery, as_json)
     if not as_json:
         console.print(f"report in {out}")
@@ -327,6 +328,22 @@ def _check_out(out: Path) -> None:
         _fail(f"{out} is a folder; give the file to write, e.g. -o {out / 'attn.cu'}", 2)
     if not out.parent.exists():
         _fail(f"the folder {out.parent} does not exist; create it or write elsewhere", 2)
+
+
+def _check_writable(out: Path) -> None:
+    """`out` can be written where it is asked for: tried, not judged from permission bits (root passes
+    those on a read-only file system); a file that was not there is removed again."""
+    _check_out(out)
+    if not out.parent.is_dir():
+        _fail(f"cannot write {out} ({out.parent} is not a folder); give -o a file in a folder you can write")
+    existed = out.exists()
+    try:
+        with out.open("a"):
+            pass
+    except OSError as e:
+        _fail(f"cannot write {out} ({e.strerror}); give -o a file in a folder you can write")
+    if not existed:
+        out.unlink()
 
 
 def _measured_bests(db, name: str) -> tuple[list, list[str], set[tuple[str, str]]]:

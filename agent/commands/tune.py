@@ -25,6 +25,7 @@ from .common import (
     _client,
     _command_line,
     _fail,
+    _fits,
     _known_or_raise,
     _need_gpu,
     _open,
@@ -97,6 +98,8 @@ def tune(
     except ConfigError as e:
         _fail(str(e))
     planned = plan(problems)
+    for p in planned:  # a length no GPU holds is refused before the plan is printed
+        _fits(p.shape)
     if (gpus or scheduler) and strategy not in ("random", "agent"):
         _fail(f"--gpus and --scheduler spread the agent's and --strategy random's measurements; --strategy {strategy} "
               "decides one experiment at a time (see `run --help`): run it without them", 2)
@@ -104,7 +107,7 @@ def tune(
         return _print_plan(planned, source, db_path, as_json)
     _print_plan(planned, source, None, as_json, to_err=as_json)
 
-    _need_gpu()  # before the database is opened for writing (GPU first: agent/commands/common.py)
+    _need_gpu(*(p.shape for p in planned))  # before the database is opened for writing (GPU first: agent/commands/common.py)
     from agent.bench import Recorder
     from agent.campaign import tune as run_campaign
     from agent.progress import CampaignReporter
