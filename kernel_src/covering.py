@@ -4,6 +4,7 @@ not only the defaults, is what finds the interaction a one-knob-at-a-time sweep 
 
 from __future__ import annotations
 
+import collections
 import itertools
 
 from .arch import limits
@@ -151,3 +152,55 @@ def hopper_set() -> list[Knobs]:
         dict(kv_stages=2, causal_mask="split", split_kv=2))]
     out = tiles + [base.replace(**m) for m in moves] + tma_set + pipe_set + release_set + producer_set + pingpong_set
     return [k for k in out if k.smem_bytes(128) <= limits(ARCH).smem_per_block_optin]
+
+
+# The instantiation axes of a build: the arch it compiles for and the (dtype, head dim) it instantiates; each
+# compile takes both mask modes (causal and not: the axis that changes the kernel's control flow most; a second
+# instantiation costs about 0.5 CPU s, another nvcc call 1.5 s: results/2026-12-01_cpu_ci_time/nvcc_instantiation_cost.txt).
+MATRIX_ARCHS = ("sm_80", "sm_90", "sm_120")
+MATRIX_DTYPES = ("float16", "bfloat16")
+MATRIX_DIMS = (64, 128)
+
+
+def _values(k: Knobs) -> dict:
+    d = k.model_dump(mode="json")
+    d["tile"] = (d.pop("br"), d.pop("bc"), d.pop("warps"))
+    return {n: d[n] for n in DOMAINS}
+
+
+def matrix_pairs(k: Knobs, arch: str, dtype: str, dim: int) -> set:
+    """The pairs one compile holds: each knob value with the arch, the dtype and the head dim, and the axes'
+    values with each other (both mask modes are in every compile)."""
+    axes = {"arch": arch, "dtype": dtype, "dim": dim}
+    out = {(("knob", n, v), (a, x)) for n, v in _values(k).items() for a, x in axes.items()}
+    return out | {((a, axes[a]), (b, axes[b])) for a, b in itertools.combinations(axes, 2)}
+
+
+def compile_matrix(configs: list[Knobs] | None = None) -> list[tuple[Knobs, str, str, int]]:
+    """The compiles that check `configs` (default: the covering set) on the three architectures, as a pairwise
+    design over the instantiation axes: every configuration compiles at least once, and every value of every knob
+    compiles on each arch, in each dtype and at each head dim, every arch in each dtype and at each head dim (each
+    compile both mask modes). The covering set holds every pair of knob values; this adds the pairs of a knob value
+    and an instantiation axis, in about one compile a configuration instead of three archs x 2-4 instantiations.
+    Greedy and deterministic: each configuration in turn takes the compile that adds the most pairs not yet held,
+    then the compiles that add the most until every pair is held. Returns (knobs, arch, dtype, head dim)."""
+    configs = covering_set() if configs is None else configs
+    units = [(i, a, t, d) for i in range(len(configs)) for a in MATRIX_ARCHS for t in MATRIX_DTYPES for d in MATRIX_DIMS]
+    pairs = {u: matrix_pairs(configs[u[0]], *u[1:]) for u in units}
+    todo = set().union(*pairs.values())
+    chosen: list = []
+    used = collections.Counter()
+
+    def take(u):
+        chosen.append(u)
+        used[u[1:]] += 1
+        todo.difference_update(pairs[u])
+
+    def gain(u):  # ties go to the (arch, dtype, head dim) compiled least so far, then to the first
+        return len(pairs[u] & todo), -used[u[1:]]
+
+    for i in range(len(configs)):
+        take(max((u for u in units if u[0] == i), key=gain))
+    while todo:
+        take(max((u for u in units if u not in chosen), key=gain))
+    return [(configs[i], a, t, d) for i, a, t, d in chosen]

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from agent.cli import app
 from experiments.build import BuildSpec, build
-from kernel_src.covering import DOMAINS, _completable, _pairs, covering_set
+from kernel_src.covering import (DOMAINS, MATRIX_ARCHS, MATRIX_DIMS, MATRIX_DTYPES, _completable, _pairs, compile_matrix,
+                                 covering_set, matrix_pairs)
 from profiler.ptxas import parse_ptxas
 
 nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
@@ -32,35 +33,60 @@ def test_covering_set_holds_every_valid_pair():
     assert 20 <= len(cs) <= 60
 
 
-ARCHS = ("sm_80", "sm_90", "sm_120")
-# Every configuration on every arch, every instantiation on some arch: the H200's sm_90 compiles fp16 at both
-# head dims, sm_80 bf16 at D=128, sm_120 bf16 at D=64 (causal and not everywhere), device code only (host=False:
-# the front end still checks the host code's templates; the libraries with host code and all eight
-# instantiations on three archs are the seed's, the best's and the named kernels' in test_kernel_build.py).
-# FA5090_FULL_MATRIX=1 compiles every instantiation as a library on every arch, as before a restructuring
-# lands (the suite's slowest step then: 60 configurations x 3 archs x 8 instantiations).
+ARCHS = MATRIX_ARCHS
+# CI's matrix is kernel_src.covering.compile_matrix: every covering configuration compiles at least once, and every
+# value of every knob on each arch, in each dtype and at each head dim (each compile both mask modes), device code
+# only (host=False: the front end still checks the host code's templates; the libraries with host code and all
+# eight instantiations on three archs are the seed's, the best's and the named kernels' in test_kernel_build.py).
+# 61 compiles of two instantiations where every configuration on every arch was 180 compiles of 2-4: the kernel's
+# mma.sync and scalar paths have no arch branch (kernel_src/target.cuh guards the wgmma arm alone, outside the
+# set), so what an arch changes is ptxas's code for each knob's instructions, which the pairs hold.
+# FA5090_FULL_MATRIX=1 compiles every configuration with every instantiation as a library on every arch, as before a
+# restructuring lands (the suite's slowest step then: 60 configurations x 3 archs x 8 instantiations).
 FULL = bool(__import__("os").environ.get("FA5090_FULL_MATRIX"))
-SPLIT = {"sm_90": (("float16",), (64, 128)), "sm_80": (("bfloat16",), (128,)), "sm_120": (("bfloat16",), (64,))}
 
 
-def _matrix_spec(k, arch) -> BuildSpec:
+def _matrix_specs() -> dict[str, list[BuildSpec]]:
     if FULL:
-        return BuildSpec(knobs=k, arch=arch, dtypes=("float16", "bfloat16"), dims=(64, 128))
-    dtypes, dims = SPLIT[arch]
-    return BuildSpec(knobs=k, arch=arch, dtypes=dtypes, dims=dims, host=False)
+        return {a: [BuildSpec(knobs=k, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in covering_set()]
+                for a in ARCHS}
+    out = {a: [] for a in ARCHS}
+    for k, arch, dtype, dim in compile_matrix():
+        out[arch].append(BuildSpec(knobs=k, arch=arch, dtypes=(dtype,), dims=(dim,), host=False))
+    return out
 
 
-def test_the_ci_matrix_compiles_every_instantiation_somewhere():
-    assert {(t, d) for ts, ds in SPLIT.values() for t in ts for d in ds} == \
-        {(t, d) for t in ("float16", "bfloat16") for d in (64, 128)}
+def _value(k, name):
+    return (k.br, k.bc, k.warps) if name == "tile" else k.model_dump(mode="json")[name]
+
+
+def test_the_ci_matrix_holds_every_configuration_and_every_pair_of_knob_value_and_instantiation():
+    cs, m = covering_set(), compile_matrix()
+    assert {k.key() for k, *_ in m} == {k.key() for k in cs}
+    # every value of every knob that the set holds compiles on each arch, in each dtype and at each head dim
+    for name in DOMAINS:
+        for v in {_value(k, name) for k in cs}:
+            on = [(a, t, d) for k, a, t, d in m if _value(k, name) == v]
+            assert {a for a, _, _ in on} == set(ARCHS), (name, v, on)
+            assert {t for _, t, _ in on} == set(MATRIX_DTYPES) and {d for _, _, d in on} == set(MATRIX_DIMS), (name, v, on)
+    # each arch in each dtype and at each head dim, each dtype at each head dim
+    cells = {(a, t, d) for _, a, t, d in m}
+    assert {(a, t) for a, t, _ in cells} == set(itertools.product(ARCHS, MATRIX_DTYPES))
+    assert {(a, d) for a, _, d in cells} == set(itertools.product(ARCHS, MATRIX_DIMS))
+    assert {(t, d) for _, t, d in cells} == set(itertools.product(MATRIX_DTYPES, MATRIX_DIMS))
+    # matrix_pairs (what the design counts) says the same, and fails a matrix that leaves an arch out
+    every = set().union(*(matrix_pairs(k, a, t, d) for k in cs for a in ARCHS for t in MATRIX_DTYPES for d in MATRIX_DIMS))
+    assert set().union(*(matrix_pairs(*u) for u in m)) == every
+    assert set().union(*(matrix_pairs(k, "sm_90", t, d) for k, _, t, d in m)) != every
+    # and about one compile a configuration, not the product
+    assert len(m) <= len(cs) * 5 // 4, len(m)
 
 
 @pytest.fixture(scope="session")
 def covering_builds(build_cache):
-    """The covering set on the three architectures, built once per session (the slowest step of the suite; a
-    warm FA5090_TEST_CACHE makes it a lookup). One ninja call per arch, so the cache's lock is never held for
-    the whole matrix."""
-    specs = {a: [_matrix_spec(k, a) for k in covering_set()] for a in ARCHS}
+    """The covering set's compile matrix, built once per session (a warm FA5090_TEST_CACHE makes it a lookup). One
+    ninja call per arch, so the cache's lock is never held for the whole matrix."""
+    specs = _matrix_specs()
     res = {}
     for a in ARCHS:
         res.update(build(specs[a], build_cache, timeout=3600))
@@ -72,6 +98,7 @@ def covering_builds(build_cache):
 @pytest.mark.parametrize("arch", ARCHS)
 def test_covering_set_compiles(arch, covering_builds):
     specs, res = covering_builds[0][arch], covering_builds[1]
+    assert specs
     failed = [s.knobs.label() for s in specs if not res[s.key()].ok]
     assert not failed, failed
     # every instantiation asked for is there (dtypes x head dims x 2 mask modes), and split-KV's combine
