@@ -66,7 +66,16 @@ WS_SET = [WS, {**WS, "pipeline": "on"}, {**WS, "pingpong": "on"}, OP, {**OP, "pe
           {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on"},
           {**WS3, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on"},
           {**WS, "rescale_skip": "on", "rescale_lazy": "on", "bc": 64, "min_ctas": 2},
-          {**WS, "rescale_skip": "on", "rescale_lazy": "on", "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on"}]
+          {**WS, "rescale_skip": "on", "rescale_lazy": "on", "bc": 64, "min_ctas": 2, "q_load": "tma", "persistent": "on"},
+          # the wide PV, the stream of items and O by TMA, each on the persistent kernel with Q by TMA, and O by TMA
+          # on one CTA per item at two CTAs per SM
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on", "pv_wide": "on"},
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on", "item_stream": "on"},
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on", "o_store": "tma"},
+          {**OP, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on", "item_stream": "on",
+           "o_store": "tma"},
+          {**WS3, "rescale_skip": "on", "rescale_lazy": "on", "q_load": "tma", "persistent": "on", "item_stream": "on"},
+          {**WS, "rescale_skip": "on", "rescale_lazy": "on", "bc": 64, "min_ctas": 2, "o_store": "tma"}]
 
 
 def moved(cs: list[Knobs], **move) -> list[Knobs]:
