@@ -229,6 +229,58 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
   }
 }
 
+// The pieces of a key block every consumer loop shares (ws_consume, ws_consume_stream): S = Q K^T of one K stage into
+// s, as one asynchronous wgmma group; O += P V of one V stage; O's rescale by alpha; the block's P packed to T.
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_qk(float (&s)[K::BC / 8][4], const T* Qt, const T* Kb, int wg) {
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const uint64_t da = wg_desc(Qt + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
+    const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
+    if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
+    else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
+    else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
+  }
+  wg_commit();
+}
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[K::BC / 8][2], const T* Vb) {
+#pragma unroll
+  for (int kk = 0; kk < K::BC / 16; ++kk) {
+    const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
+    if constexpr (K::PV_WIDE && D == 128) {
+      // one m64n128k16 across both 64-column slabs of V: the descriptor's leading offset (MN-major) steps
+      // from one slab to the next, as it already says for the N=64 form
+      wgmma_rs_n128<1, T>(&o[0][0], a, wg_desc(Vb + kk * 16 * 64, K::BC * 128, 1024), 1);
+    } else {
+#pragma unroll
+      for (int h = 0; h < D / 64; ++h)
+        wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+    }
+  }
+  wg_commit();
+}
+template <class K, int DT>
+__device__ __forceinline__ void ws_rescale(float (&o)[DT][4], const float (&alpha)[2]) {
+  bool go = true;
+  if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
+  if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
+#pragma unroll
+    for (int i = 0; i < DT; ++i) {
+      o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
+      o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
+    }
+  }
+}
+template <typename T, int NT>
+__device__ __forceinline__ void ws_pack(uint32_t (&p)[NT][2], const float (&s)[NT][4]) {
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    p[j][0] = Pack<T>::two(s[j][0], s[j][1]);
+    p[j][1] = Pack<T>::two(s[j][2], s[j][3]);
+  }
+}
+
 // FA_O_STORE=1, the epilogue of one consumer warpgroup: its 64 rows of O, normalised and in the input dtype, into
 // its slab of the O tile (D/64 128-byte-swizzled 64 x 64 boxes) by stmatrix, then one thread stores them by TMA
 // (rows past N are not written) and the warpgroup goes on; before the slab is written again that thread waits
@@ -257,6 +309,38 @@ __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv
 #pragma unroll
     for (int h = 0; h < D / 64; ++h) tma_store_3d(tmo, slab + h * 64 * 64, h * 64, q0 + wg * 64, zq);
     bulk_commit();
+  }
+}
+
+// The item's epilogue, every consumer loop's: the row sums across the quad, 1/l, O in the input dtype (4-byte stores
+// from the accumulators, or FA_O_STORE=1's stmatrix and TMA store), the LSE in natural-log units.
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const float (&m)[2], float (&l)[2], float sc,
+                                            T* out, float* lse, int rowa, int rowb, int t, int N, T* Qs,
+                                            const void* tmo, int q0, int zq) {
+  constexpr int DT = D / 8;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
+  }
+  const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
+  if constexpr (K::O_STORE) {
+    ws_store_o<K, T, D>(o, inv0, inv1, Qs + K::BR * (1 + K::ITEM_STREAM) * D, tmo, q0, zq);
+  } else {
+#pragma unroll
+    for (int i = 0; i < DT; ++i) {
+      if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
+      const int c = i * 8 + 2 * t;
+      if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+      if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+    }
+  }
+  (void)Qs; (void)tmo; (void)q0; (void)zq;
+  constexpr float LN2 = 0.69314718055994531f;
+  if (t == 0) {
+    if (rowa < N) lse[rowa] = (m[0] * sc + log2f(l[0])) * LN2;
+    if (rowb < N) lse[rowb] = (m[1] * sc + log2f(l[1])) * LN2;
   }
 }
 
@@ -325,35 +409,8 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
   if constexpr (K::PINGPONG) {
     if (wg == 1 && kb_lo < kb_hi) named_arrive<2, 256>();
   }
-  auto qk_issue = [&](int kb, float (&s)[NT][4]) {
-    const T* Kb = Ks + stage_of(kb) * KV_TILE;
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const uint64_t da = wg_desc(Qs + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
-      const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
-      if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
-      else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
-      else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
-    }
-    wg_commit();
-  };
-  auto pv_issue = [&](int kb) {
-    const T* Vb = Vs + stage_of(kb) * KV_TILE;
-#pragma unroll
-    for (int kk = 0; kk < K::BC / 16; ++kk) {
-      const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
-      if constexpr (K::PV_WIDE && D == 128) {
-        // one m64n128k16 across both 64-column slabs of V: the descriptor's leading offset (MN-major) steps
-        // from one slab to the next, as it already says for the N=64 form
-        wgmma_rs_n128<1, T>(&o[0][0], a, wg_desc(Vb + kk * 16 * 64, K::BC * 128, 1024), 1);
-      } else {
-#pragma unroll
-        for (int h = 0; h < D / 64; ++h)
-          wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
-      }
-    }
-    wg_commit();
-  };
+  auto qk_issue = [&](int kb, float (&s)[NT][4]) { ws_qk<K, T, D>(s, Qs, Ks + stage_of(kb) * KV_TILE, wg); };
+  auto pv_issue = [&](int kb) { ws_pv<K, T, D>(o, p, Vs + stage_of(kb) * KV_TILE); };
   auto wait_k = [&](int kb) { mbar_wait(bars.kfull + stage_of(kb), parity(kb)); };
   // after the item's last QK^T has completed, this warp is done with Q (FA_Q_LOAD=1: the producer may load
   // the next item's)
@@ -367,24 +424,8 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     mbar_wait(bars.vfull + stage_of(kb), parity(kb));
     *tma.phase ^= 1u << stage_of(kb);
   };
-  auto rescale = [&](const float (&alpha)[2]) {
-    bool go = true;
-    if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
-    if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
-#pragma unroll
-      for (int i = 0; i < DT; ++i) {
-        o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
-        o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
-      }
-    }
-  };
-  auto pack = [&](const float (&s)[NT][4]) {
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      p[j][0] = Pack<T>::two(s[j][0], s[j][1]);
-      p[j][1] = Pack<T>::two(s[j][2], s[j][3]);
-    }
-  };
+  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha); };
+  auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
   const int wg_row0 = q0 + wg * 64;
   auto edge = [&](int kb) { return kb * K::BC + K::BC > N || (CAUSAL && kb * K::BC + K::BC - 1 > wg_row0); };
@@ -461,30 +502,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     }
   }
 
-  // epilogue: 1/l, O in the input dtype, 4-byte stores from the accumulators; LSE in natural-log units
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
-    l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
-  }
-  const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
-  if constexpr (K::O_STORE) {
-    ws_store_o<K, T, D>(o, inv0, inv1, Qs + K::BR * (1 + K::ITEM_STREAM) * D, tmo, q0, zq);
-  } else {
-#pragma unroll
-    for (int i = 0; i < DT; ++i) {
-      if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
-      const int c = i * 8 + 2 * t;
-      if (rowa < N) store_u32<K::STORE>(dst.o + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
-      if (rowb < N) store_u32<K::STORE>(dst.o + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
-    }
-  }
-  (void)tmo; (void)zq;
-  constexpr float LN2 = 0.69314718055994531f;
-  if (t == 0) {
-    if (rowa < N) dst.lse[rowa] = (m[0] * sc + log2f(l[0])) * LN2;
-    if (rowb < N) dst.lse[rowb] = (m[1] * sc + log2f(l[1])) * LN2;
-  }
+  ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
 }
 
 // One work item of the warp-specialised mainloop, for the caller's role.
@@ -553,35 +571,11 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH,
     (void)more;
   };
   auto qk_issue = [&](const Run& r, int kb, float (&s)[NT][4]) {
-    const T* Qt = Qs + r.tile * K::BR * D;
-    const T* Kb = Ks + stage(r, kb) * KV_TILE;
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const uint64_t da = wg_desc(Qt + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
-      const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
-      if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
-      else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
-      else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
-    }
-    wg_commit();
+    ws_qk<K, T, D>(s, Qs + r.tile * K::BR * D, Ks + stage(r, kb) * KV_TILE, wg);
   };
   float o[DT][4];
   uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
-  auto pv_issue = [&](const Run& r, int kb) {
-    const T* Vb = Vs + stage(r, kb) * KV_TILE;
-#pragma unroll
-    for (int kk = 0; kk < K::BC / 16; ++kk) {
-      const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
-      if constexpr (K::PV_WIDE && D == 128) {
-        wgmma_rs_n128<1, T>(&o[0][0], a, wg_desc(Vb + kk * 16 * 64, K::BC * 128, 1024), 1);
-      } else {
-#pragma unroll
-        for (int h = 0; h < D / 64; ++h)
-          wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
-      }
-    }
-    wg_commit();
-  };
+  auto pv_issue = [&](const Run& r, int kb) { ws_pv<K, T, D>(o, p, Vs + stage(r, kb) * KV_TILE); };
   auto wait_q = [&](const Run& r, int n) { mbar_wait(bars.qfull + 2 * r.tile, (uint32_t)(n >> 1) & 1u); };
   auto wait_k = [&](const Run& r, int kb) { mbar_wait(bars.kfull + stage(r, kb), (par >> stage(r, kb)) & 1u); };
   auto wait_v = [&](const Run& r, int kb) {  // V's wait ends the stage's use: its parity bit flips
@@ -599,51 +593,11 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH,
     else
       ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
   };
-  auto rescale = [&](const float (&alpha)[2]) {
-    bool go = true;
-    if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
-    if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
-#pragma unroll
-      for (int i = 0; i < DT; ++i) {
-        o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
-        o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
-      }
-    }
-  };
-  auto pack = [&](const float (&s)[NT][4]) {
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      p[j][0] = Pack<T>::two(s[j][0], s[j][1]);
-      p[j][1] = Pack<T>::two(s[j][2], s[j][3]);
-    }
-  };
-  // 1/l, O in the input dtype, 4-byte stores from the accumulators; LSE in natural-log units
+  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha); };
+  auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   auto store = [&](const Run& r, float (&m)[2], float (&l)[2]) {
-    const int rowa = r.q0 + r0, rowb = rowa + 8;
-    T* out = O + r.head * D;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
-      l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
-    }
-    const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
-    if constexpr (K::O_STORE) {
-      ws_store_o<K, T, D>(o, inv0, inv1, Qs + 2 * K::BR * D, tmo, r.q0, r.bh);
-    } else {
-#pragma unroll
-      for (int i = 0; i < DT; ++i) {
-        if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
-        const int c = i * 8 + 2 * t;
-        if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
-        if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
-      }
-    }
-    (void)out;
-    constexpr float LN2 = 0.69314718055994531f;
-    if (t == 0) {
-      if (rowa < N) L[r.head + rowa] = (m[0] * sc + log2f(l[0])) * LN2;
-      if (rowb < N) L[r.head + rowb] = (m[1] * sc + log2f(l[1])) * LN2;
-    }
+    const int rowa = r.q0 + r0;
+    ws_epilogue<K, T, D>(o, m, l, sc, O + r.head * D, L + r.head, rowa, rowa + 8, t, N, Qs, tmo, r.q0, r.bh);
   };
 
   int i = blockIdx.x, n = 0;  // n: the items begun
