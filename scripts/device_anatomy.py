@@ -86,7 +86,10 @@ def segments(csv_path: Path, min_share: float = 0.004) -> int:
     import csv
     import io
 
-    text = csv_path.read_text()
+    if not csv_path.is_file():
+        print(f"{csv_path}: no such file (--segments takes a source page that --sass wrote)", file=sys.stderr)
+        return 2
+    text = csv_path.read_text(errors="replace")
     head = text.find('"Address"')
     if head < 0:
         print(f"{csv_path}: not ncu's source page (no \"Address\" column)", file=sys.stderr)

@@ -92,3 +92,13 @@ def spy_replay(rec, tmp_path, version: int, monkeypatch):
     except ReplayMiss as e:
         miss = str(e)
     return states, events, miss
+
+
+def static_row(knobs: dict, head_dim: str = "128", arch: str = "sm_90") -> dict:
+    """`static --json` of one candidate (the device code alone, no GPU): the row the report prints for it."""
+    args = ["static", "--arch", arch, "--json", "--head-dim", head_dim]
+    for k, v in knobs.items():
+        args += ["--knob", f"{k}={v}"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)[0]

@@ -132,17 +132,7 @@ def test_the_sass_segments_are_the_readmes(tmp_path):
 def test_the_new_kernels_build_for_the_h200(name):
     """The device code alone (static), sm_90: 168 registers at entry, one CTA per SM, the O tile's shared memory;
     O by TMA leaves the LSE's as the only global stores."""
-    from typer.testing import CliRunner
-
-    from agent.cli import app
-
-    def row(knobs: dict) -> dict:
-        args = ["static", "--arch", "sm_90", "--json", "--head-dim", "128"]
-        for k, v in knobs.items():
-            args += ["--knob", f"{k}={v}"]
-        res = CliRunner().invoke(app, args)
-        assert res.exit_code == 0, res.output
-        return json.loads(res.output)[0]
+    from recorded import static_row as row
 
     r = row(KERNELS[name])
     assert r["built"] and r["registers"] == 168 and r["ctas_per_sm"] == 1

@@ -182,20 +182,13 @@ def test_the_wide_pv_and_one_warpgroup_kernels_build(name, head_dim):
     kernels take 128 (two CTAs) and 80 (three) registers at entry, with a consumer warpgroup's 256 threads."""
     import sys
 
-    from typer.testing import CliRunner
-
-    from agent.cli import app
+    from recorded import static_row
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     from device_suite import KERNELS
 
     def row(knobs: dict) -> dict:
-        args = ["static", "--arch", "sm_90", "--json", "--head-dim", head_dim]
-        for k, v in knobs.items():
-            args += ["--knob", f"{k}={v}"]
-        res = CliRunner().invoke(app, args)
-        assert res.exit_code == 0, res.output
-        return json.loads(res.output)[0]
+        return static_row(knobs, head_dim)
 
     r = row(KERNELS[name])
     assert r["built"] and r["ctas_per_sm"] == {"ws_op_lazy_qp_w": 1, "ws1c2_bc64": 2, "ws1c3_bc64": 3}[name]
