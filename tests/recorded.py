@@ -2,6 +2,7 @@
 unpacked once per test module, each run's history as the device printed it, the experiment outcomes a
 replay has to repeat, and the two ways a test replays a recording (through the CLI, or through the loop
 with a spy on what the agent was asked)."""
+import gzip
 import json
 import tarfile
 from pathlib import Path
@@ -49,6 +50,15 @@ def recordings_fixture(res: Path):
     def recordings(tmp_path_factory) -> Path:
         return unpack_recording(tmp_path_factory, res / "artifacts.tgz", "")
     return recordings
+
+
+def read_record(path: Path):
+    """A recorded JSON file: `path` itself, or `path`.gz where the record is kept compressed (the large
+    tier, screen and correctness records are, so the tree stays under the device copy's size limit)."""
+    path = Path(path)
+    if path.exists():
+        return json.loads(path.read_text())
+    return json.loads(gzip.decompress(path.with_name(path.name + ".gz").read_bytes()))
 
 
 def recorded(res: Path, name: str) -> list[dict]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from recorded import read_record
 from agent.cli import app
 from kernel_src.covering import covering_set
 
@@ -61,7 +62,7 @@ def test_the_causal_n32768_screen_as_far_as_it_ran():
 
 
 def test_the_covering_set_with_the_fa2_knobs_passed_the_tier():
-    s = json.loads((RES / "covering_correctness.json").read_text())
+    s = read_record(RES / "covering_correctness.json")
     assert s["failures"] == [] and s["worst_fraction_of_bound"] < 0.42
     assert {k.key() for k in covering_set()} <= set(s["libraries"])
     labels = " ".join(s["libraries"].values())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from recorded import read_record
 from agent.levers import BY_NAME
 from agent.policy import CURRENT, POLICIES
 from agent.replay.catalog import as_read_by
@@ -82,7 +83,7 @@ def test_the_last_tier_passed_with_every_pair_of_the_new_knobs():
 
 
 def _margins(folder: str, d: str) -> dict:
-    m = json.loads((REC / folder / d / "margins.json").read_text())["margins"]
+    m = read_record(REC / folder / d / "margins.json")["margins"]
     return {k: round(v["margin"], 4) for k, v in m.items() if v}
 
 

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from typer.testing import CliRunner
 
+from recorded import read_record
 from agent.cli import app
 from experiments.build import BuildSpec, build
 from kernel_src.covering import (DOMAINS, MATRIX_ARCHS, MATRIX_DIMS, MATRIX_DTYPES, _completable, _pairs, compile_matrix,
@@ -173,7 +174,7 @@ def test_covering_set_passed_the_tier_on_the_h200():
     D 64/128, causal or not, N 1..1000, MHA, GQA and MQA), and every bitwise lever against its off
     setting. Re-run with the FA2-era knobs (results/2026-11-30_h200_fa2_levers, 100 libraries, 40
     bitwise pairs); the first run, before them, is results/2026-11-30_h200_ladder."""
-    s = json.loads((LADDER.parent / "2026-11-30_h200_fa2_levers" / "covering_correctness.json").read_text())
+    s = read_record(LADDER.parent / "2026-11-30_h200_fa2_levers" / "covering_correctness.json")
     assert s["failures"] == [] and s["worst_fraction_of_bound"] < 1
     assert {k.key() for k in covering_set()} <= set(s["libraries"])  # every covering configuration ran
     pair_rows = [r for r in s["rows"] if "==" in r["kernel"]]

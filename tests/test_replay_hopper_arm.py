@@ -5,7 +5,7 @@ cuDNN, the margin table of the arm's levers, and the producer's wait with ping-p
 recording's own options (the agent version it ran)."""
 import json
 
-from recorded import RESULTS, outcomes, recorded, recordings_fixture
+from recorded import RESULTS, outcomes, recorded, recordings_fixture, read_record
 from recorded import replay as _replay
 
 from agent.levers import CATALOG
@@ -47,7 +47,7 @@ def test_the_wgmma_arm_passed_the_tier_and_the_probe_settled_mn_major():
     """scripts/device_ladder.py --hopper: the 20 configurations of kernel_src.covering.hopper_set on
     96 shapes with 9 bitwise pairs, 0 failures. The probe on hashed data: MN-major B at N 128 reads
     LBO as the next 64-wide N tile and SBO as the next 8 K-rows (variant 8 exact, 9 wrong)."""
-    s = json.loads((FIRST_ARM / "hopper_correctness.json").read_text())
+    s = read_record(FIRST_ARM / "hopper_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == 20 and len(s["pairs"]) == 9 and len(s["configs"]) == 96
     ran = [k for k in hopper_set() if k.staging.value != "tma" and k.pipeline.value == "off"]  # TMA, pipeline came after
     assert len(ran) == 20 and {k.key() for k in ran} <= set(s["libraries"])
@@ -74,7 +74,7 @@ def test_the_hopper_tier_with_tma_and_the_pipeline_passed():
     pipeline) and the two seeds, 35 libraries on 96 shapes (fp16/bf16, D 64/128, causal or not, odd N,
     GQA/MQA) with 22 bitwise pairs (each TMA build against its cp.async build, each pipeline build
     against pipeline off): 0 failures, worst correct error 0.413 of the bound."""
-    s = json.loads((TMA_ARM / "hopper_correctness.json").read_text())
+    s = read_record(TMA_ARM / "hopper_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == 35 and len(s["pairs"]) == 22 and len(s["configs"]) == 96
     ran = [k for k in hopper_set() if k.kv_release.value == "barrier"]  # kv_release came after this run
     assert len(ran) == 33 and {k.key() for k in ran} <= set(s["libraries"])
@@ -131,7 +131,7 @@ def test_the_hopper_tier_with_kv_release_passed():
     """scripts/device_ladder.py --hopper: the 40 configurations of hopper_set (7 new: kv_release
     last_warp x4, producer x3, each paired bitwise with its barrier build) and the seeds, 43 libraries
     on 96 shapes with 29 bitwise pairs: 0 failures, worst correct error 0.413 of the bound."""
-    s = json.loads((RELEASE_ARM / "hopper_correctness.json").read_text())
+    s = read_record(RELEASE_ARM / "hopper_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == 43 and len(s["pairs"]) == 29 and len(s["configs"]) == 96
     ran = [k for k in hopper_set() if getattr(getattr(k, "pingpong", None), "value", "off") == "off"]
     assert len(ran) == 40 and {k.key() for k in ran} <= set(s["libraries"])

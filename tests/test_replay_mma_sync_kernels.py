@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from recorded import RESULTS, outcomes, recorded, recordings_fixture
+from recorded import RESULTS, outcomes, recorded, recordings_fixture, read_record
 from recorded import replay as _replay
 
 from kernel_src.covering import covering_set
@@ -49,7 +49,7 @@ def test_the_stacked_mma_sync_winners_against_sdpa_flash(stacked_recordings, tmp
 def test_the_covering_set_with_unrolled_copies_passed_bitwise_against_loop():
     """scripts/device_ladder.py --copies unrolled: the 60 covering configurations with copies=unrolled and their
     bitwise partners (every bitwise knob off, copies=loop): 120 libraries on 96 shapes, 60 bitwise pairs, 0 failures."""
-    s = json.loads((UNROLLED_RUNS / "covering_correctness.json").read_text())
+    s = read_record(UNROLLED_RUNS / "covering_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == 120 and len(s["pairs"]) == 60 and len(s["configs"]) == 96
     assert {k.key() for k in covering_set("unrolled")} <= set(s["libraries"])
     assert all("copies=unrolled" in a and "copies=unrolled" not in b for a, b in s["pairs"])
@@ -61,7 +61,7 @@ def test_the_covering_set_with_unrolled_copies_passed_bitwise_against_loop():
 def test_the_tiers_with_exp_poly_passed(name, libs, pairs, worst):
     """--move exp_poly=half / quarter on the covering set (the 9 of 60 configurations with exp=ex2) and --hopper
     --move exp_poly=half: every library on 96 shapes within the tier's bound, the other bitwise knobs paired."""
-    s = json.loads((UNROLLED_RUNS / "s8b" / f"{name}_correctness.json").read_text())
+    s = read_record(UNROLLED_RUNS / "s8b" / f"{name}_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == libs and len(s["pairs"]) == pairs and len(s["configs"]) == 96
     assert round(s["worst_fraction_of_bound"], 4) == worst
     want = "exp_poly=half" if "half" in name else "exp_poly=quarter"

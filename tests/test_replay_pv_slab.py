@@ -5,7 +5,7 @@ and D=64, and the compiler figures recorded on the CPU machine."""
 import json
 import re
 
-from recorded import RESULTS, outcomes, recorded, recordings_fixture
+from recorded import RESULTS, outcomes, recorded, recordings_fixture, read_record
 from recorded import replay as _replay
 
 from kernel_src.knobs import Knobs
@@ -40,7 +40,7 @@ def test_the_covering_set_with_pv_slab_passed_bitwise_against_off():
     """scripts/device_ladder.py --copies unrolled --move pv_slab=on: the 37 of the 60 covering configurations where
     pv_slab is valid (mma.sync, no pipeline, no overlap schedule) with it on, each paired bitwise with its partner
     (every bitwise knob off, pv_slab off): 74 libraries on 96 shapes, 37 bitwise pairs, 0 failures."""
-    s = json.loads((PV_SLAB_RUNS / "slab_covering_correctness.json").read_text())
+    s = read_record(PV_SLAB_RUNS / "slab_covering_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == 74 and len(s["pairs"]) == 37 and len(s["configs"]) == 96
     assert all("pv_slab=on" in a and "pv_slab=on" not in b for a, b in s["pairs"])
     assert "37 of 60 configurations" in (PV_SLAB_RUNS / "ladder_slab.txt").read_text()

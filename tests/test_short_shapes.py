@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from recorded import outcomes, replay
+from recorded import outcomes, replay, read_record
 
 from agent.levers import BY_NAME
 from agent.policy import CURRENT, POLICIES
@@ -41,7 +41,7 @@ def test_q_by_tma_and_two_ctas_are_the_warp_specialised_mainloops_and_say_so():
 
 
 def test_the_new_components_passed_the_tier_with_their_bitwise_pairs():
-    t = json.loads((REC / "tier" / "tier.json").read_text())
+    t = read_record(REC / "tier" / "tier.json")
     assert set(t) == {"D64+128", "D64"}
     for key, n_configs, n_libs in (("D64+128", 120, 9), ("D64", 60, 8)):
         s = t[key]
@@ -54,7 +54,7 @@ def test_the_new_components_passed_the_tier_with_their_bitwise_pairs():
 
 def _confirm(folder: str) -> dict:
     out = {}
-    for r in json.loads((REC / folder / "best.json").read_text()):
+    for r in read_record(REC / folder / "best.json"):
         s, best = r["confirm"]["summary"], r["best"]
         assert s[f"check:{best}"] == "pass" and s["check:arm"] == "pass"
         assert all(v == "pass" for k, v in r["screen"]["summary"].items() if k.startswith("check:"))
@@ -79,13 +79,13 @@ def test_the_suite_against_cudnn_is_the_readmes_table():
 
 
 def test_the_margin_table_of_q_by_tma_is_the_readmes():
-    m = json.loads((REC / "margins_q_two_ctas" / "margins.json").read_text())["margins"]
+    m = read_record(REC / "margins_q_two_ctas" / "margins.json")["margins"]
     get = lambda shape, move: round(m[f"{shape}:{move}"]["margin"], 3)
     assert get("B16-H16-N512-D64-float16-noncausal", "ws_op_lazy_p->ws_op_lazy_qp") == 1.122
     assert get("B8-H32-Hkv8-N1024-D128-bfloat16-causal", "ws_op_lazy->ws_op_lazy_p") == 0.801
     assert get("B16-H16-N512-D64-float16-noncausal", "ws3_lazy->ws2c") == 1.170
     assert get("B2-H16-N8192-D64-float16-noncausal", "ws3_lazy->ws2c") == 0.890
-    long = json.loads((REC / "margins_q_long" / "margins.json").read_text())["margins"]
+    long = read_record(REC / "margins_q_long" / "margins.json")["margins"]
     assert round(long["B8-H32-Hkv8-N1024-D128-bfloat16-causal:ws_op_lazy_hf->ws_op_lazy_qp_hf"]["margin"], 3) == 1.048
 
 

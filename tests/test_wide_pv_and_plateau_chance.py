@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from recorded import outcomes, replay
+from recorded import outcomes, replay, read_record
 
 from agent.levers import BY_NAME, candidate, get
 from agent.policy import CURRENT, POLICIES
@@ -74,7 +74,7 @@ def test_agent_10_keeps_going_while_a_band_gives_a_one_in_four_chance():
 def test_the_tier_passed_with_every_bitwise_pair():
     for folder, counts in (("tier_wide", {"D64+128": (120, 17, 13), "D64": (60, 11, 9)}),
                            ("tier_one_warpgroup", {"D64+128": (120, 25, 18), "D64": (60, 11, 9)})):
-        t = json.loads((REC / folder / "tier" / "tier.json").read_text())
+        t = read_record(REC / folder / "tier" / "tier.json")
         for key, (n_configs, n_libs, n_pairs) in counts.items():
             s = t[key]
             assert s["failures"] == [] and len(s["configs"]) == n_configs and len(s["libraries"]) == n_libs
@@ -82,7 +82,7 @@ def test_the_tier_passed_with_every_bitwise_pair():
             assert len(s["pairs"]) == n_pairs and len(pairs) == n_pairs * n_configs
             assert all(r["reason"] == "" and r["ratio"] == 0.0 for r in pairs)
             assert 0 < s["worst_fraction_of_bound"] < 1
-    pairs = json.loads((REC / "tier_wide" / "tier" / "tier.json").read_text())["D64+128"]["pairs"]
+    pairs = read_record(REC / "tier_wide" / "tier" / "tier.json")["D64+128"]["pairs"]
     assert ["ws_op_lazy_qp_w", "ws_op_lazy_qp"] in pairs and ["ws_op_lazy_qp_hfs", "ws_op_lazy_qp_hf"] in pairs
 
 
@@ -107,7 +107,7 @@ def test_cudnn_issues_two_thirds_of_our_wgmma_where_d_is_128():
 
 
 def test_the_margin_table_is_the_readmes():
-    m = json.loads((REC / "margins_wide" / "margins" / "margins.json").read_text())
+    m = read_record(REC / "margins_wide" / "margins" / "margins.json")
     get_ = lambda shape, move: round(m["margins"][f"{shape}:{move}"]["margin"], 3)
     readme = (REC / "README.md").read_text()
     for shape in ("B2-H16-N2048-D128-float16-noncausal", "B8-H32-Hkv8-N1024-D128-bfloat16-causal",
@@ -122,7 +122,7 @@ def test_the_margin_table_is_the_readmes():
 
 def _confirm(folder: str) -> dict:
     out = {}
-    for r in json.loads((REC / folder / "best" / "best.json").read_text()):
+    for r in read_record(REC / folder / "best" / "best.json"):
         s, best = r["confirm"]["summary"], r["best"]
         assert s[f"check:{best}"] == "pass" and all(v == "pass" for k, v in r["screen"]["summary"].items()
                                                       if k.startswith("check:"))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from recorded import read_record
 from agent.cli import app
 from kernel_src.knobs import KnobError, Knobs
 
@@ -54,7 +55,7 @@ def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra, cli_bui
 
 def _confirm(folder: str) -> dict:
     out = {}
-    for r in json.loads((REC / folder / "best.json").read_text()):
+    for r in read_record(REC / folder / "best.json"):
         s, best = r["confirm"]["summary"], r["best"]
         assert s[f"check:{best}"] == "pass" and s["check:arm"] == "pass"
         assert s[f"cudnn:{best}"]["recheck"] and s[f"flash:{best}"]["recheck"]
@@ -79,7 +80,7 @@ def test_the_suite_against_cudnn_as_recorded():
 
 
 def test_the_levers_alone_and_the_instrument_as_recorded():
-    rec = json.loads((REC / "margins" / "margins.json").read_text())
+    rec = read_record(REC / "margins" / "margins.json")
     m = {k.split(":", 1)[1]: v["margin"] for k, v in rec["margins"].items()}
     assert m["ws->ws_overlap"] < 1 and m["ws->ws_pingpong"] < 1  # each alone loses
     assert m["ws_overlap->ws_overlap_pingpong"] > 1.08  # together they win
@@ -89,7 +90,7 @@ def test_the_levers_alone_and_the_instrument_as_recorded():
 
 
 def test_the_hang_is_kept_as_found():
-    (r,) = json.loads((REC / "hang_setmaxnreg" / "best.json").read_text())
+    (r,) = read_record(REC / "hang_setmaxnreg" / "best.json")
     assert r["screen"]["status"] == "timeout" and r["screen"]["steps"] == []
 
 
