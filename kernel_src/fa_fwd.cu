@@ -100,7 +100,7 @@ __host__ __device__ constexpr int consumer_regs() {
 
 // TMA staging passes the K and V tensor maps by value as __grid_constant__ parameters (the form TMA
 // reads them in), and FA_Q_LOAD=1 Q's; no other build changes its signature.
-// FA_O_STORE=1 adds O's map after them.
+// FA_O_STORE=1 or 2 adds O's map after them.
 #if FA_STAGING == 2 && FA_Q_LOAD == 1
 #define FA_TMA_PARAMS_KVQ , const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV, \
                       const __grid_constant__ CUtensorMap tmQ
@@ -109,7 +109,7 @@ __host__ __device__ constexpr int consumer_regs() {
 #else
 #define FA_TMA_PARAMS_KVQ
 #endif
-#if FA_STAGING == 2 && FA_O_STORE == 1
+#if FA_STAGING == 2 && FA_O_STORE >= 1
 #define FA_TMA_PARAMS FA_TMA_PARAMS_KVQ, const __grid_constant__ CUtensorMap tmO
 #else
 #define FA_TMA_PARAMS FA_TMA_PARAMS_KVQ
@@ -160,7 +160,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
-  T* Ks = Qs + K::BR * (1 + K::ITEM_STREAM + K::O_STORE) * TL::STRIDE;  // FA_ITEM_STREAM=1: two Q tiles; O's
+  T* Ks = Qs + K::BR * (1 + K::ITEM_STREAM + (K::O_STORE == 1)) * TL::STRIDE;  // FA_ITEM_STREAM=1: two Q tiles; O's
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
   uint32_t phase = 0;  // TMA: the stages' barrier parities, one bit per stage
   [[maybe_unused]] uint32_t fills[K::KV_STAGES] = {};  // FA_KV_RELEASE=2: the producer thread's fills per stage
@@ -172,7 +172,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #else
   [[maybe_unused]] const void* tmq = nullptr;
 #endif
-#if FA_O_STORE == 1
+#if FA_O_STORE >= 1
   [[maybe_unused]] const void* tmo = &tmO;
 #else
   [[maybe_unused]] const void* tmo = nullptr;
@@ -239,7 +239,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       setmaxnreg_inc<consumer_regs<K>()>();
 #endif
       items(std::integral_constant<int, ROLE_CONSUMER>{});
-#if FA_O_STORE == 1
+#if FA_O_STORE >= 1
       if (threadIdx.x % 128 == 0) bulk_wait<0, false>();  // this warpgroup's O stores have completed
 #endif
     }
@@ -344,7 +344,7 @@ struct Instance {
 #else
 #define FA_TMA_ARGS_KVQ , tk, tv
 #endif
-#if FA_O_STORE == 1
+#if FA_O_STORE >= 1
     CUtensorMap to;  // a consumer warpgroup's 64 rows a box
     if (e == cudaSuccess) e = tensor_map(&to, o, N, B * H, 64);
 #define FA_TMA_ARGS FA_TMA_ARGS_KVQ, to

@@ -219,12 +219,14 @@ KNOBS: tuple[Knob, ...] = (
          "stream of key blocks: the next item's first QK^T issued with this item's last PV, its softmax under that "
          "PV, this item's stores after it; Q double-buffered, the K/V stages counted across items (bitwise the same)",
          py_enum="Switch", arms=("wgmma",), later=True, pinned="off"),
-    Knob("o_store", ("direct", "tma"), "direct",
+    Knob("o_store", ("direct", "tma", "tma_in_q"), "direct",
          "(mainloop=ws) each thread stores its O values to global memory, 4 bytes at a time | each consumer "
          "warpgroup writes its O rows to shared memory by stmatrix and one thread stores them by TMA, "
-         "asynchronously (bitwise the same)",
+         "asynchronously | the same through the warpgroup's own rows of the item's Q tile, which its last QK^T "
+         "has finished reading: no O tile of its own, so the 176-key tile fits (one item a CTA) (bitwise the same)",
          py_enum="OStore", arms=("wgmma",), later=True, pinned="direct",
-         value_docs=("4-byte stores from the accumulators", "stmatrix into a shared-memory tile, then a TMA store")),
+         value_docs=("4-byte stores from the accumulators", "stmatrix into a shared-memory tile, then a TMA store",
+                     "stmatrix into the warpgroup's rows of the Q tile, then a TMA store")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -332,9 +334,14 @@ RULES: tuple[Rule, ...] = (
          "mainloop=ws, persistent=on, pipeline=on and q_load=tma, not mainloop={mainloop}, persistent={persistent}, "
          "pipeline={pipeline}, q_load={q_load}",
          "the item stream is the persistent warp-specialised mainloop's, with its overlap and Q by TMA"),
-    Rule({"o_store": _vals("tma")}, {"mainloop": _vals("ws")},
-         "knob 'o_store'=tma is the warp-specialised mainloop's epilogue: it needs mainloop=ws, not mainloop={mainloop}",
+    Rule({"o_store": _vals("tma", "tma_in_q")}, {"mainloop": _vals("ws")},
+         "knob 'o_store'={o_store} is the warp-specialised mainloop's epilogue: it needs mainloop=ws, not "
+         "mainloop={mainloop}",
          "O by TMA is the warp-specialised mainloop's epilogue"),
+    Rule({"o_store": _vals("tma_in_q")}, {"persistent": _vals("off")},
+         "knob 'o_store'=tma_in_q writes O into the item's Q tile, which a persistent CTA's next item loads again: "
+         "it needs persistent=off (one item a CTA), not persistent={persistent}",
+         "O through the Q tile is for one item a CTA"),
     Rule({"order_sections": _vals("on")}, {"cta_order": _vals("heaviest_first"), "split_kv": _vals(1)},
          "knob 'order_sections'=on orders the heaviest-first schedule by sections of heads: it needs "
          "cta_order=heaviest_first and split_kv=1, not cta_order={cta_order}, split_kv={split_kv}",

@@ -111,7 +111,7 @@ class _Knobs(BaseModel):
             need = {"compute": (self.compute, Compute.wgmma), "staging": (self.staging, Staging.tma),
                     "kv_release": (self.kv_release, KvRelease.producer), "softmax": (self.softmax, Softmax.fused),
                     "exp": (self.exp, Exp.ex2), "causal_mask": (self.causal_mask, CausalMask.predicate),
-                    "exp_poly": (self.exp_poly, ExpPoly.off), "copies": (self.copies, Copies.loop)}
+                    "copies": (self.copies, Copies.loop)}
             for name, (got, want) in need.items():
                 if got != want:
                     raise ValueError(f"knob 'mainloop'=ws (a TMA producer warpgroup beside wgmma consumer warpgroups, "
@@ -196,7 +196,7 @@ class _Knobs(BaseModel):
         """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
         stride = head_dim + 8 if self.layout == Layout.pad else head_dim
         q_tiles = 2 if self.item_stream == Switch.on else 1  # item_stream: the next item's Q beside this one's
-        o_tile = 1 if self.o_store == OStore.tma else 0  # o_store=tma: the O tile the TMA store reads
+        o_tile = 1 if self.o_store == OStore.tma else 0  # o_store=tma: the O tile the TMA store reads (tma_in_q: Q's)
         tiles = (self.br * (q_tiles + o_tile) + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot

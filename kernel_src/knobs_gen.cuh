@@ -72,9 +72,11 @@
 //       their own | run the CTA's items as one stream of key blocks: the next item's first QK^T issued with this
 //       item's last PV, its softmax under that PV, this item's stores after it; Q double-buffered, the K/V stages
 //       counted across items (bitwise the same)
-//   FA_O_STORE (0 direct | 1 tma; default direct): (mainloop=ws) each thread stores its O values to global memory,
-//       4 bytes at a time | each consumer warpgroup writes its O rows to shared memory by stmatrix and one thread
-//       stores them by TMA, asynchronously (bitwise the same)
+//   FA_O_STORE (0 direct | 1 tma | 2 tma_in_q; default direct): (mainloop=ws) each thread stores its O values to
+//       global memory, 4 bytes at a time | each consumer warpgroup writes its O rows to shared memory by stmatrix
+//       and one thread stores them by TMA, asynchronously | the same through the warpgroup's own rows of the item's
+//       Q tile, which its last QK^T has finished reading: no O tile of its own, so the 176-key tile fits (one item
+//       a CTA) (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -196,7 +198,7 @@ enum { COPIES_LOOP = 0, COPIES_UNROLLED = 1 };  // copies
 enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
 enum { MAINLOOP_GENERAL = 0, MAINLOOP_WS = 1 };  // mainloop
 enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
-enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1 };  // o_store
+enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
@@ -268,7 +270,7 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1 };  // o_store
   static_assert((PV_WIDE == 0 || PV_WIDE == 1), "knob pv_wide: one of its values"); \
   static_assert((ORDER_SECTIONS == 0 || ORDER_SECTIONS == 1), "knob order_sections: one of its values"); \
   static_assert((ITEM_STREAM == 0 || ITEM_STREAM == 1), "knob item_stream: one of its values"); \
-  static_assert((O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA), "knob o_store: one of its values"); \
+  static_assert((O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA || O_STORE == O_STORE_TMA_IN_Q), "knob o_store: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -305,7 +307,8 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1 };  // o_store
   static_assert(!(Q_LOAD == Q_LOAD_TMA) || (MAINLOOP == MAINLOOP_WS), "Q by TMA is the warp-specialised mainloop's producer's"); \
   static_assert(!(PV_WIDE == 1) || (MAINLOOP == MAINLOOP_WS), "one wide PV wgmma is the warp-specialised mainloop's"); \
   static_assert(!(ITEM_STREAM == 1) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && PIPELINE == 1 && Q_LOAD == Q_LOAD_TMA), "the item stream is the persistent warp-specialised mainloop's, with its overlap and Q by TMA"); \
-  static_assert(!(O_STORE == O_STORE_TMA) || (MAINLOOP == MAINLOOP_WS), "O by TMA is the warp-specialised mainloop's epilogue"); \
+  static_assert(!(O_STORE == O_STORE_TMA || O_STORE == O_STORE_TMA_IN_Q) || (MAINLOOP == MAINLOOP_WS), "O by TMA is the warp-specialised mainloop's epilogue"); \
+  static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
 #define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE

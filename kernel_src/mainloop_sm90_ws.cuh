@@ -41,6 +41,9 @@
 //   FA_O_STORE=1   the epilogue by stmatrix into a shared-memory O tile and one TMA store per consumer warpgroup
 //                  (ws_store_o). H200: 1.081 at N2048 D128, 1.110-1.179 at causal N1024 GQA, 1.055 at N4096 bf16,
 //                  1.023 at N8192, 1.086 at N512 D64, 1.038-1.047 at N2048 D64 GQA (results/2026-12-01_h200_item_stream).
+//   FA_O_STORE=2   the same through the warpgroup's own rows of the Q tile, dead once its last QK^T has completed:
+//                  no O tile, so BC 176 at D=128 keeps its two K/V stages (one item a CTA). Not yet measured.
+//   FA_EXP_POLY    a quarter or half of P's exponentials by the cubic on the FMA pipe (ws_exp). Not yet measured.
 //   FA_ITEM_STREAM=1  a CTA's items as one stream of key blocks (ws_consume_stream). H200: a negative, 0.90-1.03
 //                  (0.905 at N512 D64 on three warpgroups), and 0.94-1.00 together with FA_O_STORE at D=128.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
@@ -185,6 +188,16 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
   }
 }
 
+// One of P's exponentials, the E-th of a thread's four scores of an 8-key n-tile (E 0, 1: row rowa; 2, 3: row
+// rowb): MUFU.EX2, or with FA_EXP_POLY the cubic on the FMA pipe for one in four (quarter) or one in two (half)
+// (softmax.cuh: pexp). At D=64 a block's exponentials cost the MUFU pipe about as long as its two GEMMs cost the
+// tensor pipe (FlashAttention-4 moves a share of them to the FMA pipe); off, the same instructions as before.
+template <class K, int E>
+__device__ __forceinline__ float ws_exp(float x) {
+  if constexpr (K::EXP_POLY != EXP_POLY_OFF) return pexp<K, E>(x);
+  else return fexp<EXP_EX2>(x);
+}
+
 // Mask (MASK: a block crossing N or, causal, the diagonal of the warpgroup's rows), the running max and
 // the exponentials in place: s becomes the block's unnormalised P in fp32 and l gains its row sums; alpha
 // is each row's factor for O before this block's PV. Rows rowa and rowb of the thread; scores in raw units,
@@ -220,10 +233,10 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
   }
 #pragma unroll
   for (int j = 0; j < NT; ++j) {
-    s[j][0] = fexp<EXP_EX2>(fmaf(s[j][0], sc, nm[0]));
-    s[j][1] = fexp<EXP_EX2>(fmaf(s[j][1], sc, nm[0]));
-    s[j][2] = fexp<EXP_EX2>(fmaf(s[j][2], sc, nm[1]));
-    s[j][3] = fexp<EXP_EX2>(fmaf(s[j][3], sc, nm[1]));
+    s[j][0] = ws_exp<K, 0>(fmaf(s[j][0], sc, nm[0]));
+    s[j][1] = ws_exp<K, 1>(fmaf(s[j][1], sc, nm[0]));
+    s[j][2] = ws_exp<K, 2>(fmaf(s[j][2], sc, nm[1]));
+    s[j][3] = ws_exp<K, 3>(fmaf(s[j][3], sc, nm[1]));
     l[0] += s[j][0] + s[j][1];
     l[1] += s[j][2] + s[j][3];
   }
@@ -291,14 +304,16 @@ template <class K, typename T, int D>
 __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv0, float inv1, T* Os, const void* tmo,
                                            int q0, int zq) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4, wt = threadIdx.x % 128;
-  T* slab = Os + wg * 64 * D;
+  // FA_O_STORE=2: Os is the Q tile (D/64 boxes of BR x 64), and the warpgroup's slab its rows wg*64.. of each box
+  constexpr int ROWS = K::O_STORE == 2 ? K::BR : 64;
+  T* slab = Os + wg * 64 * (K::O_STORE == 2 ? 64 : D);
   if (wt == 0) bulk_wait<0, true>();  // the previous item's store has read the slab
   named_sync_wg(wg);
   const int m = lane >> 3, row = (warp % 4) * 16 + (m & 1) * 8 + (lane & 7);
 #pragma unroll
   for (int i = 0; i < D / 16; ++i) {  // n-tiles 2i and 2i + 1: rows 0-7 and 8-15 of each
     if (FA_DEFECT == DEF_PARTIAL_WRITE && i == D / 16 - 1) continue;
-    stmatrix_x4(slab + sw128_el(row, (2 * i + (m >> 1)) * 8, 64), Pack<T>::two(o[2 * i][0] * inv0, o[2 * i][1] * inv0),
+    stmatrix_x4(slab + sw128_el(row, (2 * i + (m >> 1)) * 8, ROWS), Pack<T>::two(o[2 * i][0] * inv0, o[2 * i][1] * inv0),
                 Pack<T>::two(o[2 * i][2] * inv1, o[2 * i][3] * inv1),
                 Pack<T>::two(o[2 * i + 1][0] * inv0, o[2 * i + 1][1] * inv0),
                 Pack<T>::two(o[2 * i + 1][2] * inv1, o[2 * i + 1][3] * inv1));
@@ -307,7 +322,7 @@ __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv
   named_sync_wg(wg);
   if (wt == 0 && FA_DEFECT != DEF_NO_WRITE) {
 #pragma unroll
-    for (int h = 0; h < D / 64; ++h) tma_store_3d(tmo, slab + h * 64 * 64, h * 64, q0 + wg * 64, zq);
+    for (int h = 0; h < D / 64; ++h) tma_store_3d(tmo, slab + h * ROWS * 64, h * 64, q0 + wg * 64, zq);
     bulk_commit();
   }
 }
@@ -326,7 +341,7 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
   }
   const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
   if constexpr (K::O_STORE) {
-    ws_store_o<K, T, D>(o, inv0, inv1, Qs + K::BR * (1 + K::ITEM_STREAM) * D, tmo, q0, zq);
+    ws_store_o<K, T, D>(o, inv0, inv1, K::O_STORE == 2 ? Qs : Qs + K::BR * (1 + K::ITEM_STREAM) * D, tmo, q0, zq);
   } else {
 #pragma unroll
     for (int i = 0; i < DT; ++i) {

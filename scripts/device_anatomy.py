@@ -30,7 +30,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 EXTRA = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "sm__cycles_active.avg",
-         "gpc__cycles_elapsed.max", "smsp__warps_launched.sum", "launch__cluster_dim_x", "launch__thread_count"]
+         "gpc__cycles_elapsed.max", "smsp__warps_launched.sum", "launch__cluster_dim_x", "launch__thread_count",
+         # the pipes beside the tensor pipe: MUFU (xu: ex2 at a quarter of the FMA rate) against FMA and ALU, for
+         # whether a D=64 kernel is bound by its exponentials (exp_poly's premise)
+         "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "sm__inst_executed_pipe_xu.sum",
+         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+         "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"]
 
 DEFAULT = ["B2 H16 N2048 D128 fp16=ws_op_lazy_qp", "B4 H16 N4096 D128 bf16=ws_op_bc176_lazy",
            "B16 H16 N512 D64 fp16=ws2c", "B8 H32 N1024 D128 bf16 causal Hkv8=ws_op_lazy_qp_hf",
@@ -231,7 +236,10 @@ def main() -> int:
                         "smsp__issue_active.avg.pct_of_peak_sustained_active",
                         "sm__warps_active.avg.per_cycle_active", "sm__cycles_active.avg", "gpc__cycles_elapsed.max",
                         "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
-                        "sm__inst_executed_pipe_tensor_op_gmma.sum", "smsp__inst_executed.sum"):
+                        "sm__inst_executed_pipe_tensor_op_gmma.sum", "smsp__inst_executed.sum",
+                        "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "sm__inst_executed_pipe_xu.sum",
+                        "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+                        "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"):
                 row[key] = v.get(key)
             row["stalls"] = {k.split("stalled_")[1].split("_per")[0]: v[k] for k in v
                              if "issue_stalled" in k and isinstance(v[k], float)}

@@ -130,6 +130,23 @@ KERNELS = {
     "ws2c_ot": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "o_store": "tma"},
     "ws_op_lazy_ot": {**OP, **LAZY, "o_store": "tma"},  # one CTA per item
     "ws1c3_bc64_qp_ot": {**WS1, **LAZY, "bc": 64, "min_ctas": 3, "q_load": "tma", "persistent": "on", "o_store": "tma"},
+    # O by TMA through the warpgroup's own rows of the Q tile (o_store=tma_in_q: one item a CTA, no O tile, so BC 176 fits)
+    "ws_op_bc176_lazy_w_oq": {**OP, **LAZY, "bc": 176, "pv_wide": "on", "o_store": "tma_in_q"},
+    "ws_op_bc176_lazy_hf_w_oq": {**OP, **LAZY, "bc": 176, "cta_order": "heaviest_first", "pv_wide": "on",
+                                 "o_store": "tma_in_q"},
+    "ws_op_lazy_w": {**OP, **LAZY, "pv_wide": "on"},
+    "ws_op_lazy_w_oq": {**OP, **LAZY, "pv_wide": "on", "o_store": "tma_in_q"},
+    "ws_op_lazy_hf_w_oq": {**OP, **LAZY, "cta_order": "heaviest_first", "pv_wide": "on", "o_store": "tma_in_q"},
+    "ws3_lazy_oq": {**WS3, **LAZY, "o_store": "tma_in_q"},
+    "ws3_lazy_hf_oq": {**WS3, **LAZY, "cta_order": "heaviest_first", "o_store": "tma_in_q"},
+    # a quarter or half of P's exponentials by the cubic on the FMA pipe (exp_poly) on the warp-specialised mainloop
+    "ws3_lazy_qp_ot_pq": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "o_store": "tma", "exp_poly": "quarter"},
+    "ws3_lazy_qp_ot_ph": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "o_store": "tma", "exp_poly": "half"},
+    "ws3_lazy_qp_hf_ot_pq": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
+                             "o_store": "tma", "exp_poly": "quarter"},
+    "ws2c_ot_pq": {**WS, **LAZY, "bc": 64, "min_ctas": 2, "o_store": "tma", "exp_poly": "quarter"},
+    "ws3_lazy_oq_pq": {**WS3, **LAZY, "o_store": "tma_in_q", "exp_poly": "quarter"},
+    "ws_op_bc176_lazy_w_oq_pq": {**OP, **LAZY, "bc": 176, "pv_wide": "on", "o_store": "tma_in_q", "exp_poly": "quarter"},
     "ws3_lazy_qp_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "item_stream": "on"},
     "ws3_lazy_qp_hf_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
                           "item_stream": "on"},
@@ -155,12 +172,14 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
               "ws_op_bc176_lazy_hfs_w", "ws_op_bc176_lazy_hf_w", "ws_op_bc176_lazy_qp_w", "ws1c2_bc64", "ws1c2_bc64_qp",
               "ws1c2_bc64_hf", "ws1c2_bc64_qp_hf", "ws_op_lazy_qp_is", "ws_op_lazy_qp_w_is", "ws_op_lazy_qp_hf_w_is",
               "ws_op_bc64_lazy_qp_is", "ws1c2_bc64_qp_is", "ws_op_lazy_qp_w_ot", "ws_op_lazy_qp_w_is_ot",
-              "ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_hf_w_is_ot"],
+              "ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_hf_w_is_ot", "ws_op_bc176_lazy_w_oq", "ws_op_bc176_lazy_hf_w_oq",
+              "ws_op_lazy_w_oq", "ws_op_lazy_hf_w_oq", "ws_op_bc176_lazy_w_oq_pq"],
         64: ["ws3_overlap", "ws3_lazy", "ws3_persistent", "ws3_hf", "ws3_lazy_hf", "ws3_lazy_qp", "ws2c", "ws2c_pp",
              "ws2c_q", "ws2c_hf", "ws2c_p", "ws2c_qp", "ws2c_qp_hf", "ws3_lazy_qp_s3", "ws2c_s3", "ws2c_hfs", "ws1c2",
              "ws1c2_qp", "ws1c2_bc64", "ws1c2_bc64_hf", "ws1c3_bc64", "ws1c3_bc64_qp", "ws3_lazy_qp_hf", "ws3_lazy_qp_is",
              "ws3_lazy_qp_hf_is", "ws1c3_bc64_qp_is", "ws_op_bc64_lazy_qp_is", "ws3_lazy_qp_ot", "ws3_lazy_qp_is_ot",
-             "ws3_lazy_qp_hf_ot", "ws2c_ot", "ws1c3_bc64_qp_ot"]}
+             "ws3_lazy_qp_hf_ot", "ws2c_ot", "ws1c3_bc64_qp_ot", "ws3_lazy_oq", "ws3_lazy_hf_oq", "ws3_lazy_qp_ot_pq",
+             "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
 TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
                     ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
@@ -175,12 +194,17 @@ TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_laz
                     ["ws1c2_bc64_qp_is", "ws1c2_bc64_qp"], ["ws1c3_bc64_qp_is", "ws1c3_bc64_qp"],
                     ["ws_op_lazy_qp_w_ot", "ws_op_lazy_qp_w"], ["ws_op_lazy_qp_w_is_ot", "ws_op_lazy_qp_w_is"],
                     ["ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_hf_w"], ["ws_op_lazy_qp_hf_w_is_ot", "ws_op_lazy_qp_hf_w_is"],
-                    ["ws1c3_bc64_qp_ot", "ws1c3_bc64_qp"], ["ws_op_lazy_ot", "ws_op_lazy"]],
+                    ["ws1c3_bc64_qp_ot", "ws1c3_bc64_qp"], ["ws_op_lazy_ot", "ws_op_lazy"],
+                    ["ws_op_bc176_lazy_w_oq", "ws_op_bc176_lazy_w"], ["ws_op_bc176_lazy_hf_w_oq", "ws_op_bc176_lazy_hf_w"],
+                    ["ws_op_lazy_w_oq", "ws_op_lazy_w"], ["ws_op_lazy_hf_w_oq", "ws_op_lazy_w"]],
         (64,): [["ws3_lazy_qp", "ws3_lazy"], ["ws2c_q", "ws2c"], ["ws2c_qp", "ws2c"], ["ws2c_qp_hf", "ws2c"],
                 ["ws2c_hf", "ws2c"], ["ws2c_p", "ws2c"], ["ws3_lazy_qp_s3", "ws3_lazy_qp"], ["ws2c_s3", "ws2c"],
                 ["ws2c_hfs", "ws2c_hf"], ["ws3_lazy_qp_is", "ws3_lazy_qp"], ["ws3_lazy_qp_hf_is", "ws3_lazy_qp_hf"],
                 ["ws3_lazy_qp_ot", "ws3_lazy_qp"], ["ws3_lazy_qp_is_ot", "ws3_lazy_qp_is"], ["ws3_lazy_qp_hf_ot", "ws3_lazy_qp_hf"],
-                ["ws2c_ot", "ws2c"]]}
+                ["ws2c_ot", "ws2c"], ["ws3_lazy_oq", "ws3_lazy"], ["ws3_lazy_hf_oq", "ws3_lazy"]]}
+# plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
+TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
+              (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
@@ -232,7 +256,8 @@ def main() -> int:
     lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
     moves = [m.split(">") for m in (a.move or MOVES)]
     wanted = ({"arm", *[n for n in (*BEST[64], *BEST[128]) if not a.only or n in a.only]} if a.plan == "best" else
-              {n for ps in TIER.values() for p in ps for n in p} if a.plan == "tier" else
+              {n for ps in TIER.values() for p in ps for n in p} | {n for ns in TIER_ALONE.values() for n in ns}
+              if a.plan == "tier" else
               {n for m in moves for n in m} | set(a.aa) | ({"ws_op_bc176", "ws3_overlap"} if not a.aa else set())
               if a.plan == "margins" else set(KERNELS))
     specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64,) if d64_only(n) else (64, 128),
@@ -297,7 +322,7 @@ def main() -> int:
         # schedule and heaviest-first order (the same items, reordered)
         out = {}
         for dims, pairs in TIER.items():
-            names = sorted({n for p in pairs for n in p} & set(libs))
+            names = sorted(({n for p in pairs for n in p} | set(TIER_ALONE.get(dims, ()))) & set(libs))
             configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
                        for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 333, 1000, 2111)
                        for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]
