@@ -80,7 +80,7 @@ __device__ __forceinline__ int kv_blocks(int q0, int N) {
 // persistent grid's item slot (last 16 B).
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
-  return (K::BR * (1 + K::ITEM_STREAM + K::O_STORE) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
+  return (K::BR * (1 + K::ITEM_STREAM + (K::O_STORE == 1)) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
              (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
