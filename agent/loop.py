@@ -213,8 +213,10 @@ def _keep(run: Run, p: Progress, prop: Proposal, t: TrialRecord, entry: dict | N
     and the re-anchor it may call for."""
     _discard_ahead(run, t.cand)
     attrs = t.ev.attributes or run.bench.attributes(t.cand)
+    spent: list[float] = []
     diag, drow, why = diagnose_profile(run.bench, t.cand, run.dev.arch, run.artifacts, f"exp{t.exp_id}",
-                                       run.o.agent_version)
+                                       run.o.agent_version, spent)
+    t.extra.append({"kind": "timing", "ok": True, "value": spent[0], "payload": {"profile_s": spent[0]}})
     close_trial(run.db, t, diagnosis=drow, rescreen_of=entry and entry["id"])
     p.best, p.diag, p.since_keep = t.cand, diag, 0
     conds = conditions(attrs, diag.label if diag else None)

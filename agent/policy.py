@@ -91,8 +91,11 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # the same rules; the catalog gains the warp-specialised epilogue by stmatrix and TMA store (ws_o_by_tma)
     Policy(version=11, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the catalog gains the TMA epilogue through the item's Q tile (ws_o_in_q_tile)
+    Policy(version=12, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[11]
+CURRENT = POLICIES[12]
 
 
 class UnknownPolicy(ValueError):

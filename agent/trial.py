@@ -99,10 +99,13 @@ def seed_step(run: Run) -> tuple[dict, Diagnosis | None]:
 
 
 def diagnose_profile(bench, knobs: Knobs, arch: str, artifacts: Path, tag: str,
-                     agent_version: int | None = None) -> tuple[Diagnosis | None, dict | None, str]:
+                     agent_version: int | None = None, spent: list | None = None) -> tuple[Diagnosis | None, dict | None, str]:
     """Profile with ncu and diagnose with the rules of policy `agent_version` (None: the current one), so a
-    replay labels each profile as its recorded run did; (None, None, why) when there is no profile."""
+    replay labels each profile as its recorded run did; (None, None, why) when there is no profile. `spent`:
+    the profile's wall seconds are appended to it."""
     rec = bench.profile(knobs)
+    if spent is not None:
+        spent.append(getattr(rec, "seconds", 0.0))
     if rec.csv is None:
         return None, None, rec.error or "no profile"
     rows = parse_raw_csv(rec.csv)
@@ -202,6 +205,14 @@ def measurements(ev) -> list[dict]:
             out.append({"kind": tag, "ok": v["ok"], "payload": v})
     if ev.paired is not None:
         out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
+    # where the experiment's wall time went: the build (0 when cached), the child of C1, the pair and C2, the replicate
+    spent = {"build_s": ev.build.seconds if ev.build is not None and not ev.build.cached else 0.0,
+             "job_s": ev.job.seconds if ev.job is not None else None,
+             "replicate_s": ev.confirm_job.seconds if ev.confirm_job is not None else None,
+             "settled": (ev.paired or {}).get("settled")}
+    if spent["job_s"] is not None:
+        out.append({"kind": "timing", "ok": True, "value": sum(v for k, v in spent.items() if k.endswith("_s") and v),
+                    "payload": spent})
     if ev.job is not None and ev.job.status != "ok":
         out.append({"kind": "paired" if ev.paired is None else "c2", "ok": False,
                     "payload": {"status": ev.job.status, "stderr": ev.job.stderr,

@@ -61,6 +61,8 @@ class PairedStep(_Step):
     budget_s: float
     l2: Literal["warm", "cold"] = "warm"
     recheck: bool = False
+    # (t_noise, t_keep): the alternations stop once the outcome is settled as a non-keep (experiments.timing.settle_reason)
+    settle: tuple[float, float] | None = None
 
 
 class CeilingsStep(_Step):
@@ -106,6 +108,7 @@ class JobResult(BaseModel):
     status: str  # "ok" | "error" | "crash" | "timeout"
     steps: list[StepRecord]
     stderr: str = ""
+    seconds: float | None = None  # the parent's wall clock for the child, its start and CUDA context included
 
     def step(self, tag: str) -> StepRecord | None:
         return next((s for s in self.steps if s.tag == tag), None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -52,9 +53,10 @@ class Lab:
     """The real, GPU-backed side of an experiment, for one problem shape on one device."""
 
     def __init__(self, shape: Shape, limits: ArchLimits, cache_dir: Path, *, budget_s: float = 3.0,
-                 jobs: int | None = None, l2: str = "warm"):
+                 jobs: int | None = None, l2: str = "warm", settle: bool = False):
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
+        self.settle = settle  # a candidate's first pair stops once it is settled as a non-keep (timing.settle_reason)
         self._libs: dict[str, BuildResult] = {}
 
     # ---- build ---------------------------------------------------------------------------
@@ -102,13 +104,15 @@ class Lab:
         """The steps in one fresh child process (experiments.worker); a step given as a dict is
         validated into its type first."""
         spec = Job(steps=steps)
+        t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(spec.model_dump_json())
             rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout)
             status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
-        return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:])
+        return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:],
+                         seconds=round(time.perf_counter() - t0, 3))
 
     def _timeout(self, n_paired: int = 1) -> float:
         return 120 + n_paired * (self.budget_s * 3 + 30)
@@ -137,7 +141,9 @@ class Lab:
             AttributesStep(tag="attributes", lib=lib_b, shape=self.shape),
             CheckStep(tag="c1", lib=lib_b, shapes=shapes, inputs=patterns),
             PairedStep(tag="paired", stop_if_failed=True, base=Arm(lib=lib_a), cand=Arm(lib=lib_b), shape=self.shape,
-                       budget_s=self.budget_s, l2=self.l2, recheck=True),
+                       budget_s=self.budget_s, l2=self.l2, recheck=True,
+                       # a strictly simpler change is kept at any margin >= 1: its null ends at 1
+                       settle=(t_noise, 1.0 if simpler else t_keep) if self.settle else None),
             # C2 before a keep, run twice: the two outputs must agree bitwise
             # (a strictly simpler change is kept at any margin >= 1, so it needs C2 from there)
             CheckStep(tag="c2", lib=lib_b, shapes=[self.shape], repeat=2, if_margin_at_least=1.0 if simpler else t_keep),

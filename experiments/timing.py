@@ -39,6 +39,7 @@ class PairedResult(BaseModel):
     wall_ms_base: float | None = None  # device-synchronised wall clock per call, launch included
     wall_ms_cand: float | None = None
     suspicious: str | None = None
+    settled: str | None = None  # why the alternations stopped before the budget (settle_reason), if they did
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -65,6 +66,40 @@ def summarize(base_ms: list[float], cand_ms: list[float], base_first: list[bool]
     )
 
 
+# The sequential rule's confidence: the median's interval from order statistics (distribution-free), at 99.9%
+SETTLE_ALPHA = 0.001
+SETTLE_EVERY = 2  # checked after each AB/BA pair of alternations, so both halves are always represented
+
+
+def median_interval(ratios: list[float], alpha: float = SETTLE_ALPHA) -> tuple[float, float]:
+    """A distribution-free (1 - alpha) interval for the median of the ratios: the k-th smallest and k-th largest,
+    k the largest with P(Binomial(n, 1/2) < k) <= alpha / 2 (at least 1: the extremes)."""
+    import math
+
+    s, n = sorted(ratios), len(ratios)
+    k, tail = 1, 0.0
+    while k < n // 2:
+        tail += math.comb(n, k - 1) / 2 ** n  # P(Binomial(n, 1/2) <= k - 1)
+        if tail + math.comb(n, k) / 2 ** n > alpha / 2:
+            break
+        k += 1
+    return s[k - 1], s[n - k]
+
+
+def settle_reason(ratios: list[float], t_noise: float, t_keep: float, alpha: float = SETTLE_ALPHA) -> str | None:
+    """Whether the outcome of a measurement is already settled as a non-keep: the median's interval lies wholly below
+    1 - t_noise (SLOWER), or wholly between 1 - t_noise and t_keep (NULL). A measurement that may end as a keep, or
+    whose interval straddles a threshold, is never settled: it takes its whole budget."""
+    if len(ratios) < MIN_ALTERNATIONS:
+        return None
+    lo, hi = median_interval(ratios, alpha)
+    if hi < 1 - t_noise:
+        return f"settled SLOWER after {len(ratios)} alternations: the median's {1 - alpha:.1%} interval {lo:.4f}-{hi:.4f} < 1 - t_noise"
+    if lo > 1 - t_noise and hi < t_keep:
+        return f"settled NULL after {len(ratios)} alternations: the median's {1 - alpha:.1%} interval {lo:.4f}-{hi:.4f} inside the null"
+    return None
+
+
 def t_noise(aa_margins: list[float]) -> float:
     """p95 of |margin - 1| over A/A experiments (at n < 20 this is effectively the maximum)."""
     return quantile([abs(m - 1.0) for m in aa_margins], 0.95)
@@ -82,9 +117,10 @@ def _wall_per_call(fn, n: int = 3) -> float:
 
 
 def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float, l2: str = "warm",
-           flush: Callable[[], None] | None = None) -> PairedResult:
+           flush: Callable[[], None] | None = None, settle: tuple[float, float] | None = None) -> PairedResult:
     """l2="warm": inputs stay in L2 across calls; "cold": `flush` (a write larger than L2) runs
-    before every timed call, outside the timed region, one call per block."""
+    before every timed call, outside the timed region, one call per block. `settle` (t_noise, t_keep): stop
+    before the budget once the outcome is settled as a non-keep (settle_reason)."""
     import torch
 
     def block(fn, calls):
@@ -108,8 +144,12 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
 
     base_ms, cand_ms, base_first = [], [], []
     deadline = time.perf_counter() + budget_s
-    i = 0
+    i, why = 0, None
     while i < MAX_ALTERNATIONS and (i < MIN_ALTERNATIONS or time.perf_counter() < deadline):
+        if settle is not None and i >= MIN_ALTERNATIONS and i % SETTLE_EVERY == 0:
+            why = settle_reason([(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)], *settle)
+            if why:
+                break
         first = i % 2 == 0
         torch.cuda.synchronize()  # the whole device, not one stream, around the timed pair
         if first:
@@ -124,6 +164,7 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
         base_first.append(first)
         i += 1
     res = summarize(base_ms, cand_ms, base_first, (cb, cc), l2)
+    res.settled = why
     # the wall clock again, now that the clocks have settled: the first reading follows four warm-up
     # calls on a GPU that may have been idle at 345 MHz, and on the H200 a correct 0.46 ms kernel
     # read 1.42 ms there (results/2026-11-30_h200_fa2_levers, tail battery, BC 16 control; the ramp

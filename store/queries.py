@@ -25,7 +25,8 @@ OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", 
             "TIMEOUT", "BLOCKED_BY_ARITHMETIC", "SUSPICIOUS",
             "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
 # best_check: the current best checked again in a fresh process after a streak of failures (agent.health)
-MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check")
+# timing: where an experiment's wall time went (build, the child of C1/pair/C2, the replicate, a keep's ncu profile)
+MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check", "timing")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
 # The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.
