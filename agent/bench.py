@@ -35,9 +35,11 @@ class ProfileRecord(BaseModel):
 
 class GpuBench(Bench):
     def __init__(self, shape: Shape, cache_dir: Path, *, budget_s: float = 2.0, profile: bool = True,
-                 jobs: int | None = None, l2: str = "warm", device: DeviceInfo | None = None, settle: bool = True):
+                 jobs: int | None = None, l2: str = "warm", device: DeviceInfo | None = None, settle: bool = True,
+                 spare: bool = True):
         self.shape, self.cache_dir, self.budget_s = shape, Path(cache_dir), budget_s
         self.settle = settle  # a candidate's first pair stops once settled as a non-keep (experiments.timing.settle_reason)
+        self.spare = spare  # each child process started ahead of its job, imports done (experiments.child.start_spare)
         self.profiling, self.jobs, self.l2 = profile, jobs, l2
         self._device: DeviceInfo | None = device  # given: read on another machine (a Dask worker's GPU)
         self._lab: Lab | None = None
@@ -58,7 +60,7 @@ class GpuBench(Bench):
     def lab(self) -> Lab:
         if self._lab is None:
             self._lab = Lab(self.shape, self.device().limits, self.cache_dir, budget_s=self.budget_s, jobs=self.jobs,
-                            l2=self.l2, settle=self.settle)
+                            l2=self.l2, settle=self.settle, spare=self.spare)
         return self._lab
 
     def build(self, knobs: list[Knobs]) -> dict[str, BuildResult]:

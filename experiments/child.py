@@ -40,12 +40,44 @@ def die_with_parent(check_parent: bool = True) -> None:
         os._exit(137)
 
 
-def run_group(cmd: list[str], timeout: float, **popen) -> tuple[int | None, str, str]:
-    """(returncode, stdout, stderr); returncode None when it ran past `timeout` and was killed."""
-    env = dict(popen.pop("env", None) or os.environ)
+def start_spare(cmd: list[str]) -> subprocess.Popen:
+    """A worker started ahead of its job, in its own session like any other: it imports what a job needs (torch
+    first) and waits for one line on its standard input naming the job, so the next measurement does not wait for
+    the imports. It touches no GPU before that line: a fresh process and a fresh CUDA context, as before. An empty
+    line or a closed input ends it."""
+    env = dict(os.environ)
     env[PARENT_ENV] = str(os.getpid())
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                         env=env, **popen)
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=env)
+
+
+def stop_spare(p: subprocess.Popen | None) -> None:
+    """A spare that will get no job: its whole group killed and reaped."""
+    if p is not None and p.poll() is None:
+        _kill(p)
+        p.communicate()
+
+
+def run_group(cmd: list[str], timeout: float, spare: subprocess.Popen | None = None, job_line: str = "",
+              **popen) -> tuple[int | None, str, str]:
+    """(returncode, stdout, stderr); returncode None when it ran past `timeout` and was killed. `spare` (a live
+    start_spare process): it is handed `job_line` instead of starting `cmd`; a spare already gone is stopped and
+    `cmd` started as before."""
+    p = None
+    if spare is not None and spare.poll() is None:
+        try:
+            spare.stdin.write(job_line.rstrip("\n") + "\n")
+            spare.stdin.flush()
+            p = spare
+        except (BrokenPipeError, OSError):  # it died between the poll and the write
+            stop_spare(spare)
+    elif spare is not None:
+        stop_spare(spare)
+    if p is None:
+        env = dict(popen.pop("env", None) or os.environ)
+        env[PARENT_ENV] = str(os.getpid())
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             env=env, **popen)
     try:
         out, err = p.communicate(timeout=timeout)
         return p.returncode, out, err

@@ -7,6 +7,7 @@ a fresh process and a fresh CUDA context.
 
 from __future__ import annotations
 
+import atexit
 import json
 import sys
 import tempfile
@@ -19,7 +20,7 @@ from kernel_src.arch import ArchLimits, launch_refusal
 from kernel_src.knobs import Knobs
 
 from .build import BuildResult, BuildSpec, build
-from .child import run_group
+from .child import run_group, start_spare, stop_spare
 from .job import (
     Arm,
     AttributesStep,
@@ -53,9 +54,12 @@ class Lab:
     """The real, GPU-backed side of an experiment, for one problem shape on one device."""
 
     def __init__(self, shape: Shape, limits: ArchLimits, cache_dir: Path, *, budget_s: float = 3.0,
-                 jobs: int | None = None, l2: str = "warm", settle: bool = False):
+                 jobs: int | None = None, l2: str = "warm", settle: bool = False, spare: bool = False):
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
+        # a worker started ahead of each job (experiments.child.start_spare): the next child has its imports done
+        self.spare = spare
+        self._spare = None
         self.settle = settle  # a candidate's first pair stops once it is settled as a non-keep (timing.settle_reason)
         self._libs: dict[str, BuildResult] = {}
 
@@ -108,11 +112,27 @@ class Lab:
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(spec.model_dump_json())
-            rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout)
+            taken, self._spare = self._spare, None
+            if self.spare and taken is None:  # the first job of this Lab: nothing was started ahead of it
+                taken = self._start_spare()
+            if self.spare:  # the next job's worker starts its imports while this one runs
+                self._spare = self._start_spare()
+            rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout,
+                                   spare=taken, job_line=f"{job}\t{out}")
             status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
         return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:],
                          seconds=round(time.perf_counter() - t0, 3))
+
+    def _start_spare(self):
+        p = start_spare([sys.executable, "-m", "experiments.worker", "--spare"])
+        atexit.register(stop_spare, p)  # a spare never handed a job does not outlive the tool
+        return p
+
+    def close(self) -> None:
+        """The spare waiting for a next job, stopped."""
+        stop_spare(self._spare)
+        self._spare = None
 
     def _timeout(self, n_paired: int = 1) -> float:
         return 120 + n_paired * (self.budget_s * 3 + 30)

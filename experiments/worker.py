@@ -173,8 +173,24 @@ def main(job_path: str, result_path: str) -> int:
     return 0
 
 
+def spare() -> int:
+    """`python -m experiments.worker --spare`: the imports first, then the job named on one line of standard input
+    ("JOB.json<TAB>RESULT.json"); nothing touches the GPU before it arrives (experiments.child.start_spare)."""
+    import torch  # noqa: F401 - the import a job would otherwise wait for
+
+    import experiments.tier  # noqa: F401
+    import experiments.timing  # noqa: F401
+    import kernel_src.binding  # noqa: F401
+
+    line = sys.stdin.readline().strip()
+    if not line:
+        return 0
+    job_path, result_path = line.split("\t")
+    return main(job_path, result_path)
+
+
 if __name__ == "__main__":
     from .child import die_with_parent
 
     die_with_parent()  # a SIGKILLed tool takes its worker with it: nothing keeps the GPU busy after it
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(spare() if sys.argv[1:] == ["--spare"] else main(sys.argv[1], sys.argv[2]))

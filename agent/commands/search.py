@@ -173,7 +173,8 @@ def run(
                                     evidence=evidence, strategy=strategy, rng_seed=rng_seed)
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
                                 command=command, say=say, bench_settings={"time_budget": time_budget, "profile": profile,
-                                                                          "jobs": jobs, "l2": l2, "settle": True})
+                                                                          "jobs": jobs, "l2": l2, "settle": True,
+                                                                          "spare": True})
     except KeyboardInterrupt:
         _interrupted(db)
     except ReplayMiss as e:
@@ -275,7 +276,8 @@ def _resume(run_id: Optional[int], replay: Optional[Path], db_path: Path) -> Non
         settings = run["options"].get("bench") or {}
         gpu = GpuBench(Shape(**run["problem"]), _cache_dir(), budget_s=settings.get("time_budget", 2.0),
                        profile=settings.get("profile", True), jobs=settings.get("jobs"), l2=settings.get("l2", "warm"),
-                       settle=settings.get("settle", False))  # a run recorded before the rule measured without it
+                       # a run recorded before the settle rule measured without it (and without spare workers)
+                       settle=settings.get("settle", False), spare=settings.get("spare", False))
         gpu.device()
         n = len(run.get("resumes") or []) + 1
         bench = Recorder(gpu, _artifacts_for(db_path) / f"run-{run['id']}" / f"recording.resume-{n}.jsonl")

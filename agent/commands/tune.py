@@ -116,7 +116,7 @@ def tune(
     client = _client(ctx, gpus, scheduler)
     artifacts = _artifacts_for(db_path)
     command = _command_line()
-    settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": True}
+    settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": True, "spare": True}
     options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, strategy=strategy)
 
     def bench_for(shape, bench_settings: dict, run_id: int, resume_n: int):
@@ -124,7 +124,8 @@ def tune(
 
         s = {**settings, **bench_settings}
         gpu = agent.bench.GpuBench(shape, _cache_dir(), budget_s=s["time_budget"], profile=s["profile"], jobs=s["jobs"],
-                                   l2=s["l2"], settle=s.get("settle", False))
+                                   l2=s["l2"], settle=s.get("settle", False),
+                                   spare=s.get("spare", False))
         if client is not None:  # each worker judges its pairs with its own device's A/A null, as `run --gpus`
             from agent.distributed import DaskBench, gpu_worker_bench
 

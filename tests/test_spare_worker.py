@@ -1,0 +1,69 @@
+"""Each GPU job's child process started ahead of it (experiments.child.start_spare): the same answers as a child
+started for the job, the next spare waiting once a job is handed off, a spare that died replaced by a fresh child,
+and nothing left running once the Lab is closed. On this CPU machine, with a job that fails in the child before any
+GPU work (a library that does not exist)."""
+import os
+import signal
+import time
+
+from experiments.child import start_spare, stop_spare
+from experiments.job import CheckStep
+from experiments.lab import Lab
+from experiments.problem import Shape
+from kernel_src.arch import TABLE
+
+SHAPE = Shape(B=1, H=2, N=64, D=64)
+
+
+def _job(tmp_path):
+    return [CheckStep(tag="check", lib=str(tmp_path / "no_such_library.so"), shapes=[SHAPE])]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as f:  # a zombie not yet reaped counts as gone
+        return f.read().split(") ")[1].startswith("Z")
+
+
+def test_a_spare_answers_as_a_fresh_child_and_the_next_one_waits(tmp_path):
+    fresh = Lab(SHAPE, TABLE["sm_90"], tmp_path / "a").run_job(_job(tmp_path), 120)
+    lab = Lab(SHAPE, TABLE["sm_90"], tmp_path / "b", spare=True)
+    try:
+        first = lab.run_job(_job(tmp_path), 120)
+        waiting = lab._spare
+        assert waiting is not None and waiting.poll() is None  # started while the first job ran
+        second = lab.run_job(_job(tmp_path), 120)
+        assert waiting.poll() is not None and waiting.returncode == 3  # it ran the second job
+        for got in (first, second):
+            assert (got.status, got.steps[0].tag) == (fresh.status, fresh.steps[0].tag) == ("error", "check")
+            assert got.steps[0].error == fresh.steps[0].error and "no_such_library" in got.steps[0].error
+    finally:
+        last = lab._spare
+        lab.close()
+    assert last is not None and _gone(last.pid)
+
+
+def test_a_spare_that_died_is_replaced_by_a_fresh_child(tmp_path):
+    lab = Lab(SHAPE, TABLE["sm_90"], tmp_path, spare=True)
+    try:
+        lab.run_job(_job(tmp_path), 120)
+        os.killpg(lab._spare.pid, signal.SIGKILL)  # the machine took it: the next job must not be lost
+        time.sleep(0.2)
+        got = lab.run_job(_job(tmp_path), 120)
+        assert got.status == "error" and "no_such_library" in got.steps[0].error
+    finally:
+        lab.close()
+
+
+def test_a_spare_given_no_job_ends_without_touching_anything():
+    import sys
+
+    p = start_spare([sys.executable, "-m", "experiments.worker", "--spare"])
+    out, err = p.communicate(input="\n", timeout=120)
+    assert p.returncode == 0 and out == "", err
+    q = start_spare([sys.executable, "-m", "experiments.worker", "--spare"])
+    stop_spare(q)
+    assert q.poll() is not None
