@@ -61,6 +61,17 @@ def read_record(path: Path):
     return json.loads(gzip.decompress(path.with_name(path.name + ".gz").read_bytes()))
 
 
+def assert_tier_passed(tier: dict, counts: dict) -> None:
+    """A `device_suite.py --plan tier` record: for each head-dim set, (configurations, libraries, bitwise pairs) as
+    `counts` says, no failure, and every bitwise pair equal on every configuration."""
+    for key, (n_configs, n_libs, n_pairs) in counts.items():
+        s = tier[key]
+        assert s["failures"] == [] and len(s["configs"]) == n_configs and len(s["libraries"]) == n_libs
+        rows = [r for r in s["rows"] if "==" in r["kernel"]]
+        assert len(s["pairs"]) == n_pairs and len(rows) == n_pairs * n_configs
+        assert all(r["reason"] == "" and r["ratio"] == 0.0 for r in rows)
+
+
 def recorded(res: Path, name: str) -> list[dict]:
     """`history --json` of run `name` as written on the device."""
     return json.loads((res / f"{name}_history.json").read_text())
