@@ -1,7 +1,7 @@
 """The kernel's device code is unchanged by a restructuring of kernel_src/: for every configuration of the checked
 sets, the PTX that nvcc emits from BASE's kernel_src/ and from the working tree's, compared line by line after
 dropping comment lines, stripping the mangled names (_ZN2fa...) and the virtual-register numbers (the method of
-scripts/check_knobs_off_identical.sh): "same" or "differs". The detail says how close "same" is: "raw identical"
+results/2026-11-30_cpu_build_checks/check_knobs_off_identical.sh): "same" or "differs". The detail says how close "same" is: "raw identical"
 (byte for byte, comments aside), "identical after renumbering registers" (each kernel's virtual registers numbered
 in order of first use: the same dataflow, registers named differently) or only "identical with register numbers
 stripped". nvcc 13's cicc is not deterministic on some inputs (staging=scalar with copies=unrolled: the same .ii
@@ -123,7 +123,7 @@ def code_lines(ptx: str) -> list[str]:
 
 
 def normalise(lines: list[str]) -> str:
-    """The project's method (scripts/check_knobs_off_identical.sh): mangled names and register numbers stripped."""
+    """The project's method (results/2026-11-30_cpu_build_checks/check_knobs_off_identical.sh): mangled names and register numbers stripped."""
     return "\n".join(_VREG.sub(r"%\1", _MANGLED.sub("", ln)) for ln in lines)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Optional
 
 import typer
@@ -89,43 +90,58 @@ def run(
     Examples: `run --budget 20`, `run --seqlen 8192 --dtype bfloat16 --causal --strategy tpe`,
     `run --screen --seed-knob compute=mma --budget 30`.
     `run --resume [RUN]` continues a run that was killed or interrupted."""
-    from agent.bench import GpuBench, Recorder, Replay, ReplayMiss
-    from agent.loop import SearchOptions, run_search
-    from agent.progress import Reporter
-
     if resume_run is not None and not resume:
         _fail(f"a run number ({resume_run}) is only read with --resume: `run --resume {resume_run}`", 2)
     if resume:
         return _resume(resume_run, replay, db_path)
-
     args = locals()  # the parameters, taken by name
     given = {k: args[k] for k in _RUN_PARAMS}
-    replay_line, changed = "", []
+    replayed, replay_line, changed = None, "", []
     if replay is not None:  # a bad recording is refused before anything is created
-        try:
-            replayed = Replay(replay)
-        except Exception as e:  # noqa: BLE001 - one sentence below
-            _known_or_raise(e)
-        given, replay_line, changed = _replay_options(ctx, given, replayed)
-        (budget, batch, heads, seqlen, head_dim, dtype, causal, kv_heads, seed_knob, exclude_lever, strategy, rng_seed,
-         aa_repeats, time_budget, plateau, profile, calibration, reanchor_every, l2, screen, evidence) = (
-            given[k] for k in _RUN_PARAMS)
-    shape = _shape_opts(batch, heads, seqlen, head_dim, dtype, causal, kv_heads)
+        replayed, given, replay_line, changed = _open_replay(ctx, replay, given)
+    o = SimpleNamespace(**given)
+    shape = _shape_opts(o.batch, o.heads, o.seqlen, o.head_dim, o.dtype, o.causal, o.kv_heads)
+    seed = _seed_and_exclusions(o.seed_knob, o.exclude_lever)
+    # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
+    # run that cannot start leaves nothing behind
+    _refuse_fan_out(replayed, o.strategy, o.screen, gpus, scheduler)
+    bench = (_replay_bench(ctx, replay, replayed, gpus, scheduler) if replay is not None else
+             _gpu_bench(ctx, shape, o, gpus, scheduler, jobs))
+    _search_and_print(db_path, bench, replay is not None, shape, seed, o, given, jobs, replay_line, changed)
+
+
+def _open_replay(ctx: typer.Context, replay: Path, given: dict):
+    """The recording, and the options a replay of it runs with (this command line's over the recorded run's)."""
+    from agent.bench import Replay
+
+    try:
+        replayed = Replay(replay)
+    except Exception as e:  # noqa: BLE001 - one sentence below
+        _known_or_raise(e)
+    given, replay_line, changed = _replay_options(ctx, given, replayed)
+    return replayed, given, replay_line, changed
+
+
+def _seed_and_exclusions(seed_knob: list[str], exclude_lever: list[str]) -> Knobs:
+    """The seed's knobs; an unknown knob or excluded lever refused in one sentence, before anything is created."""
     try:
         seed = Knobs.parse_assignments(seed_knob)
     except KnobError as e:
         _fail(str(e))
     from agent.levers import UnknownLever, get
 
-    for name in exclude_lever:  # refused before anything is created
+    for name in exclude_lever:
         try:
             get(name)
         except UnknownLever as e:
             _fail(str(e).strip("'\""), 2)
-    # what can refuse the run (no recording, no GPU) is asked before a database is created, so a
-    # run that cannot start leaves nothing behind
+    return seed
+
+
+def _refuse_fan_out(replayed, strategy: str, screen: bool, gpus, scheduler) -> None:
+    """--gpus/--scheduler with a strategy that decides one experiment at a time: refused, with why."""
     ran, screened = strategy, screen
-    if replay is not None and (gpus or scheduler):  # the recorded run's strategy, unless this command line gives one
+    if replayed is not None and (gpus or scheduler):  # the recorded run's strategy, unless this command line gives one
         recorded = replayed.settings({"strategy": strategy, "screen": screen})
         ran, screened = recorded.get("strategy", strategy), recorded.get("screen", screen)
     if (gpus or scheduler) and not screened and ran not in ("random", "agent"):
@@ -136,45 +152,63 @@ def run(
         _fail(f"--gpus and --scheduler spread a --screen's measurements, sweep's, --strategy random's draws and "
               f"the agent's top proposals (measured ahead, decided in order); --strategy {ran} (the first agent, "
               "kept for its recorded runs) decides one experiment at a time: run it without them", 2)
-    if replay is not None:
-        try:
-            # on a cluster every worker answers from its own copy of the recording (CPU processes will do)
-            replayed = _on_cluster(ctx, gpus, scheduler, partial(Replay, replay), replayed, 0) or replayed
-        except Exception as e:  # noqa: BLE001 - one sentence below
-            _known_or_raise(e)
-    else:
-        gpu = GpuBench(shape, _cache_dir(), budget_s=time_budget, profile=profile, jobs=jobs, l2=l2)
-        try:
-            if gpus or scheduler:  # each worker judges its pairs with its own device's A/A null
-                from agent.distributed import gpu_worker_bench
 
-                gpu = _on_cluster(ctx, gpus, scheduler, partial(gpu_worker_bench, shape, time_budget, l2, profile), gpu,
-                                  aa_repeats)
-            dev = gpu.device()
-        except Exception as e:  # noqa: BLE001 - one sentence below
-            _known_or_raise(e)
-        _fits(shape, dev)  # against this GPU's own memory, before the database is created
+
+def _replay_bench(ctx: typer.Context, replay: Path, replayed, gpus, scheduler):
+    """The recording as the bench; on a cluster every worker answers from its own copy (CPU processes will do)."""
+    from agent.bench import Replay
+
+    try:
+        return _on_cluster(ctx, gpus, scheduler, partial(Replay, replay), replayed, 0) or replayed
+    except Exception as e:  # noqa: BLE001 - one sentence below
+        _known_or_raise(e)
+
+
+def _gpu_bench(ctx: typer.Context, shape, o: SimpleNamespace, gpus, scheduler, jobs):
+    """This machine's GPU (or a cluster's) as the bench, the problem held to its memory before a database exists."""
+    from agent.bench import GpuBench
+
+    gpu = GpuBench(shape, _cache_dir(), budget_s=o.time_budget, profile=o.profile, jobs=jobs, l2=o.l2)
+    try:
+        if gpus or scheduler:  # each worker judges its pairs with its own device's A/A null
+            from agent.distributed import gpu_worker_bench
+
+            gpu = _on_cluster(ctx, gpus, scheduler, partial(gpu_worker_bench, shape, o.time_budget, o.l2, o.profile),
+                              gpu, o.aa_repeats)
+        dev = gpu.device()
+    except Exception as e:  # noqa: BLE001 - one sentence below
+        _known_or_raise(e)
+    _fits(shape, dev)  # against this GPU's own memory, before the database is created
+    return gpu
+
+
+def _search_and_print(db_path: Path, bench, replaying: bool, shape, seed: Knobs, o: SimpleNamespace, given: dict,
+                      jobs, replay_line: str, changed: list[str]) -> None:
+    """The database opened (created), the search run on the bench (a GPU's recorded as it goes), its history printed."""
+    from agent.bench import Recorder, ReplayMiss
+    from agent.loop import SearchOptions, run_search
+    from agent.progress import Reporter
+
     db = _open(db_path, create=True)
     artifacts = _artifacts_for(db_path)
     next_id = (db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0])
     command = _command_line()
-    if replay is None:
-        bench = Recorder(gpu, artifacts / f"run-{next_id}" / "recording.jsonl")
-        bench.header({"command": command, "problem": shape.model_dump(), "budget": budget,
+    if not replaying:
+        bench = Recorder(bench, artifacts / f"run-{next_id}" / "recording.jsonl")
+        bench.header({"command": command, "problem": shape.model_dump(), "budget": o.budget,
                       "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in given.items()}})
-    else:
-        bench = replayed
-        if replay_line:
-            console.print(replay_line, markup=False, highlight=False, soft_wrap=True)
+    elif replay_line:
+        console.print(replay_line, markup=False, highlight=False, soft_wrap=True)
     try:
-        with Reporter(console, budget) as say:
-            options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, exclude=tuple(exclude_lever),
-                                    use_calibration=calibration, reanchor_every=reanchor_every, screen=screen,
-                                    evidence=evidence, strategy=strategy, rng_seed=rng_seed)
+        with Reporter(console, o.budget) as say:
+            options = SearchOptions(budget=o.budget, aa_repeats=o.aa_repeats, plateau=o.plateau,
+                                    exclude=tuple(o.exclude_lever), use_calibration=o.calibration,
+                                    reanchor_every=o.reanchor_every, screen=o.screen, evidence=o.evidence,
+                                    strategy=o.strategy, rng_seed=o.rng_seed)
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
-                                command=command, say=say, bench_settings={"time_budget": time_budget, "profile": profile,
-                                                                          "jobs": jobs, "l2": l2, "settle": True,
-                                                                          "spare": True})
+                                command=command, say=say,
+                                bench_settings={"time_budget": o.time_budget, "profile": o.profile, "jobs": jobs,
+                                                "l2": o.l2, "settle": True, "spare": True})
     except KeyboardInterrupt:
         _interrupted(db)
     except ReplayMiss as e:
@@ -446,23 +480,34 @@ def baseline(
                 q.check_same_setup(db, bench.device().name, run["problem_key"], one_problem=False)  # a `tune` database holds several
             for b in backend:
                 job = bench.paired({"knobs": best}, {"sdpa": b})
-                p = job.value("paired")
-                err_step = next((s for s in job.steps if s.error is not None), None)
-                skipped = next((s.skipped for s in job.steps if s.skipped), None)  # "unavailable: why" (experiments.sdpa)
                 if rid is not None:
-                    q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
-                                        base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
-                                        margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
-                                        tflops_cand=p and p["tflops_cand"],
-                                        detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
-                                        if p else f"{b} {skipped}" if skipped else
-                                        f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
-                                        measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
-                                                       "payload": p or {"steps": [s.model_dump() for s in job.steps],
-                                                                           "stderr": job.stderr}}])
-                rows.append((shape.key(), b, p))
+                    _record_comparator(db, rid, best, b, shape, job)
+                rows.append((shape.key(), b, job.value("paired")))
     except Exception as e:  # noqa: BLE001
         _known_or_raise(e)
+    _print_baseline(rows, rid, best, own, db, db_path, as_json)
+
+
+def _record_comparator(db, rid: int, best: Knobs, b: str, shape, job) -> None:
+    """One backend's pair against the run's best, stored with the run as a comparator row (a backend that did not
+    run there: a row with no margin and why)."""
+    p = job.value("paired")
+    err_step = next((s for s in job.steps if s.error is not None), None)
+    skipped = next((s.skipped for s in job.steps if s.skipped), None)  # "unavailable: why" (experiments.sdpa)
+    q.record_experiment(db, rid, kind="comparator", lever=f"{b}@{shape.key()}", base_key=best.key(),
+                        base_knobs=best, margin=p and p["margin"], margin_ab=p and p["margin_ab"],
+                        margin_ba=p and p["margin_ba"], tflops_base=p and p["tflops_base"],
+                        tflops_cand=p and p["tflops_cand"],
+                        detail=f"{b} against the best at {shape.key()}; margin > 1 means {b} is faster"
+                        if p else f"{b} {skipped}" if skipped else
+                        f"{b} unavailable: {(err_step.error if err_step else job.stderr[-200:])[:200]}",
+                        measurements=[{"kind": "comparator", "ok": p is not None, "value": p and p["margin"],
+                                       "payload": p or {"steps": [s.model_dump() for s in job.steps],
+                                                           "stderr": job.stderr}}])
+
+
+def _print_baseline(rows: list, rid, best: Knobs, own, db, db_path: Path, as_json: bool) -> None:
+    """The pairs as JSON or a table, and where nothing was stored, why."""
     if as_json:
         print(json.dumps([{"shape": k, "comparator": b, "paired": p, "knobs": best.key(), "run": rid}
                           for k, b, p in rows], indent=1, default=str))

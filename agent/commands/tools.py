@@ -275,8 +275,10 @@ def export(
         _fail(f"--db was given {len(db_paths)} times; only export --dispatch reads several databases", 2)
     if arch:
         _fail("--arch applies to export --dispatch only (build the single file for any arch yourself)", 2)
-    out = out or Path("attn.cu")
-    db_path = db_paths[0]
+    _export_one(what, out or Path("attn.cu"), head_dim, dtype, db_paths[0], as_json)
+
+def _export_one(what: list[str], out: Path, head_dim, dtype, db_path: Path, as_json: bool) -> None:
+    """The one-configuration .cu: a run's kernel (best, best:RUN, RUN:SEQ, an experiment id) or knob assignments."""
     from kernel_src.export import nvcc_arch, standalone
 
     problem: dict = {}
@@ -392,7 +394,57 @@ def _export_torch(db_paths: list[Path], where: Path, archs: Optional[list[str]],
 def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]], build_it: bool, as_json: bool):
     """Writes the dispatch .cu (and builds its .so); returns (rows, archs, gpu, the .so or None)."""
     from kernel_src import dispatch as dsp
-    from kernel_src.arch import ArchError, launch_refusal, limits
+    from kernel_src.arch import launch_refusal
+
+    measured, notes, gpu, measured_arch, archs, lims = _measured_for_dispatch(db_paths, archs)
+    _check_out(out)
+    rows = dsp.choose(measured)
+    kernels = dsp.kernels(rows)
+    for kn, dt, d, c in kernels:
+        for lim in lims:
+            why = launch_refusal(lim, smem=kn.smem_bytes(d), threads=kn.threads(), needs_arch=kn.needs_arch())
+            if why:
+                _fail(f"{kn.label()} (measured on {measured_arch}) cannot launch on {lim.arch}: {why}")
+    so = out.with_suffix(".so")
+    from experiments.build import FLAGS
+
+    cmd = " ".join(["nvcc", *FLAGS, *[f"-gencode=arch=compute_{a.removeprefix('sm_')},code={a}" for a in archs],
+                    out.name, "-o", so.name])
+    fallbacks = [r for r in rows if r.fallback]
+    have = {r.key() for r in rows}
+    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in dsp.HEAD_DIMS
+               for c in (False, True) if (dt, d, c) not in have]
+
+    header = _dispatch_header(rows, kernels, gpu, measured_arch, archs, db_paths, missing, notes, cmd)
+    _write(out, dsp.source(rows, header))
+    _print_dispatch_table(rows, gpu, measured_arch, as_json)
+    say = err.print if as_json else console.print
+    for n in notes:
+        say(f"[yellow]left out:[/] {n}")
+    if fallbacks:
+        say(f"[yellow]{len(fallbacks)} of {len(rows)} rows fall back to the nearest measured N bucket[/] (marked above and in {out.name}'s header)")
+    say(f"not built (fa_fwd returns FA_NOT_BUILT): {', '.join(missing) or 'none'}")
+    say(f"wrote {out} ({len(kernels)} kernel(s), {len(rows)} rows)")
+    if not build_it:
+        say(f"not built (--no-build); build: cd {out.parent} && {cmd}")
+        return rows, archs, gpu, None
+    from experiments.build import BuildError, build_file
+
+    try:
+        with err.status(f"nvcc: {len(kernels)} kernel(s) for {', '.join(archs)}"):
+            res = build_file(out, so, archs)
+    except BuildError as e:
+        say(f"[yellow]{e}[/]: wrote the .cu only; build: cd {out.parent} && {cmd}")
+        return rows, archs, gpu, None
+    if not res.ok:
+        _fail(f"nvcc failed on {out} (log: {so}.log): " + (res.log.strip().splitlines() or ["no output"])[-1])
+    say(f"built {so} for {', '.join(archs)} in {res.seconds:.0f} s (log: {so.name}.log)")
+    return rows, archs, gpu, so
+
+def _measured_for_dispatch(db_paths: list[Path], archs: Optional[list[str]]):
+    """Every database's measured bests, read-only: (bests, notes, the GPU, its arch, the archs to build for, their
+    limits); refused in one sentence where nothing was kept or the databases come from different GPUs."""
+    from kernel_src.arch import ArchError, limits
 
     measured, notes, gpus = [], [], set()
     for path in db_paths:
@@ -415,23 +467,13 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
         lims = [limits(a) for a in archs]
     except ArchError as e:
         _fail(str(e), 2)
-    _check_out(out)
-    rows = dsp.choose(measured)
-    kernels = dsp.kernels(rows)
-    for kn, dt, d, c in kernels:
-        for lim in lims:
-            why = launch_refusal(lim, smem=kn.smem_bytes(d), threads=kn.threads(), needs_arch=kn.needs_arch())
-            if why:
-                _fail(f"{kn.label()} (measured on {measured_arch}) cannot launch on {lim.arch}: {why}")
-    so = out.with_suffix(".so")
-    from experiments.build import FLAGS
+    return measured, notes, gpu, measured_arch, archs, lims
 
-    cmd = " ".join(["nvcc", *FLAGS, *[f"-gencode=arch=compute_{a.removeprefix('sm_')},code={a}" for a in archs],
-                    out.name, "-o", so.name])
-    fallbacks = [r for r in rows if r.fallback]
-    have = {r.key() for r in rows}
-    missing = [f"{dt} D{d} {'causal' if c else 'non-causal'}" for dt in dsp.DTYPES for d in dsp.HEAD_DIMS
-               for c in (False, True) if (dt, d, c) not in have]
+
+def _dispatch_header(rows, kernels, gpu: str, measured_arch: str, archs: list[str], db_paths: list[Path],
+                     missing: list[str], notes: list[str], cmd: str) -> list[str]:
+    """The dispatch .cu's header: what it holds, where each row was measured, what is not built, how to build it."""
+    from kernel_src import dispatch as dsp
 
     def where(r) -> str:
         return f"{r.dtype} D{r.head_dim} {'causal' if r.causal else 'non-causal'} {r.bucket()}"
@@ -456,7 +498,11 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
         "  fa_error_string(code); each kernel's own API as fa5090_k<i>_fa_fwd/_fa_attributes/_fa_config.",
         f"build: {cmd}",
     ]
-    _write(out, dsp.source(rows, header))
+    return header
+
+
+def _print_dispatch_table(rows, gpu: str, measured_arch: str, as_json: bool) -> None:
+    """The table chosen, as JSON or as a rich table."""
     if as_json:
         print(json.dumps([{**r.model_dump(mode="json", exclude={"knobs"}), "knobs": r.knobs.label(),
                            "knobs_canonical": r.knobs.canonical(), "bucket": r.bucket()} for r in rows], indent=1))
@@ -469,28 +515,6 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
                       f"[yellow]N={r.measured_n} (fallback: nearest measured bucket)[/]" if r.fallback else f"N={r.measured_n}",
                       _fmt(r.tflops, ".1f"), r.source)
         console.print(t)
-    say = err.print if as_json else console.print
-    for n in notes:
-        say(f"[yellow]left out:[/] {n}")
-    if fallbacks:
-        say(f"[yellow]{len(fallbacks)} of {len(rows)} rows fall back to the nearest measured N bucket[/] (marked above and in {out.name}'s header)")
-    say(f"not built (fa_fwd returns FA_NOT_BUILT): {', '.join(missing) or 'none'}")
-    say(f"wrote {out} ({len(kernels)} kernel(s), {len(rows)} rows)")
-    if not build_it:
-        say(f"not built (--no-build); build: cd {out.parent} && {cmd}")
-        return rows, archs, gpu, None
-    from experiments.build import BuildError, build_file
-
-    try:
-        with err.status(f"nvcc: {len(kernels)} kernel(s) for {', '.join(archs)}"):
-            res = build_file(out, so, archs)
-    except BuildError as e:
-        say(f"[yellow]{e}[/]: wrote the .cu only; build: cd {out.parent} && {cmd}")
-        return rows, archs, gpu, None
-    if not res.ok:
-        _fail(f"nvcc failed on {out} (log: {so}.log): " + (res.log.strip().splitlines() or ["no output"])[-1])
-    say(f"built {so} for {', '.join(archs)} in {res.seconds:.0f} s (log: {so.name}.log)")
-    return rows, archs, gpu, so
 
 
 def _kernel_of(db, ref: str) -> tuple[Knobs, dict, str | None]:

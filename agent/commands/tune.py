@@ -77,6 +77,49 @@ def tune(
     Example: `tune --config Llama-3.1-8B/config.json --seqlen 512 --seqlen 2048 --seqlen 4096
     --seqlen 8192 --batch 1 --batch 4 --db llama.db --export-torch llama_kernels`, then
     `pip install llama_kernels`; `tune --shapes shapes.txt --plan` prints the searches only."""
+    source, planned = _planned(config, shapes, seqlen, batch, dtype, causal)
+    for p in planned:  # a length no GPU holds is refused before the plan is printed
+        _fits(p.shape)
+    if (gpus or scheduler) and strategy not in ("random", "agent"):
+        _fail(f"--gpus and --scheduler spread the agent's and --strategy random's measurements; --strategy {strategy} "
+              "decides one experiment at a time (see `run --help`): run it without them", 2)
+    if plan_only:
+        return _print_plan(planned, source, db_path, as_json)
+    _print_plan(planned, source, None, as_json, to_err=as_json)
+
+    _need_gpu(*(p.shape for p in planned))  # before the database is opened for writing (GPU first: agent/commands/common.py)
+    from agent.campaign import tune as run_campaign
+    from agent.progress import CampaignReporter
+    from agent.state import SearchOptions
+
+    client = _client(ctx, gpus, scheduler)
+    artifacts = _artifacts_for(db_path)
+    command = _command_line()
+    settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": True, "spare": True}
+    options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, strategy=strategy)
+
+    bench_for = _bench_maker(client, settings, options, artifacts, command, budget, aa_repeats)
+    db = _open(db_path, create=True)
+    reporter = CampaignReporter(console if not as_json else err, len(planned), budget)
+    try:
+        with reporter as say:
+            done = run_campaign(planned, db, bench_for=bench_for, options=options, bench_settings=settings,
+                                artifacts=artifacts, command=command, say=say, starting=reporter.starting)
+            reporter.finished()
+    except KeyboardInterrupt:
+        mine = [r for r in q.runs(db) if r["status"] == "interrupted"]
+        which = f"run {mine[-1]['id']} ({mine[-1]['problem_key']}) keeps every finished experiment; " if mine else ""
+        _fail(f"interrupted: {which}run this same `tune` command again to resume it and search the problems after it", 130)
+    except Exception as e:  # noqa: BLE001 - one sentence for what the rooms refuse
+        _known_or_raise(e)
+    if not as_json:
+        _print_done(done, as_json)
+    _export_or_say_how(db_path, export_torch, build, as_json, done)
+
+
+def _planned(config, shapes, seqlen: list[int], batch: list[int], dtype, causal):
+    """The campaign's source line and its searches (agent.campaign.plan), each problem held to the GPU's memory;
+    a wrong combination of options refused in one sentence."""
     from agent.campaign import ConfigError, from_hf_config, plan, read_shapes
 
     if (config is None) == (shapes is None):
@@ -97,35 +140,19 @@ def tune(
             source = f"{shapes}: {len(problems)} problem(s)"
     except ConfigError as e:
         _fail(str(e))
-    planned = plan(problems)
-    for p in planned:  # a length no GPU holds is refused before the plan is printed
-        _fits(p.shape)
-    if (gpus or scheduler) and strategy not in ("random", "agent"):
-        _fail(f"--gpus and --scheduler spread the agent's and --strategy random's measurements; --strategy {strategy} "
-              "decides one experiment at a time (see `run --help`): run it without them", 2)
-    if plan_only:
-        return _print_plan(planned, source, db_path, as_json)
-    _print_plan(planned, source, None, as_json, to_err=as_json)
+    return source, plan(problems)
 
-    _need_gpu(*(p.shape for p in planned))  # before the database is opened for writing (GPU first: agent/commands/common.py)
+
+def _bench_maker(client, settings: dict, options, artifacts: Path, command: str, budget: int, aa_repeats: int):
+    """The campaign's bench for one search: this GPU (or the cluster), recorded into the run's artifacts."""
     from agent.bench import Recorder
-    from agent.campaign import tune as run_campaign
-    from agent.progress import CampaignReporter
-    from agent.state import SearchOptions
-
-    client = _client(ctx, gpus, scheduler)
-    artifacts = _artifacts_for(db_path)
-    command = _command_line()
-    settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": True, "spare": True}
-    options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, strategy=strategy)
 
     def bench_for(shape, bench_settings: dict, run_id: int, resume_n: int):
         import agent.bench
 
         s = {**settings, **bench_settings}
         gpu = agent.bench.GpuBench(shape, _cache_dir(), budget_s=s["time_budget"], profile=s["profile"], jobs=s["jobs"],
-                                   l2=s["l2"], settle=s.get("settle", False),
-                                   spare=s.get("spare", False))
+                                   l2=s["l2"], settle=s.get("settle", False), spare=s.get("spare", False))
         if client is not None:  # each worker judges its pairs with its own device's A/A null, as `run --gpus`
             from agent.distributed import DaskBench, gpu_worker_bench
 
@@ -137,20 +164,12 @@ def tune(
             bench.header({"command": command, "problem": shape.model_dump(), "budget": budget,
                           "params": _run_params(shape, options, s)})
         return bench
+    return bench_for
 
-    db = _open(db_path, create=True)
-    reporter = CampaignReporter(console if not as_json else err, len(planned), budget)
-    try:
-        with reporter as say:
-            done = run_campaign(planned, db, bench_for=bench_for, options=options, bench_settings=settings,
-                                artifacts=artifacts, command=command, say=say, starting=reporter.starting)
-            reporter.finished()
-    except KeyboardInterrupt:
-        mine = [r for r in q.runs(db) if r["status"] == "interrupted"]
-        which = f"run {mine[-1]['id']} ({mine[-1]['problem_key']}) keeps every finished experiment; " if mine else ""
-        _fail(f"interrupted: {which}run this same `tune` command again to resume it and search the problems after it", 130)
-    except Exception as e:  # noqa: BLE001 - one sentence for what the rooms refuse
-        _known_or_raise(e)
+
+def _export_or_say_how(db_path: Path, export_torch: Path | None, build: bool, as_json: bool, done) -> None:
+    """With --export-torch the campaign's package written; else the command that writes it. The summary printed
+    (with --json: stdout holds the campaign's JSON alone)."""
     if not as_json:
         _print_done(done, as_json)
     export = f"fa5090-search export --torch {export_torch or 'DIR'} --db {db_path}"

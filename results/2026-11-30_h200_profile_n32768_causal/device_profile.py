@@ -1,6 +1,6 @@
 """ncu on the levers whose H200 margins the screen left unexplained: at B2 H16 N32768 D128 bf16
 causal, the final kernel against .cs/.wt stores, heaviest-first CTA order and the split mask
-loop, through the tool's own profiler and diagnosis. Usage: python3 scripts/device_profile.py OUT_DIR"""
+loop, through the tool's own profiler and diagnosis. Usage (from the repository root): PYTHONPATH=. python3 results/2026-11-30_h200_profile_n32768_causal/device_profile.py OUT_DIR"""
 
 import json
 import sys
