@@ -369,7 +369,8 @@ CATALOG: tuple[Lever, ...] = (
         predicted=(0.85, 1.3),
         reliefs=(Relief(label="issue_bound", compute=("wgmma",),
                         evidence="FlashAttention-3's design (a producer warpgroup, setmaxnreg 24-40 / 232-240); "
-                        "not measured here: built before its first GPU run (results/2026-11-30_h200_session6)"),),
+                        "from the arm at B2 H16 N2048 D128 it measured 0.8629, SLOWER, in agent 12's naive-seed run "
+                        "(results/2026-12-02_h200_q_tile_poly)"),),
         hypothesis="Warp specialisation on the TMA ring: a producer warpgroup (128 more threads) issues every K/V copy "
         "of the item in order, each once the stage's empty mbarrier shows every consumer warp done with the buffer "
         "(its thread suspended in mbarrier.try_wait, not spinning on a count), and "
