@@ -35,10 +35,12 @@ class ProfileRecord(BaseModel):
 
 class GpuBench(Bench):
     def __init__(self, shape: Shape, cache_dir: Path, *, budget_s: float = 2.0, profile: bool = True,
-                 jobs: int | None = None, l2: str = "warm", device: DeviceInfo | None = None, settle: bool = True,
+                 jobs: int | None = None, l2: str = "warm", device: DeviceInfo | None = None, settle: bool | str = "any",
                  spare: bool = True):
         self.shape, self.cache_dir, self.budget_s = shape, Path(cache_dir), budget_s
-        self.settle = settle  # a candidate's first pair stops once settled as a non-keep (experiments.timing.settle_reason)
+        # the sequential rule (experiments.timing.settle_reason): "any" stops a candidate's first pair once settled either
+        # way and a keep's replicate once settled against t_keep; True (recorded runs: "non_keep") only non-keeps
+        self.settle = settle
         self.spare = spare  # each child process started ahead of its job, imports done (experiments.child.start_spare)
         self.profiling, self.jobs, self.l2 = profile, jobs, l2
         self._device: DeviceInfo | None = device  # given: read on another machine (a Dask worker's GPU)
@@ -70,6 +72,14 @@ class GpuBench(Bench):
         """Build every candidate of the next step at once (ninja -j); evaluate then hits the cache."""
         self.lab.build(knobs)
 
+    def build_ahead(self, knobs: list[Knobs], then=None) -> None:
+        follow = None
+        if then is not None:  # the figures of what built (the best's among them), read in the background thread
+            def follow():
+                libs = self.lab._libs
+                return then({k.key(): self._figures(k, libs[k.key()]) for k in knobs if k.key() in libs})
+        self.lab.build_ahead(knobs, then=follow)
+
     def setup(self, options: dict) -> dict:
         """The settings the run's decisions depend on (recorded, so a replay runs the same ones)."""
         return options
@@ -80,14 +90,15 @@ class GpuBench(Bench):
         from profiler.static import figures
 
         built = self.lab.build(knobs)
-        out = {}
-        for k in knobs:
-            b = built[k.key()]
-            try:
-                out[k.key()] = figures(b.log, k, self.device().limits, self.shape.D, self.shape.causal) if b.ok else None
-            except LookupError:  # no attention-kernel entry in the log: nothing to read
-                out[k.key()] = None
-        return out
+        return {k.key(): self._figures(k, built[k.key()]) for k in knobs}
+
+    def _figures(self, k: Knobs, b: BuildResult):
+        from profiler.static import figures
+
+        try:
+            return figures(b.log, k, self.device().limits, self.shape.D, self.shape.causal) if b.ok else None
+        except LookupError:  # no attention-kernel entry in the log: nothing to read
+            return None
 
     def evaluate(self, base: Knobs, cand: Knobs, *, t_keep: float, t_noise: float,
                  ceiling: float | None = None, simpler: bool = False, replicate: bool = True) -> Evaluation:
@@ -175,6 +186,9 @@ class Recorder(Bench):
 
     def prefetch(self, knobs):  # an optimisation, not a measurement: nothing to record
         self.bench.prefetch(knobs)
+
+    def build_ahead(self, knobs, then=None):  # as prefetch, in the background
+        self.bench.build_ahead(knobs, then=then)
 
     def fan_out(self) -> FanOut | None:
         return self.bench.fan_out()

@@ -68,6 +68,13 @@ class Bench(Protocol):
     def prefetch(self, knobs: list[Knobs]) -> None:
         """Build ahead (one ninja call); nothing is answered."""
 
+    def build_ahead(self, knobs: list[Knobs], then: Callable[[dict], list[Knobs]] | None = None) -> None:
+        """Start building these in the background while the GPU measures something else (the candidates the next
+        step asks for if the one in flight is kept); `then(figures)`, given the compiler's figures of those that
+        built (knob key -> StaticFigures | None): what to build after them. Nothing is answered or recorded, and a
+        replay ignores it. The default: nothing."""
+        return None
+
     def static(self, knobs: list[Knobs]) -> dict[str, StaticFigures | None]:
         """The compiler's figures of each on this device (None: it did not build)."""
 

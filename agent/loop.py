@@ -21,11 +21,12 @@ from . import levers as catalog
 from . import strategies
 from .anchors import calibration_of, ceiling_of, final, reanchor_best
 from .events import Say, quiet
+from .figures import build_ahead, with_figures
 from .nulls import first_null, measure_null
 from .shelf import conditions, due_for_rescreen
 from .state import ASK, ASK_ALL, Progress, Run, SearchError, SearchOptions, renoise_due
 from .strategies.base import Proposal, State, Trial
-from .summary import run_summary
+from .summary import run_summary, stop_text
 from .trial import TrialRecord, close_trial, diagnose_profile, evaluate_ahead, outcome_event, run_trial, seed_step
 
 
@@ -107,7 +108,7 @@ def _search(run: Run, p: Progress) -> tuple[str, str]:
         missing = final(run, p, owed={"final_reanchor", "comparator"} - p.final_done)
     elif o.screen_comparator:  # the screened kernel itself against SDPA flash: the table's anchor
         missing = final(run, p, owed={"comparator"} - p.final_done)
-    return reason, "; ".join([_reason_text(reason, p.done, o.plateau, o.budget, run.strategy.strict_plateau), *missing])
+    return reason, "; ".join([stop_text(reason, p.done, o.plateau, o.budget, run.strategy.strict_plateau), *missing])
 
 
 def _start(run: Run, p: Progress) -> None:
@@ -118,11 +119,12 @@ def _start(run: Run, p: Progress) -> None:
         p.attrs, p.diag = seed_step(run)
         p.seeded, p.best = True, run.seed
         p.conds = conditions(p.attrs, p.diag.label if p.diag else None).model_dump()
-    if not p.noises:
-        first_null(run, p)
     # the levers this run may use, through the bench so a replay searches the catalog it recorded
     run.levers = tuple(lv for lv in (catalog.get(n) for n in run.bench.levers([lv.name for lv in catalog.CATALOG]))
                        if lv.name not in run.o.exclude)
+    if not p.noises:
+        build_ahead(run, _state(run, p, {}), p.best)  # the first step's candidates compile while the null is measured
+        first_null(run, p)
     if p.owed:  # what the last keep had not done when the run stopped
         _after_keep(run, p, p.last_paired, owed=p.owed)
 
@@ -132,13 +134,9 @@ def _steps(run: Run, p: Progress) -> tuple[str, State | None]:
     o, strategy, state, prefetched = run.o, run.strategy, None, None
     while p.done < o.budget:
         evidence = _evidence(run, p)
-        state = State(best=p.best, seed=run.seed, diagnosis=p.diag, trials=tuple(p.trials),
-                      shelf=tuple(q.shelf(run.db, run.run_id, status="shelved")), conditions=p.conds,
-                      t_noise=p.noise.t_noise, t_keep=p.noise.t_keep, budget_left=o.budget - p.done,
-                      causal=run.shape.causal, head_dim=run.shape.D, levers=run.levers, evidence=evidence,
-                      limits=run.dev.limits)
+        state = _state(run, p, evidence)
         if strategy.reads_figures:  # every candidate built in one ninja call, and read before anything is timed
-            state = _with_figures(run, state, p.figures)
+            state = with_figures(run, state, p.figures)
         elif prefetched != p.best:
             run.bench.prefetch([m.knobs for m in strategy.moves(state)])
             prefetched = p.best
@@ -165,6 +163,14 @@ def _steps(run: Run, p: Progress) -> tuple[str, State | None]:
     return "budget", state
 
 
+def _state(run: Run, p: Progress, evidence: dict) -> State:
+    return State(best=p.best, seed=run.seed, diagnosis=p.diag, trials=tuple(p.trials),
+                 shelf=tuple(q.shelf(run.db, run.run_id, status="shelved")), conditions=p.conds,
+                 t_noise=p.noise.t_noise if p.noises else 0.0, t_keep=p.noise.t_keep if p.noises else 1.0,
+                 budget_left=run.o.budget - p.done, causal=run.shape.causal, head_dim=run.shape.D, levers=run.levers,
+                 evidence=evidence, limits=run.dev.limits)
+
+
 def _evidence(run: Run, p: Progress) -> dict:
     """Margins measured against the current best in earlier runs of this database; a strategy that
     reads the compiler's figures takes only those measured from the same source and toolchain."""
@@ -187,6 +193,7 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
     static = ({"candidate": fig.model_dump() if fig else None,
                "best": figures[best.key()].model_dump() if figures.get(best.key()) else None}
               if run.strategy.reads_figures else None)
+    build_ahead(run, state, prop.move.knobs)
     t = run_trial(run.bench, run.db, run.run_id, p.done, run.o.budget, prop, best, run.gate(p.noise), run.say,
                   prior=evidence.get(prop.move.name), static=static)
     pr = t.paired
@@ -267,28 +274,3 @@ def _discard_ahead(run: Run, best: Knobs | None) -> None:
         run.say(ev.Phase(text=f"{got['discarded']} evaluation(s) started ahead against the superseded best discarded "
                               f"({got['measured']} of them taken by a worker); the next draws are measured against "
                               "the new best"))
-
-
-def _with_figures(run: Run, state: State, figures: dict) -> State:
-    """The compiler's figures of the best and of every move the strategy may propose (two passes:
-    a compound is worth building only once its parts' figures show a cost to give back)."""
-    for _ in range(2):
-        want = [state.best] + [m.knobs for m in run.strategy.moves(state)]
-        todo = [k for k in dict.fromkeys(want, None) if k.key() not in figures]
-        if todo:
-            run.say(ev.Phase(text=f"building {len(todo)} candidate(s) and reading their registers, spills and occupancy"))
-            figures.update(run.bench.static(todo))
-        state = state.model_copy(update={"static": {k: f for k, f in figures.items() if f is not None},
-                                         "best_static": figures.get(state.best.key())})
-    return state
-
-
-def _reason_text(reason: str, done: int, plateau: int, budget: int, strict: bool = False) -> str:
-    if strict:  # the ladder's rule and words, as its recorded runs printed them
-        return {"budget": f"budget of {done} experiments spent",
-                "plateau": f"{plateau} consecutive experiments without a keep",
-                "exhausted": "no applicable lever left in the catalog"}[reason]
-    return {"budget": f"budget of {done} experiments spent",
-            "plateau": f"{plateau} consecutive experiments without a keep and no candidate predicted to reach t_keep "
-                       f"({budget - done} of {budget} experiments unspent)",
-            "exhausted": f"no candidate left ({budget - done} of {budget} experiments unspent)"}[reason]

@@ -98,3 +98,15 @@ def best_of_run(db, run_id: int) -> Knobs:
 def run_label(db, run_id: int) -> str | None:
     ds = q.diagnoses(db, run_id)
     return ds[-1]["label"] if ds else None
+
+
+def stop_text(reason: str, done: int, plateau: int, budget: int, strict: bool = False) -> str:
+    """Why a search stopped, in the words its run row keeps (`strict`: the ladder's rule and words)."""
+    if strict:  # the ladder's rule and words, as its recorded runs printed them
+        return {"budget": f"budget of {done} experiments spent",
+                "plateau": f"{plateau} consecutive experiments without a keep",
+                "exhausted": "no applicable lever left in the catalog"}[reason]
+    return {"budget": f"budget of {done} experiments spent",
+            "plateau": f"{plateau} consecutive experiments without a keep and no candidate predicted to reach t_keep "
+                       f"({budget - done} of {budget} experiments unspent)",
+            "exhausted": f"no candidate left ({budget - done} of {budget} experiments unspent)"}[reason]

@@ -192,6 +192,12 @@ def close_trial(db, t: TrialRecord, *, diagnosis: dict | None = None, shelf_cond
         q.mark_shelf(db, rescreen_of, "resurrected" if t.outcome is Outcome.KEPT else "rescreened", t.exp_id)
 
 
+def _clock(job) -> dict | None:
+    if job is None or (job.clock is None and not any(st.seconds for st in job.steps)):
+        return None
+    return {**(job.clock or {}), **{f"{st.tag}_s": st.seconds for st in job.steps if st.seconds is not None}}
+
+
 def measurements(ev) -> list[dict]:
     if ev is None:
         return []
@@ -206,10 +212,15 @@ def measurements(ev) -> list[dict]:
     if ev.paired is not None:
         out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
     # where the experiment's wall time went: the build (0 when cached), the child of C1, the pair and C2, the replicate
-    spent = {"build_s": ev.build.seconds if ev.build is not None and not ev.build.cached else 0.0,
+    b = ev.build
+    spent = {"build_s": b.seconds if b is not None and not b.cached and not b.ahead else 0.0,
+             "built_ahead": bool(b is not None and b.ahead),
              "job_s": ev.job.seconds if ev.job is not None else None,
              "replicate_s": ev.confirm_job.seconds if ev.confirm_job is not None else None,
-             "settled": (ev.paired or {}).get("settled")}
+             "settled": (ev.paired or {}).get("settled"),
+             # inside each child: its start (imports, CUDA context) and each step's seconds (None: recorded before)
+             "job_clock": _clock(ev.job), "replicate_clock": _clock(ev.confirm_job),
+             "replicate_settled": (ev.confirm or {}).get("settled")}
     if spent["job_s"] is not None:
         out.append({"kind": "timing", "ok": True, "value": sum(v for k, v in spent.items() if k.endswith("_s") and v),
                     "payload": spent})

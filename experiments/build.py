@@ -95,6 +95,7 @@ class BuildResult(BaseModel):
     log: str
     seconds: float
     cached: bool
+    ahead: bool = False  # built in the background while something else was measured (experiments.lab.Lab.build_ahead)
 
 
 def nvcc_path() -> str:
@@ -158,8 +159,11 @@ def cache_lock(cache_dir: Path, timeout: float):
         os.close(fd)  # releases the lock
 
 
-def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, timeout: float = 600) -> dict[str, BuildResult]:
-    """Build every spec (cache hits skipped by ninja); returns results keyed by spec.key()."""
+def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, timeout: float = 600, nice: int = 0,
+          started=None) -> dict[str, BuildResult]:
+    """Build every spec (cache hits skipped by ninja); returns results keyed by spec.key(). `nice`: ninja and its
+    compilers at that CPU priority (a build in the background of a measurement); `started(proc)`: called with the
+    running ninja, in its own process group, so its caller can stop it (experiments.lab.Lab.build_ahead)."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     nvcc = nvcc_path()
@@ -183,21 +187,53 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
     cmd = [ninja_path(), "-C", str(cache_dir), "-f", "build.ninja", "-k", "0"]  # .ninja_log stays in the cache
     if jobs:
         cmd += ["-j", str(jobs)]
+    if nice:
+        cmd = ["nice", "-n", str(nice), *cmd]
     with cache_lock(cache_dir, timeout):
         (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
         before = {k: (cache_dir / k / s.output()).exists() for k, s in keys.items()}
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        if started is not None:
+            started(proc)
+        try:
+            stdout, _ = proc.communicate(timeout=timeout)
+        except BaseException:  # a timeout, a Ctrl-C: no compiler of ours outlives the call
+            stop_build(proc)
+            raise
         seconds = time.perf_counter() - t0
     results = {}
     for key in keys:
         so = cache_dir / key / keys[key].output()
         log_path = cache_dir / key / f"{keys[key].output()}.log"
-        log = log_path.read_text() if log_path.exists() else proc.stdout[-4000:]
+        log = log_path.read_text() if log_path.exists() else stdout[-4000:]
         ok = so.exists()
         results[key] = BuildResult(key=key, ok=ok, library=str(so) if ok else None, log=log,
                                    seconds=0.0 if before[key] else seconds, cached=before[key] and ok)
     return results
+
+
+def stop_build(proc: subprocess.Popen, reap: bool = True) -> None:
+    """A running ninja and the compilers it started, stopped; reaped unless `reap` is False (another thread waits
+    on it). Ninja starts each command in a process group of its own and forwards SIGTERM to them (a SIGKILL of
+    ninja alone would leave nvcc running, to write its library later): SIGTERM first, SIGKILL to the group if it
+    has not gone within 10 s. A compile stopped half-way leaves only its fa.so.part: nothing a later build takes
+    for a cache hit."""
+    import signal
+
+    def send(sig):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    send(signal.SIGTERM)
+    if reap:
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            send(signal.SIGKILL)
+            proc.communicate()
 
 
 def build_file(source: Path, library: Path, archs: list[str], timeout: float = 1200) -> BuildResult:

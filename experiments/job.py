@@ -61,8 +61,10 @@ class PairedStep(_Step):
     budget_s: float
     l2: Literal["warm", "cold"] = "warm"
     recheck: bool = False
-    # (t_noise, t_keep): the alternations stop once the outcome is settled as a non-keep (experiments.timing.settle_reason)
+    # (t_noise, t_keep): the alternations stop once the outcome is settled (experiments.timing.settle_reason) under
+    # `settle_rule`: "non_keep" (only a SLOWER or NULL stops it), "any" (a keep-side reading too), "replicate"
     settle: tuple[float, float] | None = None
+    settle_rule: Literal["non_keep", "any", "replicate"] = "non_keep"
 
 
 class CeilingsStep(_Step):
@@ -98,6 +100,7 @@ class StepRecord(BaseModel):
     skipped: str | None = None
     error: str | None = None
     traceback: str | None = None
+    seconds: float | None = None  # the step's own wall time in the child
 
     @model_serializer(mode="wrap")
     def _present(self, handler):
@@ -109,6 +112,9 @@ class JobResult(BaseModel):
     steps: list[StepRecord]
     stderr: str = ""
     seconds: float | None = None  # the parent's wall clock for the child, its start and CUDA context included
+    # the child's own clock (experiments.worker): torch_import_s, cuda_context_s, process_s, and a spare's
+    # spare_imports_s / spare_waited_s; None for jobs recorded before it
+    clock: dict | None = None
 
     def step(self, tag: str) -> StepRecord | None:
         return next((s for s in self.steps if s.tag == tag), None)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from pydantic import BaseModel
 from kernel_src.arch import ArchLimits, launch_refusal
 from kernel_src.knobs import Knobs
 
-from .build import BuildResult, BuildSpec, build
+from .build import BuildResult, BuildSpec, build, stop_build
 from .child import run_group, start_spare, stop_spare
 from .job import (
     Arm,
@@ -54,14 +56,26 @@ class Lab:
     """The real, GPU-backed side of an experiment, for one problem shape on one device."""
 
     def __init__(self, shape: Shape, limits: ArchLimits, cache_dir: Path, *, budget_s: float = 3.0,
-                 jobs: int | None = None, l2: str = "warm", settle: bool = False, spare: bool = False):
+                 jobs: int | None = None, l2: str = "warm", settle: bool | str = False, spare: bool = False):
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
         # a worker started ahead of each job (experiments.child.start_spare): the next child has its imports done
         self.spare = spare
         self._spare = None
-        self.settle = settle  # a candidate's first pair stops once it is settled as a non-keep (timing.settle_reason)
+        # the sequential rule (experiments.timing.settle_reason): False: every pair takes its budget; True or "non_keep": a
+        # candidate's first pair stops once settled as a non-keep; "any": once settled either way, and a keep's
+        # replicate once settled against t_keep
+        self.settle_rule = {False: None, None: None, True: "non_keep"}.get(settle, settle)
+        if self.settle_rule not in (None, "non_keep", "any"):
+            raise ValueError(f"unknown settle rule {settle!r}; known: non_keep, any")
         self._libs: dict[str, BuildResult] = {}
+        # the background build (build_ahead): its thread, the keys it is building, its ninja, the set asked next
+        self._ahead_mutex = threading.Lock()
+        self._ahead: threading.Thread | None = None
+        self._ahead_keys: set[str] = set()
+        self._ahead_proc = None
+        self._ahead_next: list[Knobs] | None = None
+        self.ahead_log: list[dict] = []  # what each background build did: {"n", "built", "seconds", "stopped"}
 
     # ---- build ---------------------------------------------------------------------------
     def spec(self, knobs: Knobs) -> BuildSpec:
@@ -87,11 +101,88 @@ class Lab:
         """Build several candidates in parallel; results keyed by knobs.key()."""
         todo = [k for k in knobs_list if k.key() not in self._libs]
         if todo:
+            self._make_room({k.key() for k in todo})
+            todo = [k for k in todo if k.key() not in self._libs]  # what the background finished meanwhile
+        if todo:
             specs = {k.key(): self.spec(k) for k in todo}
             res = build(list(specs.values()), self.cache_dir / "build", jobs=self.jobs)
             for kk, spec in specs.items():
                 self._libs[kk] = res[spec.key()]
         return {k.key(): self._libs[k.key()] for k in knobs_list}
+
+    def build_ahead(self, knobs_list: list[Knobs], then=None) -> None:
+        """Build these in a background thread, at low CPU priority (nice 10, all cores but two), while the GPU
+        measures something else: the candidates the next step will ask for if the one in flight is kept. Nothing
+        waits for it: a later `build` of the same knobs waits for the lock (or finds them done), and a later
+        `build` of other knobs stops it first (`_make_room`). Only what built is kept: a failure is built again
+        where it is asked for, and its log read there. `then()`, called in the thread once these are built:
+        what to build after them (the compounds their figures call for). A second call while one runs replaces
+        what was asked next."""
+        todo = [k for k in dict.fromkeys(knobs_list) if k.key() not in self._libs]
+        if not todo and then is None:
+            return
+        with self._ahead_mutex:
+            self._ahead_next = (todo, then)
+            if self._ahead is None or not self._ahead.is_alive():
+                if self._ahead is None:
+                    atexit.register(self.close)  # no compiler of a background build outlives the tool
+                self._ahead = threading.Thread(target=self._ahead_loop, name="build-ahead", daemon=True)
+                self._ahead.start()
+
+    def _ahead_loop(self) -> None:
+        while True:
+            with self._ahead_mutex:
+                asked, self._ahead_next = self._ahead_next, None
+                if asked is None:
+                    return
+                todo, then = asked
+                todo = [k for k in todo if k.key() not in self._libs]
+                self._ahead_keys = {k.key() for k in todo}
+            entry = {"n": len(todo), "built": 0, "stopped": False}
+            if todo:
+                self._ahead_build(todo, entry)
+            if then is not None and not entry["stopped"]:
+                try:
+                    more = [k for k in dict.fromkeys(then()) if k.key() not in self._libs]
+                except Exception as e:  # noqa: BLE001 - an optimisation: the foreground decides as always
+                    more, entry["then_error"] = [], f"{type(e).__name__}: {e}"[:300]
+                with self._ahead_mutex:
+                    if more and self._ahead_next is None:  # a newer request wins
+                        self._ahead_next = (more, None)
+            self.ahead_log.append(entry)
+
+    def _ahead_build(self, todo: list[Knobs], entry: dict) -> None:
+        specs = {k.key(): self.spec(k) for k in todo}
+        t0 = time.perf_counter()
+        try:
+            res = build(list(specs.values()), self.cache_dir / "build", jobs=max(1, (os.cpu_count() or 2) - 2),
+                        nice=10, started=self._ahead_started)
+            for kk, spec in specs.items():
+                r = res[spec.key()]
+                if r.ok:
+                    self._libs.setdefault(kk, r.model_copy(update={"ahead": True}))
+                    entry["built"] += 1
+        except Exception as e:  # noqa: BLE001 - an optimisation: the foreground builds what this did not
+            entry["error"] = f"{type(e).__name__}: {e}"[:300]
+        finally:
+            with self._ahead_mutex:
+                entry["stopped"] = self._ahead_proc == "stopped"
+                self._ahead_proc, self._ahead_keys = None, set()
+            entry["seconds"] = round(time.perf_counter() - t0, 3)
+
+    def _ahead_started(self, proc) -> None:
+        with self._ahead_mutex:
+            self._ahead_proc = proc
+
+    def _make_room(self, keys: set[str]) -> None:
+        """Before a build in the foreground: a background build of none of `keys` is stopped (it would hold the
+        cache's lock for knobs nobody waits for); one that shares a key with them is waited for through the lock."""
+        with self._ahead_mutex:
+            proc = self._ahead_proc
+            if proc is None or proc == "stopped" or self._ahead_keys & keys:
+                return
+            self._ahead_proc, self._ahead_next = "stopped", None  # what it would build next is as stale
+        stop_build(proc, reap=False)  # its own thread reaps it, then releases the cache's lock
 
     def adopt(self, knobs: Knobs, built: BuildResult) -> None:
         """A library built elsewhere (the client of a Dask cluster) and placed here: used, not rebuilt."""
@@ -109,6 +200,7 @@ class Lab:
         validated into its type first."""
         spec = Job(steps=steps)
         t0 = time.perf_counter()
+        building = self._ahead_proc is not None  # a background build shares the CPU with this job (recorded)
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(spec.model_dump_json())
@@ -122,7 +214,9 @@ class Lab:
             status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
         return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:],
-                         seconds=round(time.perf_counter() - t0, 3))
+                         seconds=round(time.perf_counter() - t0, 3),
+                         clock={**(data.get("clock") or {}), "build_ahead_at_start": building,
+                                "build_ahead_at_end": self._ahead_proc is not None})
 
     def _start_spare(self):
         p = start_spare([sys.executable, "-m", "experiments.worker", "--spare"])
@@ -130,9 +224,14 @@ class Lab:
         return p
 
     def close(self) -> None:
-        """The spare waiting for a next job, stopped."""
+        """The spare waiting for a next job, and a background build, stopped."""
         stop_spare(self._spare)
         self._spare = None
+        with self._ahead_mutex:
+            self._ahead_next = None
+            proc, self._ahead_proc = self._ahead_proc, ("stopped" if self._ahead_proc is not None else None)
+        if proc is not None and proc != "stopped":
+            stop_build(proc, reap=False)
 
     def _timeout(self, n_paired: int = 1) -> float:
         return 120 + n_paired * (self.budget_s * 3 + 30)
@@ -163,7 +262,8 @@ class Lab:
             PairedStep(tag="paired", stop_if_failed=True, base=Arm(lib=lib_a), cand=Arm(lib=lib_b), shape=self.shape,
                        budget_s=self.budget_s, l2=self.l2, recheck=True,
                        # a strictly simpler change is kept at any margin >= 1: its null ends at 1
-                       settle=(t_noise, 1.0 if simpler else t_keep) if self.settle else None),
+                       settle=(t_noise, 1.0 if simpler else t_keep) if self.settle_rule else None,
+                       settle_rule=self.settle_rule or "non_keep"),
             # C2 before a keep, run twice: the two outputs must agree bitwise
             # (a strictly simpler change is kept at any margin >= 1, so it needs C2 from there)
             CheckStep(tag="c2", lib=lib_b, shapes=[self.shape], repeat=2, if_margin_at_least=1.0 if simpler else t_keep),
@@ -173,13 +273,16 @@ class Lab:
         if not replicate or first.outcome is not Outcome.KEPT or first.detail.startswith("simplification"):
             return first
         # the keep protocol's replicate: a second paired run in a fresh process must clear t_keep too
-        confirm = self.replicate_libraries(base, cand)
+        confirm = self.replicate_libraries(base, cand, t_keep=t_keep if self.settle_rule == "any" else None)
         return decide(job, cand, t_keep=t_keep, t_noise=t_noise, ceiling=ceiling, confirm_job=confirm, simpler=simpler)
 
-    def replicate_libraries(self, base: BuildResult, cand: BuildResult) -> JobResult:
-        """The keep protocol's replicate: the pair again, in a fresh process."""
+    def replicate_libraries(self, base: BuildResult, cand: BuildResult, t_keep: float | None = None) -> JobResult:
+        """The keep protocol's replicate: the pair again, in a fresh process; `t_keep` given, it stops once its
+        median's interval lies wholly on one side of t_keep (settle rule "replicate")."""
         return self.run_job([PairedStep(tag="paired", base=Arm(lib=base.library), cand=Arm(lib=cand.library),
-                                        shape=self.shape, budget_s=self.budget_s, l2=self.l2)], self._timeout())
+                                        shape=self.shape, budget_s=self.budget_s, l2=self.l2,
+                                        settle=(0.0, t_keep) if t_keep is not None else None,
+                                        settle_rule="replicate")], self._timeout())
 
     def replicate(self, base: Knobs, cand: Knobs) -> JobResult:
         """The replicate of a keep measured elsewhere (another GPU of a cluster), on this device."""
@@ -222,7 +325,8 @@ class Lab:
             job = self.paired({"knobs": knobs}, {"knobs": knobs})
             if job.status != "ok":
                 raise RuntimeError(f"A/A null failed ({job.status}): {job.stderr[-800:]}")
-            out.append(job.value("paired"))
+            # where its seconds went (the child's clock), beside the pair: the null's cost is part of a run's
+            out.append({**job.value("paired"), "job_s": job.seconds, "clock": job.clock})
         return out
 
 

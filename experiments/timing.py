@@ -86,18 +86,38 @@ def median_interval(ratios: list[float], alpha: float = SETTLE_ALPHA) -> tuple[f
     return s[k - 1], s[n - k]
 
 
-def settle_reason(ratios: list[float], t_noise: float, t_keep: float, alpha: float = SETTLE_ALPHA) -> str | None:
-    """Whether the outcome of a measurement is already settled as a non-keep: the median's interval lies wholly below
-    1 - t_noise (SLOWER), or wholly between 1 - t_noise and t_keep (NULL). A measurement that may end as a keep, or
-    whose interval straddles a threshold, is never settled: it takes its whole budget."""
+def settle_reason(ratios: list[float], t_noise: float, t_keep: float, alpha: float = SETTLE_ALPHA,
+                  rule: str = "non_keep") -> str | None:
+    """Whether the outcome of a measurement is already settled, from the median's distribution-free interval.
+
+    rule "non_keep" (a candidate's first pair, the first rule): settled SLOWER when the interval lies wholly below
+    1 - t_noise, NULL when wholly between 1 - t_noise and t_keep; a measurement that may end as a keep, or whose
+    interval straddles a threshold, takes its whole budget.
+    rule "any": those two, and KEEP-side when the interval lies wholly above t_keep and the AB and BA halves' medians
+    are both above 1 (the keep gate's other reading of the pair; C2 and the replicate still follow).
+    rule "replicate" (a keep's second pair, judged against t_keep alone): settled once the interval lies wholly above
+    t_keep (it replicates) or wholly below it (it does not).
+    The ratios are in measured order, the first of each pair of alternations AB (experiments.timing.paired)."""
     if len(ratios) < MIN_ALTERNATIONS:
         return None
     lo, hi = median_interval(ratios, alpha)
+    where = f"after {len(ratios)} alternations: the median's {1 - alpha:.1%} interval {lo:.4f}-{hi:.4f}"
+    if rule == "replicate":
+        if lo > t_keep:
+            return f"settled REPLICATED {where} > t_keep"
+        if hi < t_keep:
+            return f"settled NOT-REPLICATED {where} < t_keep"
+        return None
     if hi < 1 - t_noise:
-        return f"settled SLOWER after {len(ratios)} alternations: the median's {1 - alpha:.1%} interval {lo:.4f}-{hi:.4f} < 1 - t_noise"
+        return f"settled SLOWER {where} < 1 - t_noise"
     if lo > 1 - t_noise and hi < t_keep:
-        return f"settled NULL after {len(ratios)} alternations: the median's {1 - alpha:.1%} interval {lo:.4f}-{hi:.4f} inside the null"
+        return f"settled NULL {where} inside the null"
+    if rule == "any" and lo > t_keep and statistics.median(ratios[0::2]) > 1 and statistics.median(ratios[1::2]) > 1:
+        return f"settled KEEP-side {where} > t_keep, both halves above 1"
     return None
+
+
+SETTLE_RULES = ("non_keep", "any", "replicate")
 
 
 def t_noise(aa_margins: list[float]) -> float:
@@ -117,10 +137,11 @@ def _wall_per_call(fn, n: int = 3) -> float:
 
 
 def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float, l2: str = "warm",
-           flush: Callable[[], None] | None = None, settle: tuple[float, float] | None = None) -> PairedResult:
+           flush: Callable[[], None] | None = None, settle: tuple[float, float] | None = None,
+           settle_rule: str = "non_keep") -> PairedResult:
     """l2="warm": inputs stay in L2 across calls; "cold": `flush` (a write larger than L2) runs
     before every timed call, outside the timed region, one call per block. `settle` (t_noise, t_keep): stop
-    before the budget once the outcome is settled as a non-keep (settle_reason)."""
+    before the budget once the outcome is settled under `settle_rule` (settle_reason)."""
     import torch
 
     def block(fn, calls):
@@ -147,7 +168,7 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
     i, why = 0, None
     while i < MAX_ALTERNATIONS and (i < MIN_ALTERNATIONS or time.perf_counter() < deadline):
         if settle is not None and i >= MIN_ALTERNATIONS and i % SETTLE_EVERY == 0:
-            why = settle_reason([(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)], *settle)
+            why = settle_reason([(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)], *settle, rule=settle_rule)
             if why:
                 break
         first = i % 2 == 0

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import traceback
+
+_STARTED = time.perf_counter()  # where this process's own clock starts (experiments.job.JobResult.clock)
 
 from experiments.job import (
     Arm,
@@ -85,7 +88,7 @@ def _paired(step: PairedStep) -> dict:
         scratch = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
         flush = scratch.zero_
     res = paired(_arm(step.base, shape, t), _arm(step.cand, shape, t), budget_s=step.budget_s, l2=step.l2, flush=flush,
-                 settle=step.settle)
+                 settle=step.settle, settle_rule=step.settle_rule)
     d = res.model_dump(mode="json")
     if step.recheck and step.cand.lib is not None:
         # the very inputs the timing used, checked again after it (not a fresh easy draw)
@@ -133,18 +136,30 @@ def _skip(step, results: list[StepRecord]) -> str | None:
     return None
 
 
-def main(job_path: str, result_path: str) -> int:
+def main(job_path: str, result_path: str, clock: dict | None = None) -> int:
+    """`clock`: what the process spent before the job (a spare's imports and its wait); the job's own seconds are
+    added to it (its CUDA context, each step) and written with the steps."""
+    clock = dict(clock or {})
+    t = time.perf_counter()
     import torch
 
+    clock["torch_import_s"] = round(time.perf_counter() - t, 3)
     torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 oracle must be fp32
     torch.backends.cudnn.allow_tf32 = False
     job = Job.model_validate_json(open(job_path).read())
     results: list[StepRecord] = []
+    t = time.perf_counter()
+    try:
+        torch.empty(1, device="cuda")  # the CUDA context, timed on its own
+        clock["cuda_context_s"] = round(time.perf_counter() - t, 3)
+    except Exception as e:  # noqa: BLE001 - no usable GPU: the first step fails and says so, as it always has
+        clock["cuda_context_error"] = f"{type(e).__name__}: {e}"[:300]
 
     def save():
         tmp = result_path + ".tmp"
+        clock["process_s"] = round(time.perf_counter() - _STARTED, 3)
         with open(tmp, "w") as f:
-            json.dump({"steps": [r.model_dump() for r in results]}, f)
+            json.dump({"steps": [r.model_dump() for r in results], "clock": clock}, f)
         os.replace(tmp, result_path)
 
     for step in job.steps:
@@ -157,9 +172,11 @@ def main(job_path: str, result_path: str) -> int:
             results.append(entry)
             save()
             continue
+        t = time.perf_counter()
         try:
             entry.result = RUN[type(step)](step)
             torch.cuda.synchronize()
+            entry.seconds = round(time.perf_counter() - t, 3)
         except Unavailable as e:  # torch found no kernel for a library arm: nothing ran, the context is fine
             entry.skipped = f"unavailable: {e}"
         except Exception as e:  # a launch refusal or a device fault; the latter poisons the context
@@ -182,11 +199,13 @@ def spare() -> int:
     import experiments.timing  # noqa: F401
     import kernel_src.binding  # noqa: F401
 
+    imported = time.perf_counter()
     line = sys.stdin.readline().strip()
     if not line:
         return 0
     job_path, result_path = line.split("\t")
-    return main(job_path, result_path)
+    return main(job_path, result_path, {"spare_imports_s": round(imported - _STARTED, 3),
+                                        "spare_waited_s": round(time.perf_counter() - imported, 3)})
 
 
 if __name__ == "__main__":

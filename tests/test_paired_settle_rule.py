@@ -1,7 +1,8 @@
-"""The sequential rule that ends a candidate's paired measurement early (experiments.timing.settle_reason): only
-once the median's distribution-free interval settles the outcome as a non-keep, replayed over every paired stream
-the committed H200 databases hold, in the order it was measured: no keep stopped, no SLOWER read as NULL or the
-other way round (results/2026-12-02_cpu_settle_replay)."""
+"""The sequential rule that ends a paired measurement early (experiments.timing.settle_reason), replayed over every
+paired stream the committed H200 databases hold, in the order it was measured. Rule "non_keep": no keep stopped, no
+SLOWER read as NULL or the other way round (results/2026-12-02_cpu_settle_replay). Rule "any" (a keep-side reading
+stops too) and "replicate" (a keep's second pair, against t_keep alone): no non-keep settled as a keep, no replicate
+decided the other way round, no A/A stream settled as a keep (results/2026-12-02_cpu_settle_keeps)."""
 import json
 import math
 import re
@@ -107,3 +108,69 @@ def test_the_timing_loop_stops_at_the_settled_point(monkeypatch):
     assert r.settled.startswith("settled NULL")
     r = paired(run(2.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01))
     assert r.settled is None and r.margin == pytest.approx(2.0)
+    r = paired(run(2.0), run(1.0), budget_s=5.0, settle=(0.01, 1.01), settle_rule="any")
+    assert r.alternations == MIN_ALTERNATIONS and r.settled.startswith("settled KEEP-side")
+
+
+def test_the_keep_side_and_replicate_rules():
+    assert settle_reason([1.05] * 10, 0.01, 1.01, rule="any").startswith("settled KEEP-side")
+    assert settle_reason([1.05] * 9, 0.01, 1.01, rule="any") is None
+    # the interval above t_keep but the BA half below 1: the keep gate would call the halves disagreeing
+    assert settle_reason([1.2, 0.99] * 10 + [1.2] * 10, 0.01, 1.01, rule="any") is None
+    assert settle_reason([0.5] * 10, 0.01, 1.01, rule="any").startswith("settled SLOWER")
+    assert settle_reason([1.05] * 10, 0.01, 1.01, rule="replicate").startswith("settled REPLICATED")
+    assert settle_reason([1.0] * 10, 0.01, 1.01, rule="replicate").startswith("settled NOT-REPLICATED")
+    assert settle_reason([1.0, 1.02] * 10, 0.01, 1.01, rule="replicate") is None  # straddles t_keep
+
+
+def _aa_streams():
+    dbs = subprocess.run(["git", "ls-files", "results/*.db", "results/**/*.db"], cwd=ROOT, capture_output=True,
+                         text=True).stdout.split()
+    for d in dbs:
+        con = sqlite3.connect(f"file:{ROOT / d}?immutable=1", uri=True)
+        try:
+            rows = con.execute("select payload from measurements where kind = 'aa' order by id").fetchall()
+        except sqlite3.Error:
+            rows = []
+        finally:
+            con.close()
+        for (payload,) in rows:
+            p = json.loads(payload)
+            if p.get("ratios"):
+                yield d, p["ratios"]
+
+
+def _first_settled(ratios, *args, rule):
+    for i in range(MIN_ALTERNATIONS, len(ratios) + 1, SETTLE_EVERY):
+        why = settle_reason(ratios[:i], *args, rule=rule)
+        if why:
+            return why, i
+    return None, len(ratios)
+
+
+def test_replayed_over_every_recorded_pair_the_keep_side_rule_keeps_only_keeps():
+    keeps = settled = n = 0
+    for d, outcome, tn, tk, ratios in _recorded_streams():
+        n += 1
+        why, _ = _first_settled(ratios, tn, tk, rule="any")
+        keeps += outcome == "KEPT"
+        if why and why.split()[1] == "KEEP-side":
+            settled += 1
+            assert outcome == "KEPT", (d, outcome, why)
+        elif why:
+            assert why.split()[1] == outcome, (d, outcome, why)
+        # the replicate rule on the same stream decides as its whole median does
+        why, _ = _first_settled(ratios, tn, tk, rule="replicate")
+        if why:
+            import statistics
+            assert (why.split()[1] == "REPLICATED") == (statistics.median(ratios) >= tk), (d, why)
+    assert n >= 500 and keeps >= 250 and settled >= 0.9 * keeps  # 279 of the 281 recorded keeps settle early
+
+
+@pytest.mark.parametrize("t_keep", [1.005, 1.01, 1.02])
+def test_no_recorded_aa_stream_settles_as_a_keep(t_keep):
+    streams = list(_aa_streams())
+    assert len(streams) >= 500  # 639 A/A pairs with their ratios
+    for d, ratios in streams:
+        why, _ = _first_settled(ratios, t_keep - 1, t_keep, rule="any")
+        assert not (why and why.split()[1] == "KEEP-side"), (d, why)

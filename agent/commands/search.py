@@ -208,7 +208,7 @@ def _search_and_print(db_path: Path, bench, replaying: bool, shape, seed: Knobs,
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
                                 command=command, say=say,
                                 bench_settings={"time_budget": o.time_budget, "profile": o.profile, "jobs": jobs,
-                                                "l2": o.l2, "settle": True, "spare": True})
+                                                "l2": o.l2, "settle": "any", "spare": True})
     except KeyboardInterrupt:
         _interrupted(db)
     except ReplayMiss as e:

@@ -95,7 +95,7 @@ def tune(
     client = _client(ctx, gpus, scheduler)
     artifacts = _artifacts_for(db_path)
     command = _command_line()
-    settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": True, "spare": True}
+    settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": "any", "spare": True}
     options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, strategy=strategy)
 
     bench_for = _bench_maker(client, settings, options, artifacts, command, budget, aa_repeats)

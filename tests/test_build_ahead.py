@@ -1,0 +1,105 @@
+"""The background build (experiments.lab.Lab.build_ahead): the next step's candidates compile at low priority while
+the GPU measures; a later build of the same knobs takes them finished, a later build of other knobs stops it first,
+and a stopped build leaves nothing that reads as a cache hit. Real nvcc and ninja, no GPU."""
+import time
+
+import pytest
+
+from experiments.build import nvcc_path
+from experiments.lab import Lab
+from experiments.problem import Shape
+from kernel_src.arch import TABLE
+from kernel_src.knobs import Knobs
+
+SHAPE = Shape(B=1, H=2, N=256, D=64)
+try:
+    nvcc_path()
+    HAVE_NVCC = True
+except Exception:  # noqa: BLE001
+    HAVE_NVCC = False
+pytestmark = pytest.mark.skipif(not HAVE_NVCC, reason="nvcc is not installed")
+
+
+def _lab(cache):
+    lab = Lab(SHAPE, TABLE["sm_80"], cache)
+    lab.cache_dir = cache  # Lab builds under <cache_dir>/build
+    return lab
+
+
+def _wait(lab, until, timeout=300):
+    t0 = time.monotonic()
+    while not until():
+        assert time.monotonic() - t0 < timeout
+        time.sleep(0.05)
+
+
+def test_a_build_ahead_is_taken_by_the_next_build(shared_cache):
+    lab = _lab(shared_cache)
+    k = Knobs()
+    lab.build_ahead([k, k])
+    _wait(lab, lambda: lab.ahead_log)
+    got = lab.build([k])[k.key()]
+    assert got.ok and got.ahead  # finished in the background: the foreground ran no ninja
+    assert lab.ahead_log[0]["built"] == 1 and not lab.ahead_log[0]["stopped"]
+    lab.build_ahead([k])  # already built: nothing starts
+    assert len(lab.ahead_log) == 1
+
+
+def test_what_then_names_is_built_after_them(shared_cache):
+    lab = _lab(shared_cache)
+    first, after = Knobs(), Knobs().replace(layout="pad")
+    lab.build_ahead([first], then=lambda: [first, after])
+    _wait(lab, lambda: len(lab.ahead_log) == 2)
+    assert lab._libs[first.key()].ahead and lab._libs[after.key()].ahead
+    assert [e["n"] for e in lab.ahead_log] == [1, 1]
+
+
+def test_a_foreground_build_of_other_knobs_stops_the_background_one(tmp_path):
+    lab = _lab(tmp_path)
+    ahead, wanted = Knobs(), Knobs().replace(layout="pad")
+    lab.build_ahead([ahead])
+    _wait(lab, lambda: lab._ahead_proc is not None)
+    got = lab.build([wanted])[wanted.key()]
+    assert got.ok and not got.ahead
+    _wait(lab, lambda: lab.ahead_log)
+    assert lab.ahead_log[0]["stopped"] and lab.ahead_log[0]["built"] == 0
+    assert ahead.key() not in lab._libs  # a stopped build is no result: it is built again where it is asked for
+    assert not list((tmp_path / "build").glob(f"{lab.spec(ahead).key()}/fa.so"))
+    lab.close()
+
+
+def test_the_search_builds_each_candidates_next_step_ahead(tmp_path):
+    """The loop asks the bench to build, before each experiment, the moves that would follow were that candidate
+    kept (its single levers, then the compounds their figures call for; the seed's before the first null): every
+    candidate a step's figures are read from was asked for ahead."""
+    from fakes import SimBench
+
+    from agent.loop import SearchOptions, run_search
+    from store import queries as q
+    from store.db import open_db
+
+    class Watching(SimBench):
+        def __init__(self):
+            super().__init__()
+            self.ahead, self.static_asked = [], []
+
+        def build_ahead(self, knobs, then=None):
+            self.ahead.append({k.key() for k in knobs})
+            if then is not None:  # the compounds their figures call for, asked after them
+                self.ahead[-1] |= {k.key() for k in then(SimBench.static(self, knobs))}
+
+        def static(self, knobs):
+            self.static_asked.append({k.key() for k in knobs})
+            return super().static(knobs)
+
+    bench = Watching()
+    seed = Knobs.parse_assignments(["compute=mma", "layout=pad", "staging=cp_async", "exp=ex2"])
+    db = open_db(tmp_path / "a.db")
+    rid = run_search(bench, db, shape=Shape(B=2, H=16, N=8192, D=128), seed=seed, artifacts=tmp_path / "art",
+                     options=SearchOptions(budget=6))
+    exps = [e for e in q.history(db, rid) if e["seq"] is not None]
+    assert len(bench.ahead) == len(exps) + 1  # the seed's, then one per experiment
+    assert any(e["outcome"] == "KEPT" for e in exps)
+    asked = set().union(*bench.ahead)
+    # every candidate the figures step built, its compounds included, was asked for ahead
+    assert bench.static_asked and all(s <= asked for s in bench.static_asked)
