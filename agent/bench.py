@@ -76,8 +76,9 @@ class GpuBench(Bench):
         follow = None
         if then is not None:  # the figures of what built (the best's among them), read in the background thread
             def follow():
-                libs = self.lab._libs
-                return then({k.key(): self._figures(k, libs[k.key()]) for k in knobs if k.key() in libs})
+                libs, light = self.lab._libs, self.lab._light
+                return then({k.key(): self._figures(k, libs.get(k.key()) or light[k.key()]) for k in knobs
+                             if k.key() in libs or k.key() in light})
         self.lab.build_ahead(knobs, then=follow)
 
     def setup(self, options: dict) -> dict:
@@ -86,10 +87,9 @@ class GpuBench(Bench):
 
     def static(self, knobs: list[Knobs]) -> dict:
         """Build all at once (one ninja call) and read each one's compiler figures on this device:
-        knob key -> profiler.static.StaticFigures, or None when it did not build."""
-        from profiler.static import figures
-
-        built = self.lab.build(knobs)
+        knob key -> profiler.static.StaticFigures, or None when it did not build. A candidate whose library is
+        not built yet is read from its figure build (the library is built when it is measured)."""
+        built = self.lab.build_figures(knobs)  # the libraries built ahead, else figure builds (Lab.figure_spec)
         return {k.key(): self._figures(k, built[k.key()]) for k in knobs}
 
     def _figures(self, k: Knobs, b: BuildResult):

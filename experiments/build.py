@@ -228,12 +228,54 @@ def stop_build(proc: subprocess.Popen, reap: bool = True) -> None:
             pass
 
     send(signal.SIGTERM)
+    for pid in process_tree(proc.pid):  # a paused build (pause_build) takes its SIGTERM once continued
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            pass
     if reap:
         try:
             proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             send(signal.SIGKILL)
             proc.communicate()
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every process under it, parents first (from /proc; [] where there is no /proc or it is gone).
+    Ninja starts each compile in a process group of its own, so its group alone does not reach them."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop(0)
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out if os.path.exists(f"/proc/{root}") else []
+
+
+def pause_build(proc: subprocess.Popen, pause: bool) -> None:
+    """A running ninja and its compilers stopped (SIGSTOP, ninja first so it starts nothing new) or continued
+    (SIGCONT): no compile shares the CPU with a timed measurement."""
+    import signal
+
+    for pid in process_tree(proc.pid):
+        try:
+            os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def build_file(source: Path, library: Path, archs: list[str], timeout: float = 1200) -> BuildResult:

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from kernel_src.arch import ArchLimits, launch_refusal
 from kernel_src.knobs import Knobs
 
-from .build import BuildResult, BuildSpec, build, stop_build
+from .build import BuildResult, BuildSpec, build, pause_build, stop_build
 from .child import run_group, start_spare, stop_spare
 from .job import (
     Arm,
@@ -69,18 +69,42 @@ class Lab:
         if self.settle_rule not in (None, "non_keep", "any"):
             raise ValueError(f"unknown settle rule {settle!r}; known: non_keep, any")
         self._libs: dict[str, BuildResult] = {}
+        self._light: dict[str, BuildResult] = {}  # figure builds (figure_spec): read for registers, never run
         # the background build (build_ahead): its thread, the keys it is building, its ninja, the set asked next
         self._ahead_mutex = threading.Lock()
         self._ahead: threading.Thread | None = None
         self._ahead_keys: set[str] = set()
         self._ahead_proc = None
         self._ahead_next: list[Knobs] | None = None
+        self._may_build = threading.Event()  # cleared while a job times something: no background build starts then
+        self._may_build.set()
         self.ahead_log: list[dict] = []  # what each background build did: {"n", "built", "seconds", "stopped"}
 
     # ---- build ---------------------------------------------------------------------------
     def spec(self, knobs: Knobs) -> BuildSpec:
         return BuildSpec(knobs=knobs, arch=self.limits.arch, dtypes=(self.shape.dtype,), dims=(self.shape.D,),
                          causals=(False, True))
+
+    def figure_spec(self, knobs: Knobs) -> BuildSpec:
+        """The build the compiler's figures are read from when the library itself is not needed yet: device code
+        only (-cubin) and only the problem's own mask mode, about half a library's compile (two instantiations and
+        the host pass); ptxas reports that kernel as it does in the library."""
+        return BuildSpec(knobs=knobs, arch=self.limits.arch, dtypes=(self.shape.dtype,), dims=(self.shape.D,),
+                         causals=(self.shape.causal,), host=False)
+
+    def build_figures(self, knobs_list: list[Knobs]) -> dict[str, BuildResult]:
+        """What each candidate's figures are read from: its library where it is built, else its figure build
+        (figure_spec), built here for those that have neither (one ninja call)."""
+        todo = [k for k in dict.fromkeys(knobs_list) if k.key() not in self._libs and k.key() not in self._light]
+        if todo:
+            self._make_room({k.key() for k in todo})
+            todo = [k for k in todo if k.key() not in self._libs and k.key() not in self._light]
+        if todo:
+            specs = {k.key(): self.figure_spec(k) for k in todo}
+            res = build(list(specs.values()), self.cache_dir / "build", jobs=self.jobs)
+            for kk, spec in specs.items():
+                self._light[kk] = res[spec.key()]
+        return {k.key(): self._libs.get(k.key()) or self._light[k.key()] for k in knobs_list}
 
     def preflight(self, knobs: Knobs) -> str | None:
         why = launch_refusal(self.limits, smem=knobs.smem_bytes(self.shape.D), threads=knobs.threads(),
@@ -122,7 +146,7 @@ class Lab:
         if not todo and then is None:
             return
         with self._ahead_mutex:
-            self._ahead_next = (todo, then)
+            self._ahead_next = (todo, then, False)
             if self._ahead is None or not self._ahead.is_alive():
                 if self._ahead is None:
                     atexit.register(self.close)  # no compiler of a background build outlives the tool
@@ -135,24 +159,26 @@ class Lab:
                 asked, self._ahead_next = self._ahead_next, None
                 if asked is None:
                     return
-                todo, then = asked
-                todo = [k for k in todo if k.key() not in self._libs]
+                todo, then, light = asked
+                todo = [k for k in todo if k.key() not in self._libs and not (light and k.key() in self._light)]
                 self._ahead_keys = {k.key() for k in todo}
-            entry = {"n": len(todo), "built": 0, "stopped": False}
+            entry = {"n": len(todo), "built": 0, "stopped": False, "light": light}
             if todo:
-                self._ahead_build(todo, entry)
+                self._ahead_build(todo, entry, light)
             if then is not None and not entry["stopped"]:
-                try:
-                    more = [k for k in dict.fromkeys(then()) if k.key() not in self._libs]
+                try:  # what their figures call for, built for its figures only (a compound is rarely measured)
+                    more = [k for k in dict.fromkeys(then()) if k.key() not in self._libs and k.key() not in self._light]
                 except Exception as e:  # noqa: BLE001 - an optimisation: the foreground decides as always
                     more, entry["then_error"] = [], f"{type(e).__name__}: {e}"[:300]
                 with self._ahead_mutex:
                     if more and self._ahead_next is None:  # a newer request wins
-                        self._ahead_next = (more, None)
+                        self._ahead_next = (more, None, True)
             self.ahead_log.append(entry)
 
-    def _ahead_build(self, todo: list[Knobs], entry: dict) -> None:
-        specs = {k.key(): self.spec(k) for k in todo}
+    def _ahead_build(self, todo: list[Knobs], entry: dict, light: bool = False) -> None:
+        specs = {k.key(): (self.figure_spec if light else self.spec)(k) for k in todo}
+        into = self._light if light else self._libs
+        self._may_build.wait()  # not while a pair is timed
         t0 = time.perf_counter()
         try:
             res = build(list(specs.values()), self.cache_dir / "build", jobs=max(1, (os.cpu_count() or 2) - 2),
@@ -160,7 +186,7 @@ class Lab:
             for kk, spec in specs.items():
                 r = res[spec.key()]
                 if r.ok:
-                    self._libs.setdefault(kk, r.model_copy(update={"ahead": True}))
+                    into.setdefault(kk, r.model_copy(update={"ahead": True}))
                     entry["built"] += 1
         except Exception as e:  # noqa: BLE001 - an optimisation: the foreground builds what this did not
             entry["error"] = f"{type(e).__name__}: {e}"[:300]
@@ -170,18 +196,33 @@ class Lab:
                 self._ahead_proc, self._ahead_keys = None, set()
             entry["seconds"] = round(time.perf_counter() - t0, 3)
 
+    def _pause_ahead(self, pause: bool):
+        """The running background build stopped or continued (its ninja returned), or None when none runs."""
+        with self._ahead_mutex:
+            proc = self._ahead_proc
+            if proc is None or proc == "stopped":
+                return None
+            pause_build(proc, pause)
+            return proc
+
     def _ahead_started(self, proc) -> None:
         with self._ahead_mutex:
             self._ahead_proc = proc
+            if not self._may_build.is_set():  # a timed job began between its wait and its start: stopped at once
+                pause_build(proc, True)
 
     def _make_room(self, keys: set[str]) -> None:
         """Before a build in the foreground: a background build of none of `keys` is stopped (it would hold the
-        cache's lock for knobs nobody waits for); one that shares a key with them is waited for through the lock."""
-        with self._ahead_mutex:
-            proc = self._ahead_proc
-            if proc is None or proc == "stopped" or self._ahead_keys & keys:
-                return
-            self._ahead_proc, self._ahead_next = "stopped", None  # what it would build next is as stale
+        cache's lock for knobs nobody waits for); one that shares a key with them is waited for."""
+        while True:
+            with self._ahead_mutex:
+                proc = self._ahead_proc
+                if proc is None or proc == "stopped":
+                    return
+                if not self._ahead_keys & keys:
+                    self._ahead_proc, self._ahead_next = "stopped", None  # what it would build next is as stale
+                    break
+            time.sleep(0.05)
         stop_build(proc, reap=False)  # its own thread reaps it, then releases the cache's lock
 
     def adopt(self, knobs: Knobs, built: BuildResult) -> None:
@@ -200,7 +241,14 @@ class Lab:
         validated into its type first."""
         spec = Job(steps=steps)
         t0 = time.perf_counter()
-        building = self._ahead_proc is not None  # a background build shares the CPU with this job (recorded)
+        # a background build shares the CPU with this job (recorded); stopped while the job times anything: a
+        # compile beside a timed pair put gaps between a fast kernel's launches (AB/BA halves 1.05/0.75 on the
+        # H200, results/2026-12-02_h200_fast_run)
+        timed = any(isinstance(s, PairedStep) for s in spec.steps)
+        if timed:
+            self._may_build.clear()
+        paused = self._pause_ahead(True) if timed else None
+        building = paused is not None or self._ahead_proc is not None
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(spec.model_dump_json())
@@ -209,8 +257,13 @@ class Lab:
                 taken = self._start_spare()
             if self.spare:  # the next job's worker starts its imports while this one runs
                 self._spare = self._start_spare()
-            rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout,
-                                   spare=taken, job_line=f"{job}\t{out}")
+            try:
+                rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout,
+                                       spare=taken, job_line=f"{job}\t{out}")
+            finally:
+                if timed:
+                    self._may_build.set()
+                    self._pause_ahead(False)  # whatever background build is there, continued
             status = "timeout" if rc is None else "ok" if rc == 0 else ("error" if rc == 3 else "crash")
             data = json.loads(out.read_text()) if out.exists() else {"steps": []}
         return JobResult(status=status, steps=data["steps"], stderr=(err or "")[-3000:],

@@ -50,8 +50,42 @@ def test_what_then_names_is_built_after_them(shared_cache):
     first, after = Knobs(), Knobs().replace(layout="pad")
     lab.build_ahead([first], then=lambda: [first, after])
     _wait(lab, lambda: len(lab.ahead_log) == 2)
-    assert lab._libs[first.key()].ahead and lab._libs[after.key()].ahead
-    assert [e["n"] for e in lab.ahead_log] == [1, 1]
+    assert lab._libs[first.key()].ahead  # a library
+    assert lab._light[after.key()].ahead and after.key() not in lab._libs  # what `then` names: a figure build
+    assert [(e["n"], e["light"]) for e in lab.ahead_log] == [(1, False), (1, True)]
+
+
+def test_a_figure_build_reads_as_the_library_does(shared_cache):
+    """The figures of a candidate not yet built as a library come from its figure build (device code, the
+    problem's mask mode only): the same registers, spills and occupancy as its library's."""
+    from profiler.static import figures
+
+    lab = _lab(shared_cache)
+    k = Knobs.parse_assignments(["compute=mma", "layout=swizzle", "staging=cp_async"])
+    light = lab.build_figures([k])[k.key()]
+    assert light.ok and light.library.endswith("fa.cubin") and k.key() not in lab._libs
+    full = lab.build([k])[k.key()]
+    read = lambda b: figures(b.log, k, TABLE["sm_80"], SHAPE.D, SHAPE.causal)
+    assert read(light) == read(full) and read(full).registers > 0
+    assert lab.build_figures([k])[k.key()] is full  # once the library exists, it is what is read
+
+
+def test_a_paused_build_is_stopped_until_continued(tmp_path):
+    import os
+
+    from experiments.build import pause_build, process_tree
+
+    lab = _lab(tmp_path)
+    lab.build_ahead([Knobs.parse_assignments(["compute=mma", "layout=pad"])])
+    _wait(lab, lambda: lab._ahead_proc is not None and len(process_tree(lab._ahead_proc.pid)) > 2)
+    proc = lab._ahead_proc
+    pause_build(proc, True)
+    state = lambda pid: open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    tree = process_tree(proc.pid)
+    assert tree[0] == proc.pid and all(state(p) == "T" for p in tree if os.path.exists(f"/proc/{p}"))
+    pause_build(proc, False)
+    assert all(state(p) != "T" for p in process_tree(proc.pid))
+    lab.close()
 
 
 def test_a_foreground_build_of_other_knobs_stops_the_background_one(tmp_path):
