@@ -59,9 +59,13 @@ class Lab:
                  jobs: int | None = None, l2: str = "warm", settle: bool | str = False, spare: bool = False):
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
-        # a worker started ahead of each job (experiments.child.start_spare): the next child has its imports done
+        # workers started ahead of the jobs (experiments.child.start_spare), so the next child has its imports done:
+        # two of them: on the H200 torch's import (2.8-4.5 s) outlasts an A/A job (2.4-3.3 s once its child was
+        # ready), so one spare started at a job's start was often not ready for the next (results/2026-12-02_h200_fast_run;
+        # the effect of the second is not yet measured)
         self.spare = spare
-        self._spare = None
+        self.spare_depth = 2
+        self._spares: list = []
         # the sequential rule (experiments.timing.settle_reason): False: every pair takes its budget; True or "non_keep": a
         # candidate's first pair stops once settled as a non-keep; "any": once settled either way, and a keep's
         # replicate once settled against t_keep
@@ -252,11 +256,17 @@ class Lab:
         with tempfile.TemporaryDirectory(prefix="fa5090-job-") as tmp:
             job, out = Path(tmp) / "job.json", Path(tmp) / "result.json"
             job.write_text(spec.model_dump_json())
-            taken, self._spare = self._spare, None
+            taken = None
+            while self._spares and taken is None:  # the oldest live spare; one that died is reaped
+                p = self._spares.pop(0)
+                if p.poll() is None:
+                    taken = p
+                else:
+                    stop_spare(p)
             if self.spare and taken is None:  # the first job of this Lab: nothing was started ahead of it
                 taken = self._start_spare()
-            if self.spare:  # the next job's worker starts its imports while this one runs
-                self._spare = self._start_spare()
+            while self.spare and len(self._spares) < self.spare_depth:  # the next jobs' workers import meanwhile
+                self._spares.append(self._start_spare())
             try:
                 rc, _, err = run_group([sys.executable, "-m", "experiments.worker", str(job), str(out)], timeout,
                                        spare=taken, job_line=f"{job}\t{out}")
@@ -277,9 +287,10 @@ class Lab:
         return p
 
     def close(self) -> None:
-        """The spare waiting for a next job, and a background build, stopped."""
-        stop_spare(self._spare)
-        self._spare = None
+        """The spares waiting for a next job, and a background build, stopped."""
+        for p in self._spares:
+            stop_spare(p)
+        self._spares = []
         with self._ahead_mutex:
             self._ahead_next = None
             proc, self._ahead_proc = self._ahead_proc, ("stopped" if self._ahead_proc is not None else None)

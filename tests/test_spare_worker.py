@@ -32,20 +32,23 @@ def test_a_spare_answers_as_a_fresh_child_the_next_one_waits_and_a_dead_one_is_r
     lab = Lab(SHAPE, TABLE["sm_90"], tmp_path / "b", spare=True)
     try:
         first = lab.run_job(_job(tmp_path), 120)
-        waiting = lab._spare
-        assert waiting is not None and waiting.poll() is None  # started while the first job ran
+        assert len(lab._spares) == lab.spare_depth == 2  # started while the first job ran
+        waiting, after = lab._spares
+        assert waiting.poll() is None and after.poll() is None
         second = lab.run_job(_job(tmp_path), 120)
-        assert waiting.poll() is not None and waiting.returncode == 3  # it ran the second job
-        os.killpg(lab._spare.pid, signal.SIGKILL)  # the machine took the next one: its job must not be lost
+        assert waiting.poll() is not None and waiting.returncode == 3  # the oldest ran the second job
+        assert lab._spares[0] is after and len(lab._spares) == 2  # the next in line, and one more behind it
+        os.killpg(after.pid, signal.SIGKILL)  # the machine took the next one: its job must not be lost
         time.sleep(0.2)
         third = lab.run_job(_job(tmp_path), 120)
+        assert after.poll() is not None and len(lab._spares) == 2
         for got in (first, second, third):  # the worker's own refusal of a library that is not there
             assert (got.status, got.steps[0].tag) == ("error", "check")
             assert got.steps[0].error.startswith("OSError") and "no_such_library" in got.steps[0].error
     finally:
-        last = lab._spare
+        last = list(lab._spares)
         lab.close()
-    assert last is not None and _gone(last.pid)
+    assert len(last) == 2 and all(_gone(p.pid) for p in last)
 
 
 def test_a_spare_given_no_job_ends_without_touching_anything():
