@@ -271,11 +271,16 @@ def pause_build(proc: subprocess.Popen, pause: bool) -> None:
     (SIGCONT): no compile shares the CPU with a timed measurement."""
     import signal
 
-    for pid in process_tree(proc.pid):
-        try:
-            os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
-        except (ProcessLookupError, PermissionError):
-            pass
+    done: set[int] = set()
+    for _ in range(2 if pause else 1):  # again: a compile started between the tree's reading and ninja's stop
+        for pid in process_tree(proc.pid):
+            if pid in done:
+                continue
+            done.add(pid)
+            try:
+                os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def build_file(source: Path, library: Path, archs: list[str], timeout: float = 1200) -> BuildResult:

@@ -80,11 +80,21 @@ def test_a_paused_build_is_stopped_until_continued(tmp_path):
     _wait(lab, lambda: lab._ahead_proc is not None and len(process_tree(lab._ahead_proc.pid)) > 2)
     proc = lab._ahead_proc
     pause_build(proc, True)
-    state = lambda pid: open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-    tree = process_tree(proc.pid)
-    assert tree[0] == proc.pid and all(state(p) == "T" for p in tree if os.path.exists(f"/proc/{p}"))
+    def states():
+        out = []
+        for pid in process_tree(proc.pid):
+            try:
+                out.append(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0])
+            except OSError:  # gone meanwhile
+                pass
+        return out
+
+    # a signal takes effect when its process next runs: each stopped, or a compiler's finished child its stopped
+    # parent has not reaped yet (a zombie uses no CPU)
+    _wait(lab, lambda: all(st in ("T", "t", "Z") for st in states()), timeout=5)
+    assert process_tree(proc.pid)[0] == proc.pid
     pause_build(proc, False)
-    assert all(state(p) != "T" for p in process_tree(proc.pid))
+    _wait(lab, lambda: all(st not in ("T", "t") for st in states()), timeout=5)
     lab.close()
 
 
