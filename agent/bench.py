@@ -72,6 +72,10 @@ class GpuBench(Bench):
         """Build every candidate of the next step at once (ninja -j); evaluate then hits the cache."""
         self.lab.build(knobs)
 
+    def close(self) -> None:
+        if self._lab is not None:
+            self._lab.close()
+
     def build_ahead(self, knobs: list[Knobs], then=None) -> None:
         follow = None
         if then is not None:  # the figures of what built (the best's among them), read in the background thread
@@ -189,6 +193,9 @@ class Recorder(Bench):
 
     def build_ahead(self, knobs, then=None):  # as prefetch, in the background
         self.bench.build_ahead(knobs, then=then)
+
+    def close(self):
+        self.bench.close()
 
     def fan_out(self) -> FanOut | None:
         return self.bench.fan_out()

@@ -100,6 +100,11 @@ class Bench(Protocol):
         """The card's measured rates for the dtype (`calibrate`)."""
         raise NotImplementedError(f"{type(self).__name__} measures no ceilings")
 
+    def close(self) -> None:
+        """What the bench keeps running between measurements (spare children, a background build), stopped; the
+        default: nothing to stop."""
+        return None
+
     def fan_out(self) -> FanOut | None:
         """The bench itself when it measures several evaluations at once; None (the default): one at a time."""
         return None

@@ -262,12 +262,18 @@ def tune(planned: list[Planned], db, *, bench_for: BenchFor, options: SearchOpti
         elif state == "resume":
             n = len(run.get("resumes") or []) + 1
             bench = bench_for(p.shape, (run.get("options") or {}).get("bench") or bench_settings, run["id"], n)
-            rid = resume_search(bench, db, run["id"], artifacts=artifacts, say=say)
+            try:
+                rid = resume_search(bench, db, run["id"], artifacts=artifacts, say=say)
+            finally:
+                bench.close()  # its spare children and background build end with its search
         else:
             next_id = db.execute("select coalesce(max(id), 0) + 1 from runs").fetchone()[0]
             bench = bench_for(p.shape, bench_settings, next_id, 0)
-            rid = run_search(bench, db, shape=p.shape, seed=seed, artifacts=artifacts, options=options, command=command,
-                             say=say, bench_settings=bench_settings, one_problem=False)
+            try:
+                rid = run_search(bench, db, shape=p.shape, seed=seed, artifacts=artifacts, options=options,
+                                 command=command, say=say, bench_settings=bench_settings, one_problem=False)
+            finally:
+                bench.close()
         done = q.get_run(db, rid)
         kept = [e for e in q.history(db, rid) if e["outcome"] == "KEPT" and e.get("knobs")]
         out.append(Done(planned=p, run_id=rid, action=action, status=done["status"],
