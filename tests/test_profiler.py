@@ -40,6 +40,26 @@ def test_every_gh100_counter_exists_in_the_chips_own_list():
         assert base in listed, name
 
 
+def test_every_counter_the_anatomy_script_asks_for_exists_on_gh100():
+    """scripts/device_anatomy.py's EXTRA list (the xu, FMA and ALU pipes beside the tensor pipe among them) names
+    counters gh100 has: read from the script's source, not imported (it needs a GPU's torch)."""
+    import ast
+
+    path = _gh100_list()
+    if path is None:
+        pytest.skip("shared/device/h200/ncu_metrics_gh100.txt not in this checkout")
+    listed = {line.split()[0] for line in path.read_text().splitlines() if line.strip()}
+    tree = ast.parse((ROOT / "scripts" / "device_anatomy.py").read_text())
+    extra = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                 and any(getattr(t, "id", None) == "EXTRA" for t in n.targets))
+    assert "sm__inst_executed_pipe_xu.sum" in extra
+    for name in extra:
+        base = name.split(".")[0]
+        if base.startswith("launch__"):  # launch statistics are not counters: --query-metrics omits them
+            continue
+        assert base in listed, name
+
+
 def test_metrics_model_has_a_field_per_logical_metric():
     from profiler.metrics import _ONLY
 
