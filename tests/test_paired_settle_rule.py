@@ -38,28 +38,37 @@ def test_only_a_settled_non_keep_stops():
     assert settle_reason([0.985, 0.995] * 20, 0.01, 1.01) is None  # straddles 1 - t_noise
 
 
-def _recorded_streams():
+def _committed_rows(sql: str):
+    """(database, row) for `sql` over every committed H200 database, opened immutable (one without the tables
+    asked for yields nothing)."""
     dbs = subprocess.run(["git", "ls-files", "results/*.db", "results/**/*.db"], cwd=ROOT, capture_output=True,
                          text=True).stdout.split()
     for d in dbs:
         con = sqlite3.connect(f"file:{ROOT / d}?immutable=1", uri=True)
         try:
-            rows = con.execute("select e.outcome, e.detail, m.payload from experiments e join measurements m on "
-                               "m.experiment_id = e.id where m.kind = 'paired' and e.kind in ('lever', 'compound', "
-                               "'rescreen', 'sampled') order by m.id").fetchall()
+            rows = con.execute(sql).fetchall()
+        except sqlite3.Error:
+            rows = []
         finally:
             con.close()
-        for outcome, detail, payload in rows:
-            p = json.loads(payload)
-            tn = tk = None
-            if m := re.search(r"<= 1 - t_noise \(([0-9.]+)\)", detail or ""):
-                tn = 1 - float(m[1])
-            if m := re.search(r"within the A/A null \(t_noise ([0-9.]+)%\)", detail or ""):
-                tn = float(m[1]) / 100
-            if m := re.search(r"t_keep ([0-9.]+)", detail or ""):
-                tk = float(m[1])
-            if p.get("ratios") and (tn is not None or tk is not None):
-                yield d, outcome, tn if tn is not None else tk - 1, tk if tk is not None else 1 + tn, p["ratios"]
+        for row in rows:
+            yield d, row
+
+
+def _recorded_streams():
+    for d, (outcome, detail, payload) in _committed_rows(
+            "select e.outcome, e.detail, m.payload from experiments e join measurements m on m.experiment_id = e.id "
+            "where m.kind = 'paired' and e.kind in ('lever', 'compound', 'rescreen', 'sampled') order by m.id"):
+        p = json.loads(payload)
+        tn = tk = None
+        if m := re.search(r"<= 1 - t_noise \(([0-9.]+)\)", detail or ""):
+            tn = 1 - float(m[1])
+        if m := re.search(r"within the A/A null \(t_noise ([0-9.]+)%\)", detail or ""):
+            tn = float(m[1]) / 100
+        if m := re.search(r"t_keep ([0-9.]+)", detail or ""):
+            tk = float(m[1])
+        if p.get("ratios") and (tn is not None or tk is not None):
+            yield d, outcome, tn if tn is not None else tk - 1, tk if tk is not None else 1 + tn, p["ratios"]
 
 
 def test_replayed_over_every_recorded_pair_the_rule_changes_no_outcome():
@@ -124,20 +133,10 @@ def test_the_keep_side_and_replicate_rules():
 
 
 def _aa_streams():
-    dbs = subprocess.run(["git", "ls-files", "results/*.db", "results/**/*.db"], cwd=ROOT, capture_output=True,
-                         text=True).stdout.split()
-    for d in dbs:
-        con = sqlite3.connect(f"file:{ROOT / d}?immutable=1", uri=True)
-        try:
-            rows = con.execute("select payload from measurements where kind = 'aa' order by id").fetchall()
-        except sqlite3.Error:
-            rows = []
-        finally:
-            con.close()
-        for (payload,) in rows:
-            p = json.loads(payload)
-            if p.get("ratios"):
-                yield d, p["ratios"]
+    for d, (payload,) in _committed_rows("select payload from measurements where kind = 'aa' order by id"):
+        p = json.loads(payload)
+        if p.get("ratios"):
+            yield d, p["ratios"]
 
 
 def _first_settled(ratios, *args, rule):
