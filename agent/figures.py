@@ -9,6 +9,8 @@ from . import events as ev
 from .state import Run
 from .strategies.base import State
 
+AHEAD_DRAWS = 2  # a sampler's next draws built in the background (a draw builds in one nvcc call: a core each)
+
 
 def with_figures(run: Run, state: State, figures: dict) -> State:
     """The compiler's figures of the best and of every move the strategy may propose (two passes:
@@ -24,11 +26,18 @@ def with_figures(run: Run, state: State, figures: dict) -> State:
     return state
 
 
-def build_ahead(run: Run, state: State, best: Knobs) -> None:
+def build_ahead(run: Run, state: State, best: Knobs, proposals: list | None = None) -> None:
     """The candidates the strategy would build first were `best` the best (its single levers; compounds wait for
     their parts' figures), compiled in the background while the GPU measures, so after a keep the next step reads
-    finished builds. What is never asked for costs CPU time, not wall time; nothing is recorded."""
-    if not run.strategy.reads_figures or run.o.screen:
+    finished builds. A strategy that draws configurations (random search) builds instead the draws it will make
+    after `proposals[0]` if that is not kept (`measure_ahead`; none where it cannot know them, as TPE). What is
+    never asked for costs CPU time, not wall time; nothing is recorded."""
+    if run.o.screen:
+        return
+    if run.strategy.draws:
+        later = run.strategy.measure_ahead(state, proposals, 1 + AHEAD_DRAWS)[1:] if proposals else []
+        if later:
+            run.bench.build_ahead([p.move.knobs for p in later])
         return
     ahead = state.model_copy(update={"best": best, "static": {}, "best_static": None})
 

@@ -193,7 +193,7 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
     static = ({"candidate": fig.model_dump() if fig else None,
                "best": figures[best.key()].model_dump() if figures.get(best.key()) else None}
               if run.strategy.reads_figures else None)
-    build_ahead(run, state, prop.move.knobs)
+    build_ahead(run, state, prop.move.knobs, proposals)
     t = run_trial(run.bench, run.db, run.run_id, p.done, run.o.budget, prop, best, run.gate(p.noise), run.say,
                   prior=evidence.get(prop.move.name), static=static)
     pr = t.paired

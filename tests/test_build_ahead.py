@@ -147,3 +147,31 @@ def test_the_search_builds_each_candidates_next_step_ahead(tmp_path):
     asked = set().union(*bench.ahead)
     # every candidate the figures step built, its compounds included, was asked for ahead
     assert bench.static_asked and all(s <= asked for s in bench.static_asked)
+
+
+def test_random_search_builds_its_next_draws_ahead(tmp_path):
+    """A sampler reads no figures: while a draw is measured, the draws it will make next (if this one is not kept)
+    are asked for ahead, and they are the ones it then draws."""
+    from fakes import SimBench
+
+    from agent.loop import SearchOptions, run_search
+    from store import queries as q
+    from store.db import open_db
+
+    class Watching(SimBench):
+        def __init__(self):
+            super().__init__()
+            self.ahead = []
+
+        def build_ahead(self, knobs, then=None):
+            self.ahead.append([k.key() for k in knobs])
+
+    bench = Watching()
+    db = open_db(tmp_path / "r.db")
+    rid = run_search(bench, db, shape=Shape(B=2, H=16, N=2048, D=128), seed=Knobs(), artifacts=tmp_path / "art",
+                     options=SearchOptions(budget=8, strategy="random", rng_seed=3))
+    drawn = [e["knob_key"] for e in q.history(db, rid) if e["seq"] is not None]
+    asked = [a for a in bench.ahead if a]
+    assert len(asked) == len(drawn)  # one request per experiment (the last one's draws are never made)
+    hits = sum(drawn[i + 1] == a[0] for i, a in enumerate(asked[:-1]))
+    assert hits >= len(drawn) - 1 - sum(e["outcome"] == "KEPT" for e in q.history(db, rid) if e["seq"] is not None)
