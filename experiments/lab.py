@@ -60,9 +60,9 @@ class Lab:
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
         # workers started ahead of the jobs (experiments.child.start_spare), so the next child has its imports done:
-        # two of them: on the H200 torch's import (2.8-4.5 s) outlasts an A/A job (2.4-3.3 s once its child was
-        # ready), so one spare started at a job's start was often not ready for the next (results/2026-12-02_h200_fast_run;
-        # the effect of the second is not yet measured)
+        # two of them: on the H200 torch's import (2.7-5.4 s in a spare) outlasts a settled job (from 2.4 s), so one
+        # spare started at a job's start was often not ready for the next (results/2026-12-02_h200_fast_run; the
+        # effect of the second is not yet measured)
         self.spare = spare
         self.spare_depth = 2
         self._spares: list = []

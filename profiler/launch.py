@@ -5,7 +5,8 @@ skip the first launch (module load, attribute setting) and profile the next one.
 
 The inputs are N(0,1) from a fixed seed, made with torch. With FA5090_PROFILE_INPUTS=driver they are made with
 numpy and copied through the CUDA driver API (libcuda, by ctypes) instead: the program then never imports torch,
-whose import took 2.8-4.5 s of each 6-8 s profile on the H200 (results/2026-12-02_h200_fast_run). Where that path
+whose import took 2.7-5.4 s in a child on the H200, where a profile took 5.8-10.8 s
+(results/2026-12-02_h200_fast_run). Where that path
 cannot run (no libcuda, no numpy) it falls back to torch. Not yet the default: its profiles are to be compared
 with torch's on the GPU first.
 """
@@ -101,8 +102,11 @@ def main(lib_path: str, shape_json: str, launches: int = 2) -> int:
     from kernel_src.binding import KernelLib
 
     sd = json.loads(shape_json)
-    made = None
-    if os.environ.get("FA5090_PROFILE_INPUTS") == "driver":
+    made, how = None, os.environ.get("FA5090_PROFILE_INPUTS", "torch")
+    if how not in ("torch", "driver"):
+        print(f"profiler.launch: FA5090_PROFILE_INPUTS={how!r} is not 'torch' or 'driver'; inputs made with torch",
+              file=sys.stderr)
+    if how == "driver":
         try:
             made = driver_inputs(sd)
         except NoDriverPath as e:

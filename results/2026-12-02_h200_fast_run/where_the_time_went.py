@@ -66,6 +66,18 @@ def main(out: Path) -> None:
         print(f"  inside the experiments: first children {jobs:.0f} s (C1 median {statistics.median(c1):.2f} s), "
               f"replicates {reps:.0f} s, ncu profiles {prof:.0f} s")
         print(f"  A/A nulls: {len(nulls)}, their children {null_s:.0f} s; t_noise of each (%): {tn}")
+        clocks = [(m["job_s"], m.get("job_clock") or {}, m.get("replicate_s"), m.get("replicate_clock") or {})
+                  for e in counted for m in meas(e["id"], "timing") if m.get("job_s")]
+        spare = [c.get("spare_imports_s") for _, jc, _, rc in clocks for c in (jc, rc) if c.get("spare_imports_s")]
+        spare += [(a.get("clock") or {}).get("spare_imports_s") for e in nulls for a in meas(e["id"], "aa")
+                  if (a.get("clock") or {}).get("spare_imports_s")]
+        ctx = [c["cuda_context_s"] for _, jc, _, rc in clocks for c in (jc, rc) if c.get("cuda_context_s")]
+        pairs = [jc["paired_s"] for _, jc, _, _ in clocks if jc.get("paired_s")]
+        rng = lambda xs: f"{min(xs):.2f}-{max(xs):.2f} s" if xs else "none"
+        print(f"  a candidate's child {rng([j for j, *_ in clocks])}; its first pair {rng(pairs)}; "
+              f"a replicate {rng([r for _, _, r, _ in clocks if r])}; a CUDA context {rng(ctx)}; "
+              f"a spare's imports (torch first) {rng(spare)}; a keep's ncu profile "
+              f"{rng([m['profile_s'] for e in counted for m in meas(e['id'], 'timing') if m.get('profile_s')])}")
         print(f"  between experiments (figures, nulls, re-anchors): {gaps:.0f} s, of which {len(between)} nulls/re-anchors")
         for e in exps:
             if e["kind"] == "comparator":
