@@ -229,3 +229,20 @@ def test_without_a_gpu_the_campaign_refuses_before_it_creates_a_database(tmp_pat
     res = runner.invoke(app(), ["tune", "--config", _config(tmp_path), "--seqlen", "512", "--db", str(tmp_path / "x.db")])
     assert res.exit_code == 1 and "error:" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "x.db").exists() and not (tmp_path / "x_artifacts").exists()
+
+
+def test_every_search_starts_from_the_seed_knobs_and_a_bad_one_is_refused_before_anything_is_created(tmp_path, sim):
+    from kernel_src.knobs import Knobs
+
+    res = _tune(tmp_path, "--seed-knob", "compute=mma", "--seed-knob", "layout=swizzle")
+    assert res.exit_code == 0, res.output
+    seed = Knobs.parse_assignments(["compute=mma", "layout=swizzle"])
+    runs = q.runs(open_db(tmp_path / "llama.db", read_only=True))
+    assert len(runs) == 3 and all(Knobs.parse(r["seed_knobs"]) == seed for r in runs)
+    header = json.loads((tmp_path / "llama_artifacts" / "run-1" / "recording.jsonl").read_text().splitlines()[0])
+    assert header["result"]["params"]["seed_knob"] == ["compute=mma", "layout=swizzle"]  # a replay starts there too
+
+    bad = runner.invoke(app(), ["tune", "--config", _config(tmp_path), "--seqlen", "512", "--seed-knob", "nosuch=1",
+                                "--db", str(tmp_path / "other.db")])
+    assert bad.exit_code == 1 and "nosuch" in bad.output and "Traceback" not in bad.output, bad.output
+    assert not (tmp_path / "other.db").exists()

@@ -45,6 +45,7 @@ def tune(
     batch: list[int] = typer.Option([], "--batch", "-b", help="With --config: a batch size to serve (repeatable; default 1). A bucket is searched at the largest."),
     dtype: Optional[Dtype] = typer.Option(None, help="With --config: the dtype to serve (default: the config's torch_dtype or dtype)."),
     causal: Optional[bool] = typer.Option(None, "--causal/--no-causal", help="With --config: the mask (default: causal for a decoder; an encoder non-causal)."),
+    seed_knob: list[str] = typer.Option([], "--seed-knob", help="Start every search from the naive seed with NAME=VALUE changed (repeatable), as `run --seed-knob`: e.g. a kernel an earlier search found on this GPU, so each bucket's search spends its budget near it."),
     budget: int = typer.Option(20, min=1, help="Experiments per search, as `run --budget`."),
     strategy: Strategy = typer.Option("agent", help="As `run --strategy`."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement."),
@@ -78,6 +79,7 @@ def tune(
     --seqlen 8192 --batch 1 --batch 4 --db llama.db --export-torch llama_kernels`, then
     `pip install llama_kernels`; `tune --shapes shapes.txt --plan` prints the searches only."""
     source, planned = _planned(config, shapes, seqlen, batch, dtype, causal)
+    seed = _seed(seed_knob)
     for p in planned:  # a length no GPU holds is refused before the plan is printed
         _fits(p.shape)
     if (gpus or scheduler) and strategy not in ("random", "agent"):
@@ -98,13 +100,14 @@ def tune(
     settings = {"time_budget": time_budget, "profile": profile, "jobs": jobs, "l2": l2, "settle": "any", "spare": True}
     options = SearchOptions(budget=budget, aa_repeats=aa_repeats, plateau=plateau, strategy=strategy)
 
-    bench_for = _bench_maker(client, settings, options, artifacts, command, budget, aa_repeats)
+    bench_for = _bench_maker(client, settings, options, artifacts, command, budget, aa_repeats, seed_knob)
     db = _open(db_path, create=True)
     reporter = CampaignReporter(console if not as_json else err, len(planned), budget)
     try:
         with reporter as say:
             done = run_campaign(planned, db, bench_for=bench_for, options=options, bench_settings=settings,
-                                artifacts=artifacts, command=command, say=say, starting=reporter.starting)
+                                artifacts=artifacts, command=command, seed=seed, say=say,
+                                starting=reporter.starting)
             reporter.finished()
     except KeyboardInterrupt:
         mine = [r for r in q.runs(db) if r["status"] == "interrupted"]
@@ -143,7 +146,19 @@ def _planned(config, shapes, seqlen: list[int], batch: list[int], dtype, causal)
     return source, plan(problems)
 
 
-def _bench_maker(client, settings: dict, options, artifacts: Path, command: str, budget: int, aa_repeats: int):
+def _seed(seed_knob: list[str]):
+    """The searches' seed: the naive kernel with --seed-knob's changes, refused in one sentence when a name, value or
+    combination is not the kernel's (as `run --seed-knob`)."""
+    from kernel_src.knobs import KnobError, Knobs
+
+    try:
+        return Knobs.parse_assignments(seed_knob)
+    except KnobError as e:
+        _fail(str(e))
+
+
+def _bench_maker(client, settings: dict, options, artifacts: Path, command: str, budget: int, aa_repeats: int,
+                 seed_knob: list[str]):
     """The campaign's bench for one search: this GPU (or the cluster), recorded into the run's artifacts."""
     from agent.bench import Recorder
 
@@ -162,7 +177,7 @@ def _bench_maker(client, settings: dict, options, artifacts: Path, command: str,
         bench = Recorder(gpu, artifacts / f"run-{run_id}" / name)
         if not resume_n:  # what `run --replay` reads to replay this search as `run` would have run it
             bench.header({"command": command, "problem": shape.model_dump(), "budget": budget,
-                          "params": _run_params(shape, options, s)})
+                          "params": _run_params(shape, options, s, seed_knob)})
         return bench
     return bench_for
 
@@ -190,12 +205,12 @@ def _export_or_say_how(db_path: Path, export_torch: Path | None, build: bool, as
                                             soft_wrap=True, highlight=False, markup=False)
 
 
-def _run_params(shape, options, s: dict) -> dict:
+def _run_params(shape, options, s: dict, seed_knob: list[str]) -> dict:
     """`run`'s parameters for this search, by name (agent/commands/search.py _RUN_PARAMS)."""
     from .search import _RUN_PARAMS
 
     p = {"budget": options.budget, "batch": shape.B, "heads": shape.H, "seqlen": shape.N, "head_dim": shape.D,
-         "dtype": shape.dtype, "causal": shape.causal, "kv_heads": shape.Hkv, "seed_knob": [], "exclude_lever": [],
+         "dtype": shape.dtype, "causal": shape.causal, "kv_heads": shape.Hkv, "seed_knob": list(seed_knob), "exclude_lever": [],
          "strategy": options.strategy, "rng_seed": options.rng_seed, "aa_repeats": options.aa_repeats,
          "time_budget": s["time_budget"], "plateau": options.plateau, "profile": s["profile"],
          "calibration": options.use_calibration, "reanchor_every": options.reanchor_every, "l2": s["l2"],
