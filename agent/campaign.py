@@ -32,7 +32,7 @@ from .loop import run_search
 from .resume import RESUMABLE, resume_search
 from .state import SearchError, SearchOptions
 
-FINISHED = ("plateau", "budget", "exhausted")  # a run's statuses once it stopped by itself
+from .summary import FINISHED  # noqa: F401 - a run's statuses once it stopped by itself (used by callers)
 
 
 class ConfigError(ValueError):
@@ -247,7 +247,7 @@ def tune(planned: list[Planned], db, *, bench_for: BenchFor, options: SearchOpti
          starting: Callable[[int, Planned, str], None] = lambda i, p, action: None) -> list[Done]:
     """Every planned search in order: skipped when its run finished, resumed when it was interrupted,
     else searched as `run` searches. `starting(i, planned, action)` is told before each one."""
-    from agent.summary import best_of_run
+    from agent.summary import best_of_run, measured_best
 
     out = []
     for i, p in enumerate(planned):
@@ -275,9 +275,12 @@ def tune(planned: list[Planned], db, *, bench_for: BenchFor, options: SearchOpti
             finally:
                 bench.close()
         done = q.get_run(db, rid)
-        kept = [e for e in q.history(db, rid) if e["outcome"] == "KEPT" and e.get("knobs")]
+        best = measured_best(db, done)
         out.append(Done(planned=p, run_id=rid, action=action, status=done["status"],
-                        best=best_of_run(db, rid).label(), tflops=kept[-1]["tflops_cand"] if kept else None))
-        if not kept:
+                        best=best_of_run(db, rid).label(), tflops=best[1] if best else None))
+        if best is None:
             say(Line(text=f"[yellow]run {rid} ({p.shape.key()}) kept no kernel: export --dispatch leaves it out[/]"))
+        elif best[2].startswith("its seed"):
+            say(Line(text=f"run {rid} ({p.shape.key()}) kept nothing over its seed: export --dispatch serves the seed "
+                          "there, as measured by the run"))
     return out

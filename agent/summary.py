@@ -95,6 +95,28 @@ def best_of_run(db, run_id: int) -> Knobs:
     return Knobs.parse(kept[-1]["knobs"] if kept else run["seed_knobs"])
 
 
+FINISHED = ("plateau", "budget", "exhausted")  # a run's statuses once it stopped by itself
+
+
+def measured_best(db, run: dict) -> tuple[Knobs, float | None, str] | None:
+    """The kernel a run offers for export, its TFLOP/s and where that figure was measured: its last KEPT
+    candidate (a --screen run's keeps are single levers against one seed, so its fastest); or, for a run
+    that kept nothing, its seed when the seed was chosen (--seed-knob) and the run finished: that seed
+    passed the run's seed check, was measured against every lever, and its re-anchor is the figure.
+    None for a run that kept nothing from the naive seed (never worth serving) or did not finish."""
+    hist = q.history(db, run["id"])
+    kept = [e for e in hist if e["outcome"] == "KEPT" and e.get("knobs")]
+    if kept:
+        screen = "--screen" in (run.get("command") or "")
+        e = max(kept, key=lambda x: x["tflops_cand"] or 0.0) if screen else kept[-1]
+        return Knobs.parse(e["knobs"]), e["tflops_cand"], f"#{e['seq']}" + (", screen" if screen else "")
+    seed = Knobs.parse(run["seed_knobs"])
+    if seed == Knobs() or run.get("status") not in FINISHED:
+        return None
+    anchor = next((e for e in reversed(hist) if e["kind"] == "reanchor" and e["tflops_cand"]), None)
+    return seed, anchor["tflops_cand"] if anchor else None, "its seed, nothing kept"
+
+
 def run_label(db, run_id: int) -> str | None:
     ds = q.diagnoses(db, run_id)
     return ds[-1]["label"] if ds else None

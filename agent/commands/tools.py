@@ -349,24 +349,24 @@ def _check_writable(out: Path) -> None:
 
 
 def _measured_bests(db, name: str) -> tuple[list, list[str], set[tuple[str, str]]]:
-    """Each run's best kernel at its problem, as `export best` finds it (the last KEPT; a --screen
-    run's keeps are single levers against one seed, so its fastest); comparator rows carry no
-    kernel and never count. Returns the measurements, a note per run left out, and the GPUs."""
+    """Each run's best kernel at its problem (agent.summary.measured_best: the last KEPT, a --screen run's
+    fastest keep, or a chosen seed that nothing beat); comparator rows carry no kernel and never count.
+    Returns the measurements, a note per run left out, and the GPUs."""
+    from agent.summary import measured_best
     from kernel_src.dispatch import Measured
 
     found, notes, gpus = [], [], set()
     for run in q.runs(db):
-        kept = [e for e in q.history(db, run["id"]) if e["outcome"] == "KEPT" and e.get("knobs")]
-        if not kept:
+        best = measured_best(db, run)
+        if best is None:
             notes.append(f"{name} run {run['id']} ({run['problem_key']}): no KEPT kernel, left out")
             continue
-        screen = "--screen" in (run.get("command") or "")
-        e = max(kept, key=lambda x: x["tflops_cand"] or 0.0) if screen else kept[-1]
+        knobs, tflops, where = best
         p = run["problem"]
         gqa = f" Hkv{p['Hkv']}" if p.get("Hkv") not in (None, p["H"]) else ""
         found.append(Measured(dtype=p["dtype"], head_dim=p["D"], causal=bool(p["causal"]), n=p["N"],
-                              knobs=Knobs.parse(e["knobs"]), tflops=e["tflops_cand"],
-                              source=f"{name} run {run['id']} #{e['seq']} (B{p['B']} H{p['H']}{gqa}{', screen' if screen else ''})"))
+                              knobs=knobs, tflops=tflops,
+                              source=f"{name} run {run['id']} {where} (B{p['B']} H{p['H']}{gqa})"))
         gpus.add((run["gpu_name"], run["arch"]))
     return found, notes, gpus
 
@@ -408,7 +408,8 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
     so = out.with_suffix(".so")
     from experiments.build import FLAGS
 
-    cmd = " ".join(["nvcc", *FLAGS, *[f"-gencode=arch=compute_{a.removeprefix('sm_')},code={a}" for a in archs],
+    targets = build_targets(archs, [kn for kn, *_ in kernels])
+    cmd = " ".join(["nvcc", *FLAGS, *[f"-gencode=arch=compute_{a.removeprefix('sm_')},code={a}" for a in targets],
                     out.name, "-o", so.name])
     fallbacks = [r for r in rows if r.fallback]
     have = {r.key() for r in rows}
@@ -431,15 +432,22 @@ def _export_dispatch(db_paths: list[Path], out: Path, archs: Optional[list[str]]
     from experiments.build import BuildError, build_file
 
     try:
-        with err.status(f"nvcc: {len(kernels)} kernel(s) for {', '.join(archs)}"):
-            res = build_file(out, so, archs)
+        with err.status(f"nvcc: {len(kernels)} kernel(s) for {', '.join(targets)}"):
+            res = build_file(out, so, targets)
     except BuildError as e:
         say(f"[yellow]{e}[/]: wrote the .cu only; build: cd {out.parent} && {cmd}")
         return rows, archs, gpu, None
     if not res.ok:
         _fail(f"nvcc failed on {out} (log: {so}.log): " + (res.log.strip().splitlines() or ["no output"])[-1])
-    say(f"built {so} for {', '.join(archs)} in {res.seconds:.0f} s (log: {so.name}.log)")
+    say(f"built {so} for {', '.join(targets)} in {res.seconds:.0f} s (log: {so.name}.log)")
     return rows, archs, gpu, so
+
+
+def build_targets(archs: list[str], kernels: list[Knobs]) -> list[str]:
+    """The nvcc targets of a dispatch library for these device archs: sm_90a in place of sm_90 when a kernel
+    issues Hopper's warpgroup MMA (its instructions exist on sm_90a alone: plain sm_90 refuses them)."""
+    hopper = any(k.needs_arch() == "sm_90" for k in kernels)
+    return [f"{a}a" if hopper and a == "sm_90" else a for a in archs]
 
 def _measured_for_dispatch(db_paths: list[Path], archs: Optional[list[str]]):
     """Every database's measured bests, read-only: (bests, notes, the GPU, its arch, the archs to build for, their

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The comparator's own noise: SDPA cuDNN against itself and SDPA flash against itself, paired by the
+tool's timer exactly as a run's closing pair times our kernel against them (one warm-up pair first, then
+the measured pairs, AB/BA halves), each in several fresh processes, at each problem given.
+
+A run's final row reads ours / cuDNN from one such pair; its AB and BA halves have differed by 5-46%
+against cuDNN (results/2026-12-02_h200_fast_run). If a library against itself shows the same spread, the
+order effect is the timer's and the pair's median stands; if it does not, the spread belongs to ours
+against theirs.
+
+    python3 scripts/device_comparator_null.py --problem B2-H16-N2048-D128-float16-noncausal ... --out null.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.campaign import read_shapes  # noqa: E402
+from experiments.device import probe  # noqa: E402
+from experiments.lab import Lab  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--problem", action="append", required=True, help="a problem key, as `history` prints it")
+    ap.add_argument("--repeats", type=int, default=3, help="fresh processes per problem")
+    ap.add_argument("--budget", type=float, default=2.0, help="seconds of alternations per pair (a run's closing pair: 2)")
+    ap.add_argument("--backend", action="append", default=[], help="cudnn, flash (default: both)")
+    ap.add_argument("--out", type=Path, required=True)
+    a = ap.parse_args()
+    tmp = Path("/tmp/comparator_null_shapes.txt")
+    tmp.write_text("\n".join(a.problem) + "\n")
+    shapes = read_shapes(tmp)
+    backends = a.backend or ["cudnn", "flash"]
+    dev = probe()
+    out = {"gpu": dev.name, "arch": dev.arch, "budget_s": a.budget, "rows": []}
+    for sh in shapes:
+        lab = Lab(sh, dev.limits, Path("/tmp/facache"), budget_s=a.budget)
+        for i in range(a.repeats):
+            steps = [{"do": "paired", "tag": "warmup", "base": {"sdpa": backends[0]}, "cand": {"sdpa": backends[0]},
+                      "shape": sh.model_dump(), "budget_s": 1.0, "l2": "warm"}]
+            steps += [{"do": "paired", "tag": b, "base": {"sdpa": b}, "cand": {"sdpa": b}, "shape": sh.model_dump(),
+                       "budget_s": a.budget, "l2": "warm"} for b in backends]
+            t0 = time.time()
+            job = lab.run_job(steps, timeout=120 + 3 * len(steps) * a.budget)
+            for st in job.steps:
+                r = st.model_dump().get("result") or {}
+                if st.tag == "warmup" or not r:
+                    continue
+                row = {"problem": sh.key(), "process": i, "backend": st.tag, "wall_s": round(time.time() - t0, 1),
+                       **{k: r.get(k) for k in ("margin", "margin_ab", "margin_ba", "margin_lo", "margin_hi",
+                                                "alternations", "tflops_base", "tflops_cand")}}
+                out["rows"].append(row)
+                print(json.dumps(row), flush=True)
+            if job.status != "ok":
+                print(f"{sh.key()} process {i}: {job.status}: {job.stderr[-600:]}", flush=True)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(out, indent=1))
+    for r in out["rows"]:
+        print(f"{r['problem']} {r['backend']} vs itself, process {r['process']}: {r['margin']:.4f} "
+              f"(AB {r['margin_ab']:.4f} / BA {r['margin_ba']:.4f}, {r['alternations']} alternations)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
