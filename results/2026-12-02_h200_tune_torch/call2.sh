@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # call 2: the campaign of call 1 run again with --export-torch (every search finished: nothing searched, the package
 # written and its library built); the package pip-installed into a fresh virtual environment (with the machine's
-# torch: --system-site-packages) with transformers from the carried wheels; the real client's check there
+# torch: --system-site-packages) with transformers from the carried wheels (.whl/hf: transformers 5.24.0 with every
+# model but llama and auto removed, to fit the call's 64 MiB, and the packages it imports; see the README); the real client's check there
 # (scripts/device_model_check.py); then the comparator's own A/A null (scripts/device_comparator_null.py)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl; export PYTHONPATH=/tmp/site:$PWD
 echo "$SOURCE" > $OUT/source.txt
@@ -19,7 +20,7 @@ cp /tmp/pkg/fa5090_kernels/table.json $OUT/table.json
 { set -x; python3 -m venv --system-site-packages /tmp/venv && V=/tmp/venv/bin/python || V=
   if [ -n "$V" ]; then
     env -u PYTHONPATH $V -m pip install -q --no-index --no-build-isolation /tmp/pkg
-    env -u PYTHONPATH $V -m pip install -q --no-index --find-links $REPO/.whl --find-links $REPO/.whl/hf transformers pydantic
+    env -u PYTHONPATH $V -m pip install -q --no-index --no-deps $REPO/.whl/*.whl $REPO/.whl/hf/*.whl
     env -u PYTHONPATH $V -m pip list 2>/dev/null | grep -i -E "fa5090|transformers|torch|pydantic|tokenizers"
   fi; set +x; } >> $OUT/export.txt 2>&1
 cd /tmp && ( time env -u PYTHONPATH ${V:-false} $REPO/scripts/device_model_check.py --config $REPO/$R/llama_gqa_config.json \
