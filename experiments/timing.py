@@ -138,10 +138,12 @@ def _wall_per_call(fn, n: int = 3) -> float:
 
 def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float, l2: str = "warm",
            flush: Callable[[], None] | None = None, settle: tuple[float, float] | None = None,
-           settle_rule: str = "non_keep") -> PairedResult:
+           settle_rule: str = "non_keep", lead_ms: float = 0.0) -> PairedResult:
     """l2="warm": inputs stay in L2 across calls; "cold": `flush` (a write larger than L2) runs
     before every timed call, outside the timed region, one call per block. `settle` (t_noise, t_keep): stop
-    before the budget once the outcome is settled under `settle_rule` (settle_reason)."""
+    before the budget once the outcome is settled under `settle_rule` (settle_reason). `lead_ms` > 0: the GPU
+    spins that long (torch.cuda._sleep) before each pair's first block, so that block's first calls are
+    queued before its start event runs, as the second block's are behind the first."""
     import torch
 
     def block(fn, calls):
@@ -163,6 +165,7 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
     size = lambda w: 1 if l2 == "cold" else max(1, min(50, round(BLOCK_TARGET_S / w)))
     cb, cc = size(wall_b), size(wall_c)
 
+    lead_cycles = _spin_cycles(lead_ms) if lead_ms > 0 else 0
     base_ms, cand_ms, base_first = [], [], []
     deadline = time.perf_counter() + budget_s
     i, why = 0, None
@@ -173,6 +176,8 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
                 break
         first = i % 2 == 0
         torch.cuda.synchronize()  # the whole device, not one stream, around the timed pair
+        if lead_cycles:
+            torch.cuda._sleep(lead_cycles)
         if first:
             eb = block(run_base, cb)
             ec = block(run_cand, cc)
@@ -195,6 +200,20 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
     res.wall_ms_base, res.wall_ms_cand = wall_b * 1e3, wall_c * 1e3
     res.suspicious = escapes_stream(res.ms_cand, res.wall_ms_cand)
     return res
+
+
+def _spin_cycles(ms: float) -> int:
+    """GPU clock cycles of torch.cuda._sleep that last about `ms` at the clock it runs now (measured once)."""
+    import torch
+
+    probe = 1_000_000
+    torch.cuda._sleep(probe)  # the clocks up first
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(probe)
+    end.record()
+    end.synchronize()
+    return max(1, int(probe * ms / max(start.elapsed_time(end), 1e-3)))
 
 
 def settled_wall(before_s: float, after_s: float) -> float:
