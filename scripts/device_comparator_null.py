@@ -38,7 +38,7 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=2.0, help="seconds of alternations per pair (a run's closing pair: 2)")
     ap.add_argument("--backend", action="append", default=[], help="cudnn, flash (default: both)")
     ap.add_argument("--lead-ms", type=float, action="append", default=[], help="a lead to time under (repeatable; default 0)")
-    ap.add_argument("--knobs", help="a kernel's label: its A/A null beside the libraries'")
+    ap.add_argument("--knobs", help="a kernel as NAME=VALUE assignments, space-separated: its A/A null beside the libraries'")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     leads = a.lead_ms or [0.0]
@@ -52,7 +52,7 @@ def main() -> int:
         lab = Lab(sh, dev.limits, _cache_dir(), budget_s=a.budget)
         arms = {b: {"sdpa": b} for b in backends}
         if a.knobs:
-            spec = BuildSpec(knobs=Knobs.parse(a.knobs), arch=dev.arch, dtypes=(sh.dtype,), dims=(sh.D,), causals=(sh.causal,))
+            spec = BuildSpec(knobs=Knobs.parse_assignments(a.knobs.split()), arch=dev.arch, dtypes=(sh.dtype,), dims=(sh.D,), causals=(sh.causal,))
             built = build([spec], lab.cache_dir / "build")[spec.key()]
             if not built.ok:
                 print(built.log[-1500:])
