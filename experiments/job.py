@@ -65,7 +65,7 @@ class PairedStep(_Step):
     # `settle_rule`: "non_keep" (only a SLOWER or NULL stops it), "any" (a keep-side reading too), "replicate"
     settle: tuple[float, float] | None = None
     settle_rule: Literal["non_keep", "any", "replicate"] = "non_keep"
-    lead_ms: float = 0.0  # the GPU busy this long before each pair's first block (experiments.timing.paired)
+    lead_ms: float = 0.3  # the GPU busy this long before each pair's first block (experiments.timing.LEAD_MS)
 
 
 class CeilingsStep(_Step):

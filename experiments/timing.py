@@ -21,6 +21,10 @@ from pydantic import BaseModel
 MIN_ALTERNATIONS = 10
 MAX_ALTERNATIONS = 400
 BLOCK_TARGET_S = 0.002  # calls per block chosen so one block lasts about this long
+# the GPU spins this long before each pair's first block: without it that block starts on an idle GPU and reads
+# 1-9% slower than the second (AB/BA halves of an A/A pair 1.03-1.10 / 0.91-0.97 for SDPA cuDNN and flash, 1.01-1.03 /
+# 0.97-0.99 for our kernel); with 0.3 ms every half sits within 0.5% of 1 (H200, results/2026-12-02_h200_comparator_order)
+LEAD_MS = 0.3
 
 
 class PairedResult(BaseModel):
@@ -138,7 +142,7 @@ def _wall_per_call(fn, n: int = 3) -> float:
 
 def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float, l2: str = "warm",
            flush: Callable[[], None] | None = None, settle: tuple[float, float] | None = None,
-           settle_rule: str = "non_keep", lead_ms: float = 0.0) -> PairedResult:
+           settle_rule: str = "non_keep", lead_ms: float = LEAD_MS) -> PairedResult:
     """l2="warm": inputs stay in L2 across calls; "cold": `flush` (a write larger than L2) runs
     before every timed call, outside the timed region, one call per block. `settle` (t_noise, t_keep): stop
     before the budget once the outcome is settled under `settle_rule` (settle_reason). `lead_ms` > 0: the GPU

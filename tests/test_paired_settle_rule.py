@@ -111,13 +111,13 @@ def test_the_timing_loop_stops_at_the_settled_point(monkeypatch):
         def f():
             clock[0] += ms
         return f
-    r = paired(run(1.0), run(2.0), budget_s=5.0, settle=(0.01, 1.01))
+    r = paired(run(1.0), run(2.0), budget_s=5.0, settle=(0.01, 1.01), lead_ms=0)
     assert r.alternations == MIN_ALTERNATIONS and r.settled.startswith("settled SLOWER")
-    r = paired(run(1.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01))
+    r = paired(run(1.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01), lead_ms=0)
     assert r.settled.startswith("settled NULL")
-    r = paired(run(2.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01))
+    r = paired(run(2.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01), lead_ms=0)
     assert r.settled is None and r.margin == pytest.approx(2.0)
-    r = paired(run(2.0), run(1.0), budget_s=5.0, settle=(0.01, 1.01), settle_rule="any")
+    r = paired(run(2.0), run(1.0), budget_s=5.0, settle=(0.01, 1.01), settle_rule="any", lead_ms=0)
     assert r.alternations == MIN_ALTERNATIONS and r.settled.startswith("settled KEEP-side")
 
 

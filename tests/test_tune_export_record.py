@@ -85,7 +85,7 @@ def test_the_model_check_runs_on_cpu_through_the_fallback(campaign, tmp_path):
     (tmp_path / "tiny.json").write_text(json.dumps(cfg))
     # its own process: the package registers torch.ops.fa5090.attention at import, once a process
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "pkg"), *sys.path])}
-    res = subprocess.run([sys.executable, str(REC.parents[1] / "scripts" / "device_model_check.py"), "--config",
+    res = subprocess.run([sys.executable, str(REC / "model_check.py"), "--config",
                           str(tmp_path / "tiny.json"), "--seqlen", "64", "--seqlen", "100", "--device", "cpu",
                           "--out", str(tmp_path / "mc"), "--no-compile"], capture_output=True, text=True, env=env,
                          timeout=600, cwd=tmp_path)

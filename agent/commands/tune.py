@@ -106,8 +106,7 @@ def tune(
     try:
         with reporter as say:
             done = run_campaign(planned, db, bench_for=bench_for, options=options, bench_settings=settings,
-                                artifacts=artifacts, command=command, seed=seed, say=say,
-                                starting=reporter.starting)
+                                artifacts=artifacts, command=command, seed=seed, say=say, starting=reporter.starting)
             reporter.finished()
     except KeyboardInterrupt:
         mine = [r for r in q.runs(db) if r["status"] == "interrupted"]

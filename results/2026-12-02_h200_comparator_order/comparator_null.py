@@ -8,7 +8,7 @@ against cuDNN (results/2026-12-02_h200_fast_run). If a library against itself sh
 order effect is the timer's and the pair's median stands; if it does not, the spread belongs to ours
 against theirs.
 
-    python3 scripts/device_comparator_null.py --problem B2-H16-N2048-D128-float16-noncausal ... --out null.json
+    python3 results/2026-12-02_h200_comparator_order/comparator_null.py --problem B2-H16-N2048-D128-float16-noncausal ... --out null.json
 
 --lead-ms 0 --lead-ms 0.3 times every pair under each lead (experiments.timing.paired: the GPU busy that long
 before each pair's first block); --knobs LABEL adds that kernel against itself (a run's own A/A null).
@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent.campaign import read_shapes  # noqa: E402
 from agent.commands.common import _cache_dir  # noqa: E402

@@ -3,7 +3,7 @@
 kernel checked by the tier at that problem's reduced shapes, then timed paired (AB/BA halves) in
 several fresh processes, with each kernel's A/A null in the same processes for scale.
 
-    python3 scripts/device_pair.py A.db B.db [--run-a N] [--run-b N] [--repeats 3] [--budget 2] --out pair.json
+    python3 results/2026-12-02_h200_fast_run/pair_finals.py A.db B.db [--run-a N] [--run-b N] [--repeats 3] [--budget 2] --out pair.json
 
 A run's final kernel is its best (agent.summary.best_of_run: its last KEPT, else its seed). margin > 1:
 B's final is faster than A's.
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent.commands.common import _cache_dir  # noqa: E402
 from agent.summary import best_of_run  # noqa: E402

@@ -16,7 +16,7 @@ Per sequence length N (batch 1, a causal prefill without a KV cache):
   [B, H, N, D] by the op) against the same tensors made contiguous beforehand, paired.
 Then torch.compile(fullgraph=True) of a function calling torch.ops.fa5090.attention, against eager.
 
-    python3 scripts/device_model_check.py --config CONFIG.json --seqlen 2048 --seqlen 8192 --out DIR
+    python3 results/2026-12-02_h200_tune_torch/model_check.py --config CONFIG.json --seqlen 2048 --seqlen 8192 --out DIR
 
 needs fa5090_kernels (pip install the folder `export --torch` wrote) and transformers; on a machine
 without a GPU (--device cpu) every call falls back to SDPA and nothing is timed: the wiring alone.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments.tier and experiments.timing
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments.tier and experiments.timing
 
 from experiments.tier import TOL_ABS, TOL_FACTOR, reference  # noqa: E402
 from experiments.timing import paired  # noqa: E402
