@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from .problem import Shape
+from .timing import LEAD_MS
 
 
 class _Step(BaseModel):
@@ -65,7 +66,7 @@ class PairedStep(_Step):
     # `settle_rule`: "non_keep" (only a SLOWER or NULL stops it), "any" (a keep-side reading too), "replicate"
     settle: tuple[float, float] | None = None
     settle_rule: Literal["non_keep", "any", "replicate"] = "non_keep"
-    lead_ms: float = 0.3  # the GPU busy this long before each pair's first block (experiments.timing.LEAD_MS)
+    lead_ms: float = LEAD_MS  # the GPU busy this long before each pair's first block (experiments.timing)
 
 
 class CeilingsStep(_Step):
