@@ -30,6 +30,13 @@ class KernelLib:
         vp, i, f = ctypes.c_void_p, ctypes.c_int, ctypes.c_float
         lib.fa_fwd.argtypes = [vp, vp, vp, vp, vp, i, i, i, i, i, i, i, f, vp]
         lib.fa_fwd.restype = i
+        self.takes_strides = hasattr(lib, "fa_fwd_strided")  # (a library built before the strided entry: contiguous only)
+        if self.takes_strides:
+            lib.fa_fwd_strided.argtypes = [vp, vp, vp, vp, vp, i, i, i, i, i, i, i, f, vp,
+                                           ctypes.POINTER(ctypes.c_longlong)]
+            lib.fa_fwd_strided.restype = i
+            lib.fa_strided.argtypes = [i, i, i]
+            lib.fa_strided.restype = i
         lib.fa_attributes.argtypes = [i, i, i, ctypes.POINTER(i)]
         lib.fa_attributes.restype = i
         lib.fa_config.argtypes = [ctypes.POINTER(i)]
@@ -59,17 +66,34 @@ class KernelLib:
 
     def forward(self, q, k, v, o, lse, causal: bool, stream: int = 0) -> None:
         """q, o: [B, H, N, D]; k, v: [B, Hkv, N, D] with Hkv dividing H (grouped-query attention;
-        Hkv = H is MHA, 1 is MQA); contiguous device tensors of one dtype; lse: [B, H, N] fp32."""
+        Hkv = H is MHA, 1 is MQA); device tensors of one dtype, each row's D values contiguous; lse:
+        [B, H, N] fp32, contiguous. Any strides for the operands the library reaches by TMA
+        (strided_operands), the contiguous layout for the others (KernelError otherwise)."""
         B, H, N, D = q.shape
         Hkv = k.shape[1]
         dt = _DTYPES.get(str(q.dtype))
         if dt is None:
             raise KernelError(f"dtype {q.dtype} is not supported (fp16 or bf16)")
-        code = self._lib.fa_fwd(
-            q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
-            B, H, Hkv, N, D, dt, int(bool(causal)), self.scale(D), ctypes.c_void_p(stream),
-        )
-        self._check(code, "fa_fwd launch")
+        args = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
+                B, H, Hkv, N, D, dt, int(bool(causal)), self.scale(D), ctypes.c_void_p(stream))
+        if all(x.is_contiguous() for x in (q, k, v, o)):
+            self._check(self._lib.fa_fwd(*args), "fa_fwd launch")
+            return
+        if not self.takes_strides:
+            raise KernelError(f"{self.path} was built before fa_fwd_strided: it takes contiguous tensors only")
+        if any(x.stride(3) != 1 for x in (q, k, v, o) if x.shape[3] > 1):
+            raise KernelError("a row's D values must be contiguous (stride 1 in the last dimension)")
+        strides = (ctypes.c_longlong * 12)(*[st for x in (q, k, v, o) for st in x.stride()[:3]])
+        self._check(self._lib.fa_fwd_strided(*args, strides), "fa_fwd_strided launch")
+
+    def strided_operands(self, dtype: str, head_dim: int, causal: bool) -> set[str]:
+        """The operands of q, k, v, o that the (dtype, D, causal) kernel takes in any layout (through TMA maps)."""
+        if not self.takes_strides:
+            return set()
+        bits = self._lib.fa_strided(_DTYPES[dtype if dtype.startswith("torch.") else "torch." + dtype], head_dim, int(causal))
+        if bits < 0:
+            self._check(bits, "fa_strided")
+        return {n for i, n in enumerate("qkvo") if bits & (1 << i)}
 
     def attributes(self, dtype: str, head_dim: int, causal: bool) -> dict:
         out = (ctypes.c_int * 6)()

@@ -128,8 +128,12 @@ __device__ __forceinline__ void async_visible() {
 #endif
 }
 
+// A head of one batch as the 4-D tensor maps' (column, row, head, batch) last two coordinates, packed into one
+// int (head in the low 16 bits: fa_fwd.cu refuses H or B past that), so that the items and roles carry one number.
+__host__ __device__ constexpr int tma_z(int b, int h) { return (b << 16) | h; }
+
 // TMA staging: the tensor maps of K and V (addresses of the kernel's __grid_constant__ parameters),
-// this item's K/V head as the maps' third coordinate, and the stages' barrier phases, one bit per
+// this item's K/V head and batch as the maps' coordinate (tma_z), and the stages' barrier phases, one bit per
 // stage, carried across the items of a persistent CTA (the barriers are initialised once per CTA).
 struct TmaSrc {
   const void* k;
@@ -146,12 +150,12 @@ struct TmaSrc {
 // instructions themselves are wgmma.cuh's.
 //
 // One K (or V) tile of block kb by TMA: the barrier armed with its bytes, then its D/64 boxes of 64 columns
-// (z: the K/V head, the tensor map's third coordinate)
+// (z: the K/V head and batch, tma_z)
 template <class K, int D, typename T>
 __device__ __forceinline__ void tma_load_tile(T* dst, const void* map, uint64_t* bar, int kb, int z) {
   mbar_expect_tx(bar, K::BC * D * (int)sizeof(T));
 #pragma unroll
-  for (int h = 0; h < D / 64; ++h) tma_load_3d(dst + h * K::BC * 64, map, bar, h * 64, kb * K::BC, z);
+  for (int h = 0; h < D / 64; ++h) tma_load_box(dst + h * K::BC * 64, map, bar, h * 64, kb * K::BC, z);
 }
 
 // The barriers, once per CTA by thread 0 (every thread's first wait comes after a block barrier).

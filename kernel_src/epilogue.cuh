@@ -36,6 +36,7 @@ struct Dest {
   float* lse;
   float* part_o;  // split-KV only: [N, D] fp32 of this (split, batch x head)
   float* part_lse;  // [N]
+  int o_rs = 0;  // FA_MAINLOOP=1: O's row stride in elements (its direct stores take any layout); others: D
 };
 
 // The smem epilogue's second half (FA_EPILOGUE=1): the warp has written its normalised rows, packed

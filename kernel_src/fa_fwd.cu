@@ -1,6 +1,7 @@
 // fa5090-search: FlashAttention forward, one kernel, every lever a compile-time knob.
 //
-// O = softmax(Q K^T * scale) V per (batch, head), Q/K/V/O laid out [B, H, N, D] contiguous,
+// O = softmax(Q K^T * scale) V per (batch, head), Q/K/V/O [B, H, N, D] (contiguous, or any strides for the
+// operands a build reaches by TMA: fa_fwd_strided),
 // fp16 or bf16 in, fp32 accumulate, O in the input dtype, LSE = log(sum exp) in fp32 [B, H, N].
 // Any N (tails are masked), D in {64, 128}, causal (top-left aligned) or not.
 // Grouped-query attention is a problem dimension, not a knob: K/V have Hkv heads, Hkv | H.
@@ -121,6 +122,23 @@ __host__ __device__ constexpr int consumer_regs() {
 #define FA_ORDER_PARAMS
 #endif
 
+#define FA_BAD_LAYOUT -4
+// An operand's strides in elements: batch, head, row (its columns are contiguous). SDPA's q.transpose(1, 2) of a
+// [B, N, H, D] tensor is (N H D, D, H D); the contiguous [B, H, N, D] layout is contiguous_layout's.
+struct Layout {
+  long long b, h, n;
+};
+inline Layout contiguous_layout(int heads, int N, int D) {
+  return Layout{(long long)heads * N * D, (long long)N * D, (long long)D};
+}
+// FA_MAINLOOP=1 reaches Q (its cp.async rows) and O (its direct stores) by pointer with these strides, so that
+// every operand takes any layout (the other operands, and FA_Q_LOAD / FA_O_STORE's, through TMA maps)
+#if FA_MAINLOOP == 1
+#define FA_LAYOUT_PARAMS , Layout lq, Layout lo
+#else
+#define FA_LAYOUT_PARAMS
+#endif
+
 // Which mainloop runs a work item: the one place a compute path's mainloop is chosen (a new mainloop is
 // a component header of its own and a branch here), and the item's addresses it is given: its head,
 // grouped-query attention's K/V head, split-KV's partials.
@@ -128,7 +146,8 @@ template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
 __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
                                          float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
                                          T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
-                                         uint32_t* fills, const void* tmq = nullptr, const void* tmo = nullptr) {
+                                         uint32_t* fills, const void* tmq, const void* tmo, const Layout& lq,
+                                         const Layout& lo) {
   using TL = Tile<D, K::LAYOUT>;
   // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
   const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
@@ -140,12 +159,14 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
                 K::SPLITS > 1 ? Lpart + part : nullptr};
 #if FA_MAINLOOP == 1
     if constexpr (K::MAINLOOP) {
-      ws_item<K, T, D, CAUSAL, ROLE>(Q + head * D, dst, N, scale, Qs, Ks, Vs, q0, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills},
-                                     tmq, it.bh, tmo);
+      const int h = it.bh - b * H;
+      const Dest<T> ws_dst{O + b * lo.b + h * lo.h, L + head, nullptr, nullptr, (int)lo.n};
+      ws_item<K, T, D, CAUSAL, ROLE>(Q + b * lq.b + h * lq.h, (int)lq.n, ws_dst, N, scale, Qs, Ks, Vs, q0,
+                                     TmaSrc{tmk, tmv, tma_z(b, kvh), phase, fills}, tmq, tma_z(b, h), tmo);
     } else
 #endif
     mainloop_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
-                              it.split, TmaSrc{tmk, tmv, b * Hkv + kvh, phase, fills});
+                              it.split, TmaSrc{tmk, tmv, tma_z(b, kvh), phase, fills});
   } else {
     mainloop_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
                                  Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
@@ -156,7 +177,7 @@ template <class K, typename T, int D, bool CAUSAL>
 __global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
               float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
-              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS) {
+              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS FA_LAYOUT_PARAMS) {
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
@@ -188,6 +209,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   [[maybe_unused]] const void* tmq = nullptr;
   [[maybe_unused]] const void* tmo = nullptr;
 #endif
+#if FA_MAINLOOP != 1
+  const Layout lq{}, lo{};  // (read by the warp-specialised mainloop alone)
+#endif
   defect::entry_faults();
   const int tiles = (N + K::BR - 1) / K::BR;
 #if FA_ORDER_SECTIONS != 1
@@ -200,19 +224,19 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       // the warp-specialised mainloop's static persistent schedule: items c, c + grid, ... in the CTA order;
       // no work counter and no block barrier between items (each role carries its barrier phases on)
       if constexpr (K::ITEM_STREAM && ROLE == ROLE_CONSUMER) {  // the consumers run the items as one stream
-        ws_consume_stream<K, T, D, CAUSAL>(O, L, N, BH, tiles, sect, scale, Qs, Ks, Vs, tmo);
+        ws_consume_stream<K, T, D, CAUSAL>(O, L, N, H, BH, tiles, sect, scale, Qs, Ks, Vs, tmo);
         return;
       }
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
       for (int i = blockIdx.x; i < total; i += gridDim.x)
         run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                        Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo);
+                                        Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
       return;
     }
 #endif
     for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, tiles, BH, [&](Item it) {
       run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
-                                      &phase, fills, tmq, tmo);
+                                      &phase, fills, tmq, tmo, lq, lo);
     }, sect);
   };
 #if FA_KV_RELEASE == 2  // (which implies TMA staging)
@@ -251,6 +275,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 
 using Cfg = Knobs<FA_CFG_ARGS>;  // the build's knobs (knobs_gen.cuh)
 
+
 template <typename T, int D, bool CAUSAL>
 struct Instance {
   static constexpr int SMEM = smem_bytes<Cfg, T, D>();
@@ -286,11 +311,11 @@ struct Instance {
   }
 #endif
 #if FA_STAGING == 2
-  // One head-aware 3-D map per operand: (D, N, B x Hkv), box (64 columns, BC rows, 1 head), the
-  // 128-byte swizzle; a box reaching past N is zero-filled there, never read from the next head.
-  // FA_Q_LOAD=1's map of Q: (D, N, B x H), box (64 columns, BR rows, 1 head).
+  // One 4-D map per operand: (D, N, heads, B) with the operand's strides, box (64 columns, BC rows, 1 head,
+  // 1 batch), the 128-byte swizzle; a box reaching past N is zero-filled there (loads) or not written (stores),
+  // never the next head's rows, whatever the layout. FA_Q_LOAD=1's map of Q: box (64 columns, BR rows, ...).
   // The encoder is the driver's, found through the runtime (no -lcuda at build time).
-  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads, int rows = Cfg::BC) {
+  static cudaError_t tensor_map(CUtensorMap* m, const void* base, int N, int heads, int B, Layout l, int rows = Cfg::BC) {
     using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -303,17 +328,40 @@ struct Instance {
       return reinterpret_cast<Encode>(fn);
     }();
     if (!encode) return cudaErrorNotSupported;
-    const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)heads};
-    const cuuint64_t strides[2] = {(cuuint64_t)D * sizeof(T), (cuuint64_t)N * D * sizeof(T)};
-    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1}, step[3] = {1, 1, 1};
+    const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)N, (cuuint64_t)heads, (cuuint64_t)B};
+    const cuuint64_t strides[3] = {(cuuint64_t)l.n * sizeof(T), (cuuint64_t)l.h * sizeof(T), (cuuint64_t)l.b * sizeof(T)};
+    const cuuint32_t box[4] = {64, (cuuint32_t)rows, 1, 1}, step[4] = {1, 1, 1, 1};
     const CUresult r = encode(m, std::is_same<T, __half>::value ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-                              3, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              4, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
   }
 #endif
+  // The operands this build takes in any layout (bits: 1 q, 2 k, 4 v, 8 o): those it reaches through TMA maps, and
+  // the warp-specialised mainloop's Q and O by pointer with strides (not O of its item stream's direct stores); the
+  // others it addresses as the contiguous [B, H, N, D] (K and V: [B, Hkv, N, D]) layout.
+  static constexpr int STRIDED = (Cfg::STAGING == STAGE_TMA ? 2 | 4 : 0) | (Cfg::MAINLOOP ? 1 : 0) |
+                                 (Cfg::MAINLOOP && (Cfg::O_STORE != O_STORE_DIRECT || !Cfg::ITEM_STREAM) ? 8 : 0);
+  // lay: q, k, v, o, each normalised (a stride of a size-1 dimension is the contiguous one). FA_BAD_LAYOUT when an
+  // operand this build addresses by pointer is not contiguous, or a TMA operand's base or strides are not 16-byte
+  // multiples (what a tensor map needs).
+  static int layouts_ok(const void* const* ptr, const Layout* lay, int B, int H, int Hkv, int N) {
+    for (int i = 0; i < 4; ++i) {
+      const Layout c = contiguous_layout(i == 1 || i == 2 ? Hkv : H, N, D);
+      if (!(STRIDED & (1 << i))) {
+        if (lay[i].b != c.b || lay[i].h != c.h || lay[i].n != c.n) return FA_BAD_LAYOUT;
+      } else if ((uintptr_t)ptr[i] % 16 || (lay[i].n * (long long)sizeof(T)) % 16 || (lay[i].h * (long long)sizeof(T)) % 16 ||
+                 (lay[i].b * (long long)sizeof(T)) % 16 || lay[i].n < D) {
+        return FA_BAD_LAYOUT;
+      }
+    }
+    (void)B;
+    return 0;
+  }
   static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
-                    float scale, cudaStream_t st) {
+                    float scale, cudaStream_t st, const Layout* lay) {
+    const void* ptrs[4] = {q, k, v, o};
+    if (const int bad = layouts_ok(ptrs, lay, B, H, Hkv, N)) return bad;
     cudaError_t e = prepare();
     if (e != cudaSuccess) return (int)e;
     const int tiles = (N + Cfg::BR - 1) / Cfg::BR, BH = B * H;
@@ -335,18 +383,18 @@ struct Instance {
     }
 #if FA_STAGING == 2
     CUtensorMap tk, tv;
-    e = tensor_map(&tk, k, N, B * Hkv);
-    if (e == cudaSuccess) e = tensor_map(&tv, v, N, B * Hkv);
+    e = tensor_map(&tk, k, N, Hkv, B, lay[1]);
+    if (e == cudaSuccess) e = tensor_map(&tv, v, N, Hkv, B, lay[2]);
 #if FA_Q_LOAD == 1
     CUtensorMap tq;
-    if (e == cudaSuccess) e = tensor_map(&tq, q, N, B * H, Cfg::BR);
+    if (e == cudaSuccess) e = tensor_map(&tq, q, N, H, B, lay[0], Cfg::BR);
 #define FA_TMA_ARGS_KVQ , tk, tv, tq
 #else
 #define FA_TMA_ARGS_KVQ , tk, tv
 #endif
 #if FA_O_STORE >= 1
     CUtensorMap to;  // a consumer warpgroup's 64 rows a box
-    if (e == cudaSuccess) e = tensor_map(&to, o, N, B * H, 64);
+    if (e == cudaSuccess) e = tensor_map(&to, o, N, H, B, lay[3], 64);
 #define FA_TMA_ARGS FA_TMA_ARGS_KVQ, to
 #else
 #define FA_TMA_ARGS FA_TMA_ARGS_KVQ
@@ -359,6 +407,9 @@ struct Instance {
         (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS
 #if FA_ORDER_SECTIONS == 1
         , section_heads(N, H, Hkv, BH)
+#endif
+#if FA_MAINLOOP == 1
+        , lay[0], lay[3]
 #endif
     );
 #undef FA_TMA_ARGS
@@ -423,19 +474,40 @@ static int fa_dispatch(int dtype, int D, int causal, F&& f) {
 #define FA_API_CAT2(a, b) a##b
 #define FA_API_CAT(a, b) FA_API_CAT2(a, b)
 #define fa_fwd FA_API_CAT(FA_API_PREFIX, fa_fwd)
+#define fa_fwd_strided FA_API_CAT(FA_API_PREFIX, fa_fwd_strided)
+#define fa_strided FA_API_CAT(FA_API_PREFIX, fa_strided)
 #define fa_attributes FA_API_CAT(FA_API_PREFIX, fa_attributes)
 #define fa_config FA_API_CAT(FA_API_PREFIX, fa_config)
 #define fa_error_string FA_API_CAT(FA_API_PREFIX, fa_error_string)
 #endif
 #define FA_API __attribute__((visibility("default")))
 extern "C" {
-// Launch on `stream` (a CUstream/cudaStream_t handle); returns 0 or an error code.
+// Launch on `stream` (a CUstream/cudaStream_t handle); returns 0 or an error code. q, o: [B, H, N, D]; k, v:
+// [B, Hkv, N, D]; lse: [B, H, N] fp32, contiguous. `strides`: 12 values in elements, each operand's (batch, head,
+// row) strides for q, k, v, o in turn (a row's D values contiguous), or nullptr for the contiguous layout. Which
+// operands a build takes in any layout: fa_strided; the others must be contiguous (FA_BAD_LAYOUT otherwise).
+FA_API int fa_fwd_strided(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv,
+                          int N, int D, int dtype, int causal, float scale, void* stream, const long long* strides) {
+  if (B <= 0 || H <= 0 || N <= 0 || Hkv <= 0 || H % Hkv || H >= (1 << 16) || B >= (1 << 15)) return FA_BAD_ARG;
+  fa::Layout lay[4];
+  for (int i = 0; i < 4; ++i) {
+    const int heads = i == 1 || i == 2 ? Hkv : H;
+    const fa::Layout c = fa::contiguous_layout(heads, N, D);
+    lay[i] = strides ? fa::Layout{B > 1 ? strides[3 * i] : c.b, heads > 1 ? strides[3 * i + 1] : c.h,
+                                  N > 1 ? strides[3 * i + 2] : c.n}
+                     : c;  // a size-1 dimension's stride is never read: the contiguous one stands in
+  }
+  return fa_dispatch(dtype, D, causal, [&](auto inst) {
+    return decltype(inst)::launch(q, k, v, o, lse, B, H, Hkv, N, scale, (cudaStream_t)stream, lay);
+  });
+}
 FA_API int fa_fwd(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
            int D, int dtype, int causal, float scale, void* stream) {
-  if (B <= 0 || H <= 0 || N <= 0 || Hkv <= 0 || H % Hkv) return FA_BAD_ARG;
-  return fa_dispatch(dtype, D, causal, [&](auto inst) {
-    return decltype(inst)::launch(q, k, v, o, lse, B, H, Hkv, N, scale, (cudaStream_t)stream);
-  });
+  return fa_fwd_strided(q, k, v, o, lse, B, H, Hkv, N, D, dtype, causal, scale, stream, nullptr);
+}
+// The operands the (dtype, D, causal) kernel takes in any layout (bits: 1 q, 2 k, 4 v, 8 o), or an error code.
+FA_API int fa_strided(int dtype, int D, int causal) {
+  return fa_dispatch(dtype, D, causal, [&](auto inst) { return decltype(inst)::STRIDED; });
 }
 // out[6] = registers/thread, local (spill) bytes/thread, static smem, dynamic smem/CTA,
 // threads/CTA, resident CTAs/SM as the driver computes it for this device.
@@ -448,6 +520,9 @@ FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
   if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0, Hkv dividing H";
+  if (code == FA_BAD_LAYOUT)
+    return "a layout this kernel cannot take: the operands it addresses by pointer (see fa_strided) must be contiguous "
+           "[B, H, N, D], the others need 16-byte aligned bases and strides";
   return cudaGetErrorString((cudaError_t)code);
 }
 }

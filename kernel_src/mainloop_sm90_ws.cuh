@@ -157,7 +157,7 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
     mbar_expect_tx(bars.qfull + 2 * q, K::BR * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_3d(Qs + q * K::BR * D + h * K::BR * 64, tmq, bars.qfull + 2 * q, h * 64, q0, zq);
+      tma_load_box(Qs + q * K::BR * D + h * K::BR * 64, tmq, bars.qfull + 2 * q, h * 64, q0, zq);
     const uint32_t next_rot = (uint32_t)(rot + kb_hi - kb_lo) % NS;
     *tma.phase = (*tma.phase & ((1u << WS_ROT_SHIFT) - 1u)) | (next_rot << WS_ROT_SHIFT) | ((n + 1u) << WS_ITEMS_SHIFT);
   } else if constexpr (K::Q_LOAD) {
@@ -168,7 +168,7 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
     mbar_wait(bars.qempty, par);
     mbar_expect_tx(bars.qfull, K::BR * D * (int)sizeof(T));
 #pragma unroll
-    for (int h = 0; h < D / 64; ++h) tma_load_3d(Qs + h * K::BR * 64, tmq, bars.qfull, h * 64, q0, zq);
+    for (int h = 0; h < D / 64; ++h) tma_load_box(Qs + h * K::BR * 64, tmq, bars.qfull, h * 64, q0, zq);
   }
   (void)Qs; (void)q0; (void)tmq; (void)zq;
   for (int kb = kb_lo; kb < kb_hi; ++kb) {
@@ -179,12 +179,12 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
     mbar_expect_tx(bars.kfull + st, K::BC * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_3d(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, kb * K::BC, tma.z);
+      tma_load_box(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, kb * K::BC, tma.z);
     mbar_wait(bars.vempty + st, par);
     mbar_expect_tx(bars.vfull + st, K::BC * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_3d(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, kb * K::BC, tma.z);
+      tma_load_box(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, kb * K::BC, tma.z);
   }
 }
 
@@ -322,7 +322,7 @@ __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv
   named_sync_wg(wg);
   if (wt == 0 && FA_DEFECT != DEF_NO_WRITE) {
 #pragma unroll
-    for (int h = 0; h < D / 64; ++h) tma_store_3d(tmo, slab + h * ROWS * 64, h * 64, q0 + wg * 64, zq);
+    for (int h = 0; h < D / 64; ++h) tma_store_box(tmo, slab + h * ROWS * 64, h * 64, q0 + wg * 64, zq);
     bulk_commit();
   }
 }
@@ -331,7 +331,7 @@ __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv
 // from the accumulators, or FA_O_STORE=1's stmatrix and TMA store), the LSE in natural-log units.
 template <class K, typename T, int D>
 __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const float (&m)[2], float (&l)[2], float sc,
-                                            T* out, float* lse, int rowa, int rowb, int t, int N, T* Qs,
+                                            T* out, int o_rs, float* lse, int rowa, int rowb, int t, int N, T* Qs,
                                             const void* tmo, int q0, int zq) {
   constexpr int DT = D / 8;
 #pragma unroll
@@ -347,8 +347,8 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
     for (int i = 0; i < DT; ++i) {
       if (FA_DEFECT == DEF_NO_WRITE || (FA_DEFECT == DEF_PARTIAL_WRITE && i == DT - 1)) continue;
       const int c = i * 8 + 2 * t;
-      if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * D + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
-      if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * D + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
+      if (rowa < N) store_u32<K::STORE>(out + (size_t)rowa * o_rs + c, Pack<T>::two(o[i][0] * inv0, o[i][1] * inv0));
+      if (rowb < N) store_u32<K::STORE>(out + (size_t)rowb * o_rs + c, Pack<T>::two(o[i][2] * inv1, o[i][3] * inv1));
     }
   }
   (void)Qs; (void)tmo; (void)q0; (void)zq;
@@ -362,7 +362,7 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
 // The consumers: warpgroup wg owns query rows [q0 + 64 wg, q0 + 64 wg + 64); each thread rows g and g + 8
 // of its warp's 16, and of every 8-key n-tile two columns (mma.sync's C map, which wgmma's accumulators use).
 template <class K, typename T, int D, bool CAUSAL>
-__device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
+__device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
                                            int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars,
                                            const void* tmo = nullptr, int zq = 0) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
@@ -385,7 +385,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     for (int i = 0; i < PER; ++i) {
       const int idx = wt + i * 128, r = wg * 64 + idx / CH, c = (idx % CH) * 8;
       const bool ok = q0 + r < N;
-      cp_async16(Qs + sw128_el(r, c, K::BR), Qg + (size_t)(ok ? q0 + r : 0) * D + c, ok ? 16 : 0);
+      cp_async16(Qs + sw128_el(r, c, K::BR), Qg + (size_t)(ok ? q0 + r : 0) * q_rs + c, ok ? 16 : 0);
     }
     cp_async_commit();
     cp_async_wait_all();
@@ -517,19 +517,19 @@ __device__ __forceinline__ void ws_consume(const T* Qg, Dest<T> dst, int N, floa
     }
   }
 
-  ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
+  ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.o_rs, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
 }
 
 // One work item of the warp-specialised mainloop, for the caller's role.
 template <class K, typename T, int D, bool CAUSAL, int ROLE>
-__device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
+__device__ __forceinline__ void ws_item(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
                                         const TmaSrc& tma, const void* tmq, int zq, const void* tmo = nullptr) {
   const WsBars bars = WsBars::at<K::KV_STAGES>(Vs + K::BC * K::KV_STAGES * D);
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
   if constexpr (ROLE == ROLE_PRODUCER)
     ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars);
   else
-    ws_consume<K, T, D, CAUSAL>(Qg, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars, tmo, zq);
+    ws_consume<K, T, D, CAUSAL>(Qg, q_rs, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars, tmo, zq);
 }
 
 
@@ -546,7 +546,7 @@ __device__ __forceinline__ void ws_item(const T* Qg, Dest<T> dst, int N, float s
 // 0.90-1.03 (results/2026-12-01_h200_item_stream): the boundary moves (the stores now sit between a warpgroup's turns,
 // the next item's first K is needed a block earlier from the two-stage ring) rather than going away.
 template <class K, typename T, int D, bool CAUSAL>
-__device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH, int tiles, int sect, float scale,
+__device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int H, int BH, int tiles, int sect, float scale,
                                                   T* Qs, T* Ks, T* Vs, const void* tmo = nullptr) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   static_assert(K::PIPELINE && K::Q_LOAD && K::PERSISTENT, "the item stream is the overlapped persistent mainloop's");
@@ -559,13 +559,13 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH,
   uint32_t par = 0;  // bit s: the parity of this thread's next wait on stage s (flipped by each V wait)
 
   struct Run {
-    int q0, nkv, rot, tile, bh;  // first row, key blocks, the stage of its first block, its Q tile, its head
+    int q0, nkv, rot, tile, z;  // first row, key blocks, the stage of its first block, its Q tile, its head (tma_z)
     size_t head;                 // (batch x head) x N: the item's rows of O and L
   };
   auto run_of = [&](int i, int rot, int n) {
     const Item it = decode<K>(i, tiles, BH, sect);
     const int q0 = it.qt * K::BR;
-    return Run{q0, kv_blocks<K, CAUSAL>(q0, N), rot, n & 1, it.bh, (size_t)it.bh * N};
+    return Run{q0, kv_blocks<K, CAUSAL>(q0, N), rot, n & 1, tma_z(it.bh / H, it.bh % H), (size_t)it.bh * N};
   };
   auto stage = [&](const Run& r, int kb) { return NS > 1 ? (r.rot + kb) % NS : 0; };
   auto release = [&](uint64_t* bar) {
@@ -612,7 +612,7 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int BH,
   auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   auto store = [&](const Run& r, float (&m)[2], float (&l)[2]) {
     const int rowa = r.q0 + r0;
-    ws_epilogue<K, T, D>(o, m, l, sc, O + r.head * D, L + r.head, rowa, rowa + 8, t, N, Qs, tmo, r.q0, r.bh);
+    ws_epilogue<K, T, D>(o, m, l, sc, O + r.head * D, D, L + r.head, rowa, rowa + 8, t, N, Qs, tmo, r.q0, r.z);
   };
 
   int i = blockIdx.x, n = 0;  // n: the items begun

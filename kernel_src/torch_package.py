@@ -49,8 +49,11 @@ k and v [B, Hkv, N, D] with Hkv dividing H (grouped-query attention), fp16 or bf
 table was measured on. Anything else runs torch.nn.functional.scaled_dot_product_attention, with one
 warning naming why (fallback="error" raises FallbackError instead). `scale` is the softmax scale
 (None: 1/sqrt(D)), as in SDPA. The forward is ours; the backward recomputes with SDPA.
-Inputs that are not contiguous in the [B, H, N, D] layout (for example q.transpose(1, 2) of a
-[B, N, H, D] tensor) are copied to it first: a full read and write of each such tensor.
+The output has q's layout (as SDPA's): for q.transpose(1, 2) of a [B, N, H, D] tensor, a model's usual
+layout, O is written as [B, N, H, D] and returned as its [B, H, N, D] view. Strided q, k, v and o are read and
+written in place by the kernels that reach them through TMA (the warp-specialised ones the tool finds on
+Hopper: fa_strided in the library says which); for the others each such tensor is copied to the contiguous
+[B, H, N, D] layout first (a full read and write of it, about the kernel's own time at N 2048).
 """
 import ctypes
 import json
@@ -85,6 +88,10 @@ def _library():
         vp, i, f = ctypes.c_void_p, ctypes.c_int, ctypes.c_float
         lib.fa_fwd.argtypes = [vp, vp, vp, vp, vp, i, i, i, i, i, i, i, f, vp]
         lib.fa_fwd.restype = i
+        lib.fa_fwd_strided.argtypes = [vp, vp, vp, vp, vp, i, i, i, i, i, i, i, f, vp, ctypes.POINTER(ctypes.c_longlong)]
+        lib.fa_fwd_strided.restype = i
+        lib.fa_strided.argtypes = [i, i, i, i]
+        lib.fa_strided.restype = i
         lib.fa_error_string.argtypes = [i]
         lib.fa_error_string.restype = ctypes.c_char_p
         _lib = lib
@@ -117,23 +124,47 @@ def why_not(q, k, v, causal=False, attn_mask=None, dropout_p=0.0):
     return None
 
 
+_FA_BAD_LAYOUT = -4
+_taken = {}  # (dtype, D, causal, N) -> the operands its kernel takes in any layout, bits 1 q, 2 k, 4 v, 8 o
+
+
+def _in_place(x, bit, taken):
+    """x as the kernel gets it: itself when contiguous or when the kernel takes its strides, else a contiguous copy."""
+    return x if x.is_contiguous() or (taken & bit and x.stride(3) == 1) else x.contiguous()
+
+
 @torch.library.custom_op("fa5090::attention", mutates_args=())
 def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float) -> torch.Tensor:
-    q, k, v = (x.contiguous() for x in (q, k, v))
     B, H, N, D = q.shape
-    o = torch.empty_like(q)
+    lib, dt = _library(), _DTYPES[q.dtype]
+    key = (dt, D, bool(causal), N)
+    if key not in _taken:
+        _taken[key] = max(lib.fa_strided(dt, D, int(causal), N), 0)
+    o = torch.empty_like(q)  # q's layout, as SDPA returns it
     lse = torch.empty(B, H, N, device=q.device, dtype=torch.float32)
-    stream = torch.cuda.current_stream(q.device).cuda_stream
-    code = _library().fa_fwd(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(), B, H, k.shape[1],
-                             N, D, _DTYPES[q.dtype], int(causal), float(scale), ctypes.c_void_p(stream))
+    stream = ctypes.c_void_p(torch.cuda.current_stream(q.device).cuda_stream)
+
+    def run(taken):
+        qq, kk, vv = _in_place(q, 1, taken), _in_place(k, 2, taken), _in_place(v, 4, taken)
+        out = o if o.is_contiguous() or taken & 8 else torch.empty(B, H, N, D, device=q.device, dtype=q.dtype)
+        strides = (ctypes.c_longlong * 12)(*[s for x in (qq, kk, vv, out) for s in x.stride()[:3]])
+        code = lib.fa_fwd_strided(qq.data_ptr(), kk.data_ptr(), vv.data_ptr(), out.data_ptr(), lse.data_ptr(), B, H,
+                                  k.shape[1], N, D, dt, int(causal), float(scale), stream, strides)
+        if code == 0 and out is not o:
+            o.copy_(out)
+        return code
+
+    code = run(_taken[key])
+    if code == _FA_BAD_LAYOUT:  # strides a tensor map cannot take (not 16-byte multiples): every operand copied
+        code = run(0)
     if code != 0:
-        raise RuntimeError(f"fa5090 fa_fwd: {_library().fa_error_string(code).decode()} (code {code})")
+        raise RuntimeError(f"fa5090 fa_fwd: {lib.fa_error_string(code).decode()} (code {code})")
     return o
 
 
 @_attention.register_fake
 def _(q, k, v, causal, scale):
-    return torch.empty_like(q, memory_format=torch.contiguous_format)
+    return torch.empty_like(q)  # the real one's layout: q's
 
 
 def _setup(ctx, inputs, output):

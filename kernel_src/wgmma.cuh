@@ -40,7 +40,8 @@ __device__ __forceinline__ void proxy_fence() { asm volatile("fence.proxy.async.
 // One thread issues a tile's boxes after arming the stage's barrier with the tile's byte count; every
 // thread waits on the barrier's phase parity. The box is 64 columns (128 B) x BC rows of one head with
 // the 128-byte swizzle, which is exactly sw128_el's tile (1024-byte aligned), so the wgmma descriptors
-// read TMA's tiles unchanged; rows past N arrive as zeros (the tensor map's N bound).
+// read TMA's tiles unchanged; rows past N arrive as zeros (the tensor map's N bound). The maps carry the
+// operands' strides, so a [B, N, H, D] tensor is read in place (fa_fwd.cu's tensor_map).
 __device__ __forceinline__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 __device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
@@ -94,21 +95,22 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
       "r"(parity)
       : "memory");
 }
-// box (c0: column, c1: row, c2: head) of the 3-D tensor map `map` (the address of a __grid_constant__
-// kernel parameter) into shared memory at dst, its bytes counted on bar
-__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, uint64_t* bar, int c0, int c1, int c2) {
+// box (c0: column, c1: row, z: head and batch, copy.cuh's tma_z) of the 4-D tensor map `map` (column, row,
+// head, batch; the address of a __grid_constant__ kernel parameter) into shared memory at dst, its bytes
+// counted on bar
+__device__ __forceinline__ void tma_load_box(void* dst, const void* map, uint64_t* bar, int c0, int c1, int z) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(
           smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(z & 0xffff), "r"(z >> 16)
       : "memory");
 }
 
-// the shared-memory box at src into box (c0: column, c1: row, c2: head) of `map`, as one bulk group of this
-// thread (rows past the map's extent are not written); bulk_commit closes the thread's group
-__device__ __forceinline__ void tma_store_3d(const void* map, const void* src, int c0, int c1, int c2) {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
-                   reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1), "r"(c2)
+// the shared-memory box at src into box (c0: column, c1: row, z: head and batch) of `map`, as one bulk group of
+// this thread (rows past the map's extent are not written); bulk_commit closes the thread's group
+__device__ __forceinline__ void tma_store_box(const void* map, const void* src, int c0, int c1, int z) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1), "r"(z & 0xffff), "r"(z >> 16)
                : "memory");
 }
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }

@@ -141,7 +141,8 @@ def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_pat
     assert all(" 0 bytes spill stores" in ln for ln in log.splitlines() if "bytes spill stores" in ln)
     nm = subprocess.run(["nm", "-D", "--defined-only", so], capture_output=True, text=True, check=True).stdout
     names = {ln.split()[-1] for ln in nm.splitlines()}
-    assert {"fa_fwd", "fa_error_string", "fa_dispatch_table", "fa_dispatch_pick", "fa_dispatch_attributes"} <= names
+    assert {"fa_fwd", "fa_fwd_strided", "fa_strided", "fa_error_string", "fa_dispatch_table", "fa_dispatch_pick",
+            "fa_dispatch_attributes"} <= names
     kernels = sorted(n for n in names if n.endswith("_fa_config"))
     assert len(kernels) == 3  # one per (knobs, dtype, D, causal) the table uses
     # Loaded on the CPU: the table and the pick touch no device, neither does each kernel's fa_config.
@@ -155,6 +156,9 @@ def test_the_library_builds_for_sm90_and_sm80_and_reports_its_table(dbs, tmp_pat
             assert lib.fa_dispatch_pick(0 if r["dtype"] == "float16" else 1, r["head_dim"], int(r["causal"]), n) == i
     assert lib.fa_dispatch_pick(0, 64, 0, 2048) == -2 and lib.fa_dispatch_pick(1, 128, 0, 2048) == -2  # never measured
     assert lib.fa_dispatch_pick(2, 128, 0, 2048) == -3 and lib.fa_dispatch_pick(0, 96, 0, 2048) == -3
+    # these mma.sync kernels address every operand by pointer: none taken in another layout (the package copies)
+    assert [lib.fa_strided(0 if r["dtype"] == "float16" else 1, r["head_dim"], int(r["causal"]), r["n_lo"])
+            for r in rows] == [0] * len(rows)
     order = ["compute", "layout", "staging", "exp", "br", "bc", "warps", "kv_stages", "q_in", "rescale_skip",
              "causal_mask", "cta_order", "min_ctas", "store", "v_load", "persistent", "split_kv",
              "softmax", "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "copies",

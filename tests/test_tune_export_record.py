@@ -4,6 +4,7 @@ is the bucket's kernel: it passed the run's seed check and was measured against 
 SDPA. Here: the export serves it (and still leaves out a naive seed nobody chose), the dispatch library of a
 wgmma kernel builds for sm_90a (plain sm_90 has no wgmma), and the real client's check runs on CPU (every
 call falls back to SDPA: its wiring, not our kernels)."""
+import ctypes
 import json
 import os
 import shutil
@@ -73,6 +74,13 @@ def test_the_dispatch_library_of_a_wgmma_kernel_builds_for_sm_90a(campaign, tmp_
     log = (pkg / "fa_dispatch.so.log").read_text()
     assert "compute_90a,code=sm_90a" in log.splitlines()[0] and (pkg / "fa_dispatch.so").exists()
     assert json.loads((pkg / "table.json").read_text())["archs"] == ["sm_90"]  # the device arch the package serves
+    # the warp-specialised kernels take every operand in any layout (a model's q.transpose(1, 2) read in place);
+    # fa_strided touches no device, so it answers on this CPU machine
+    lib = ctypes.CDLL(str(pkg / "fa_dispatch.so"))
+    lib.fa_strided.argtypes = [ctypes.c_int] * 4
+    for n in (2048, 4096, 8192):
+        assert lib.fa_strided(1, 128, 1, n) == 0b1111
+    assert lib.fa_strided(1, 64, 1, 2048) == -2  # never measured: FA_NOT_BUILT
 
 
 def test_the_model_check_runs_on_cpu_through_the_fallback(campaign, tmp_path):

@@ -12,8 +12,9 @@ Per sequence length N (batch 1, a causal prefill without a KV cache):
   halves): ours against SDPA's default backend, against SDPA cuDNN, and against itself (the A/A null of
   this model). Prefill as `generate` runs it: logits of the last position only.
 - which attention kernels each arm ran (torch.profiler's CUDA kernel names of one forward).
-- the op's layout cost: torch.ops.fa5090.attention on the model's own strided q, k, v (copied to
-  [B, H, N, D] by the op) against the same tensors made contiguous beforehand, paired.
+- the op's layout cost: torch.ops.fa5090.attention on the model's own strided q, k, v (read in place by a
+  kernel that takes strides, copied to [B, H, N, D] by the op otherwise) against the same tensors made
+  contiguous beforehand, paired.
 Then torch.compile(fullgraph=True) of a function calling torch.ops.fa5090.attention, against eager.
 
     python3 results/2026-12-02_h200_tune_torch/model_check.py --config CONFIG.json --seqlen 2048 --seqlen 8192 --out DIR
@@ -171,7 +172,8 @@ def check_n(models: dict, name: str, vocab: int, n: int, device: str, budget_s: 
         return run
 
     row["op_layout"] = pair(op_on(qc, kc, vc), op_on(q, k, v), budget_s)
-    row["op_layout"]["note"] = "base: contiguous inputs; candidate: the model's strided q, k, v (copied by the op)"
+    row["op_layout"]["note"] = ("base: contiguous inputs; candidate: the model's strided q, k, v (read in place by the "
+                                "kernels that take strides, copied by the op for the others)")
     return row
 
 
