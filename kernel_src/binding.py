@@ -76,7 +76,8 @@ class KernelLib:
             raise KernelError(f"dtype {q.dtype} is not supported (fp16 or bf16)")
         args = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
                 B, H, Hkv, N, D, dt, int(bool(causal)), self.scale(D), ctypes.c_void_p(stream))
-        if all(x.is_contiguous() for x in (q, k, v, o)):
+        # (profiler.launch's torch-free buffers have no strides: always contiguous)
+        if all(x.is_contiguous() if hasattr(x, "is_contiguous") else True for x in (q, k, v, o)):
             self._check(self._lib.fa_fwd(*args), "fa_fwd launch")
             return
         if not self.takes_strides:
