@@ -15,7 +15,9 @@ RUNS = [("call1/d128", "B2 H16 N2048 D128, background builds beside the pairs"),
         ("call1/d64", "B16 H16 N512 D64, the same (interrupted)"),
         ("call2/d128", "B2 H16 N2048 D128, builds stopped while timing, compounds from figure builds"),
         ("call2/d64r", "B16 H16 N512 D64, call 1's run resumed"),
-        ("call3/n8k", "B2 H16 N8192 D128, as call 2")]
+        ("call3/n8k", "B2 H16 N8192 D128, as call 2"),
+        ("call4/d128", "B2 H16 N2048 D128, as call 2, two spare children"),
+        ("call5/d128", "B2 H16 N2048 D128, as call 4 with the pair's 0.3 ms lead and torch-free profile inputs (cut)")]
 
 
 def t(s):
