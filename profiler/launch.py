@@ -3,12 +3,12 @@
 It launches the candidate on fresh random inputs LAUNCHES times (default 2); ncu is told to
 skip the first launch (module load, attribute setting) and profile the next one.
 
-The inputs are N(0,1) from a fixed seed, made with torch. With FA5090_PROFILE_INPUTS=driver they are made with
-numpy and copied through the CUDA driver API (libcuda, by ctypes) instead: the program then never imports torch,
-whose import took 2.7-5.4 s in a child on the H200, where a profile took 5.8-10.8 s
-(results/2026-12-02_h200_fast_run). Where that path
-cannot run (no libcuda, no numpy) it falls back to torch. Not yet the default: its profiles are to be compared
-with torch's on the GPU first.
+The inputs are N(0,1) from a fixed seed, made with numpy and copied through the CUDA driver API (libcuda, by
+ctypes): the program never imports torch, whose import took 2.7-5.4 s of a profile's 5.8-10.8 s on the H200. On
+the H200 a keep's profile then took 3.0-4.4 s against 7.3-10.1 s, with the same diagnosis label on each of six
+kernels profiled twice each way, and a whole `run --budget 20` kept the same levers in the same order to the same
+final kernel (results/2026-12-02_h200_fast_run, call 5). FA5090_PROFILE_INPUTS=torch makes them with torch instead;
+where the driver path cannot run (no libcuda, no numpy) it says why and falls back to torch.
 """
 
 import ctypes
@@ -102,11 +102,11 @@ def main(lib_path: str, shape_json: str, launches: int = 2) -> int:
     from kernel_src.binding import KernelLib
 
     sd = json.loads(shape_json)
-    made, how = None, os.environ.get("FA5090_PROFILE_INPUTS", "torch")
+    made, how = None, os.environ.get("FA5090_PROFILE_INPUTS", "driver")
     if how not in ("torch", "driver"):
-        print(f"profiler.launch: FA5090_PROFILE_INPUTS={how!r} is not 'torch' or 'driver'; inputs made with torch",
+        print(f"profiler.launch: FA5090_PROFILE_INPUTS={how!r} is not 'torch' or 'driver'; inputs made with the driver",
               file=sys.stderr)
-    if how == "driver":
+    if how != "torch":
         try:
             made = driver_inputs(sd)
         except NoDriverPath as e:

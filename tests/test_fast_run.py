@@ -27,7 +27,7 @@ def _db(d):
     return con
 
 
-@pytest.mark.parametrize("name", ["call1/d128", "call2/d128", "call2/d64r", "call3/n8k", "call4/d128"])
+@pytest.mark.parametrize("name", ["call1/d128", "call2/d128", "call2/d64r", "call3/n8k", "call4/d128", "call5/d128_resumed"])
 def test_each_recorded_run_replays_to_its_own_outcomes(name, tmp_path):
     d = _unpack(name, tmp_path)
     con = _db(d)

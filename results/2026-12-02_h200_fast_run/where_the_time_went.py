@@ -17,7 +17,8 @@ RUNS = [("call1/d128", "B2 H16 N2048 D128, background builds beside the pairs"),
         ("call2/d64r", "B16 H16 N512 D64, call 1's run resumed"),
         ("call3/n8k", "B2 H16 N8192 D128, as call 2"),
         ("call4/d128", "B2 H16 N2048 D128, as call 2, two spare children"),
-        ("call5/d128", "B2 H16 N2048 D128, as call 4 with the pair's 0.3 ms lead and torch-free profile inputs (cut)")]
+        ("call5/d128", "B2 H16 N2048 D128, as call 4 with the pair's 0.3 ms lead and torch-free profile inputs (cut)"),
+        ("call5/d128_resumed", "call 5's run resumed to its end (results/2026-12-02_h200_suite_lead, call 1)")]
 
 
 def t(s):

@@ -6,7 +6,7 @@
 diagnosis reads (profiler.diagnosis.Diagnosis), so the two paths can be compared against the spread of one path
 with itself.
 
-    python3 results/2026-12-02_h200_profile_inputs/profile_inputs.py --out DIR [--repeats 2]
+    python3 results/2026-12-02_h200_fast_run/profile_inputs.py --out DIR [--repeats 2]
 """
 from __future__ import annotations
 
@@ -85,8 +85,9 @@ def main() -> int:
         rec["summary"] = {how: {"seconds": med([r["seconds"] for r in rec[how]]),
                                 "labels": sorted({r.get("label") for r in rec[how]}, key=str)} for how in ("torch", "driver")}
         print(n, json.dumps(rec["summary"]), flush=True)
-    a.out.mkdir(parents=True, exist_ok=True)
-    (a.out / "profile_inputs.json").write_text(json.dumps(out, indent=1))
+        # after every kernel: a call cut by its time limit keeps what it measured (call 5's lost its file so)
+        a.out.mkdir(parents=True, exist_ok=True)
+        (a.out / "profile_inputs.json").write_text(json.dumps(out, indent=1))
     return 0
 
 
