@@ -345,7 +345,7 @@ struct Instance {
   // lay: q, k, v, o, each normalised (a stride of a size-1 dimension is the contiguous one). FA_BAD_LAYOUT when an
   // operand this build addresses by pointer is not contiguous, or a TMA operand's base or strides are not 16-byte
   // multiples (what a tensor map needs).
-  static int layouts_ok(const void* const* ptr, const Layout* lay, int B, int H, int Hkv, int N) {
+  static int layouts_ok(const void* const* ptr, const Layout* lay, int H, int Hkv, int N) {
     for (int i = 0; i < 4; ++i) {
       const Layout c = contiguous_layout(i == 1 || i == 2 ? Hkv : H, N, D);
       if (!(STRIDED & (1 << i))) {
@@ -355,13 +355,12 @@ struct Instance {
         return FA_BAD_LAYOUT;
       }
     }
-    (void)B;
     return 0;
   }
   static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
                     float scale, cudaStream_t st, const Layout* lay) {
     const void* ptrs[4] = {q, k, v, o};
-    if (const int bad = layouts_ok(ptrs, lay, B, H, Hkv, N)) return bad;
+    if (const int bad = layouts_ok(ptrs, lay, H, Hkv, N)) return bad;
     cudaError_t e = prepare();
     if (e != cudaSuccess) return (int)e;
     const int tiles = (N + Cfg::BR - 1) / Cfg::BR, BH = B * H;
