@@ -6,7 +6,7 @@ from __future__ import annotations
 from kernel_src.knobs import Knobs
 
 from .build import BuildSpec, build
-from .defects import BASE, DEFECTS
+from .defects import BASE, DEFECTS, NUMERICS, cut_from, describe
 from .lab import Lab
 from .outcome import Outcome
 from .tolerance import envelope, summarize
@@ -48,27 +48,34 @@ def tolerance_report(lab: Lab, *, limit: int | None = None, seed: int = 20261130
 
 
 def defect_battery(lab: Lab, *, t_keep: float, t_noise: float, bcs: tuple[int, ...] = (BASE.bc,),
-                   names: tuple[str, ...] | None = None, control: bool = False) -> list[dict]:
+                   names: tuple[str, ...] | None = None, control: bool = False,
+                   base: Knobs | None = None) -> list[dict]:
     """Each defect evaluated against the correct kernel it was cut from, exactly as the search
-    evaluates a candidate (C1 on that candidate's own tile tails and both input patterns, paired
-    timing with the re-check, C2 twice), at each key-block width in `bcs` (an edge test late by
-    one is where the tile's tails are). `control`: a row per BC evaluating the correct
-    kernel against itself, which must not be rejected (the new inputs must not fail correct kernels)."""
-    names = tuple(names or DEFECTS)
+    evaluates a candidate (C1 on that candidate's own tile tails and every input pattern, the hostile
+    ones included; paired timing with the re-check; C2 twice), at each key-block width in `bcs` (an edge
+    test late by one is where the tile's tails are). Every defect of DEFECTS and NUMERICS unless `names`;
+    each cut from its own correct kernel (experiments.defects.cut_from), or from `base` when given (a found
+    kernel whose code the defects' hooks reach). `control`: a row per BC and correct kernel evaluating it
+    against itself, which must not be rejected (the inputs must not fail correct kernels)."""
+    names = tuple(names or (*DEFECTS, *NUMERICS))
     every = dict(arch=lab.limits.arch, dtypes=(lab.shape.dtype,), dims=(lab.shape.D,), causals=(False, True))
     plan = []  # (bc, name, base spec, candidate spec)
     for bc in bcs:
-        knobs = BASE.replace(bc=bc)
-        base = BuildSpec(knobs=knobs, **every)
-        if control:
-            plan.append((bc, "control", base, base))
-        plan += [(bc, n, base, BuildSpec(knobs=knobs, defect=DEFECTS[n][0], **every)) for n in names]
+        controlled = set()
+        for n in names:
+            knobs = (base or cut_from(n)).replace(bc=bc)
+            ref = BuildSpec(knobs=knobs, **every)
+            if control and ref.key() not in controlled:
+                controlled.add(ref.key())
+                plan.append((bc, "control", ref, ref))
+            plan.append((bc, n, ref, BuildSpec(knobs=knobs, defect=describe(n)[0], **every)))
     built = build(list({s.key(): s for _, _, b, c in plan for s in (b, c)}.values()), lab.cache_dir / "build", jobs=lab.jobs)
     out = []
-    for bc, name, base, spec in plan:
-        ev = lab.evaluate_libraries(built[base.key()], built[spec.key()], t_keep=t_keep, t_noise=t_noise, knobs=spec.knobs)
+    for bc, name, ref, spec in plan:
+        ev = lab.evaluate_libraries(built[ref.key()], built[spec.key()], t_keep=t_keep, t_noise=t_noise, knobs=spec.knobs)
         failed = next((c for tag in ("c1", "c2") for c in ((getattr(ev, tag) or {}).get("checks") or []) if not c["ok"]), None)
-        out.append({"defect": name, "bc": bc, "what": DEFECTS[name][1] if name in DEFECTS else "the correct kernel against itself",
+        out.append({"defect": name, "bc": bc, "knobs": spec.knobs.label(),
+                    "what": describe(name)[1] if name != "control" else "the correct kernel against itself",
                     "outcome": ev.outcome.value, "rejected": ev.outcome in REJECTED, "detail": ev.detail,
                     "margin": (ev.paired or {}).get("margin"),
                     "caught_by": failed and {"N": failed["shape"]["N"], "causal": failed["shape"]["causal"],

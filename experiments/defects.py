@@ -29,3 +29,26 @@ FAULTS: dict[str, tuple[int, str]] = {
     "hang": (12, "every thread spins on the cycle counter: the kernel never returns (TIMEOUT expected)"),
     "illegal_address": (13, "thread 0 stores to address 64, which nothing maps: an illegal-address fault (CRASH expected)"),
 }
+
+# Numerics defects: right on N(0,1) inputs by design (a row's max settles in its first key block there),
+# wrong only on the inputs real models send, so only C1's hostile patterns (experiments.tier.HOSTILE) can
+# reject them. Each is cut from a correct kernel of its own (the knobs whose code it changes): never in
+# DEFECTS, whose envelope (derive-tolerance) holds every defect to the N(0,1) bound these stay under.
+LAZY_BASE = BASE.replace(rescale_skip="on", rescale_lazy="on")
+NUMERICS: dict[str, tuple[int, str, Knobs]] = {
+    "lazy_overflow": (14, "the lazy rescale lets a row's max fall 20 (log2) behind instead of 8: P reaches 2^20, "
+                          "past fp16's 65504, once the max climbs across key blocks (bf16 holds it)", LAZY_BASE),
+}
+
+
+def cut_from(name: str) -> Knobs:
+    """The correct kernel a planted defect is cut from."""
+    return NUMERICS[name][2] if name in NUMERICS else BASE
+
+
+def describe(name: str) -> tuple[int, str]:
+    """(FA_DEFECT code, what it does) of any planted defect or fault."""
+    every = {**DEFECTS, **FAULTS, **{n: (c, w) for n, (c, w, _) in NUMERICS.items()}}
+    if name not in every:
+        raise ValueError(f"unknown defect {name!r}; known: {', '.join(every)}")
+    return every[name]

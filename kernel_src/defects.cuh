@@ -17,7 +17,10 @@ enum {
   DEF_SIDE_STREAM, DEF_NO_TAIL_MASK,
   // faults that end the worker rather than its output (the GPU fault battery, experiments.defects.FAULTS):
   // a kernel that never returns and one that stores to an unmapped address
-  DEF_HANG, DEF_ILLEGAL_ADDRESS
+  DEF_HANG, DEF_ILLEGAL_ADDRESS,
+  // numerics that N(0,1) inputs cannot see by design, only the tier's hostile patterns
+  // (experiments.defects.NUMERICS): a lazy rescale that lets P past fp16's range
+  DEF_LAZY_OVERFLOW
 };
 
 namespace defect {
@@ -35,6 +38,9 @@ constexpr bool kDropRescale = FA_DEFECT == DEF_DROPPED_RESCALE;
 constexpr bool kMaskTail = FA_DEFECT != DEF_NO_TAIL_MASK;
 // launched on a private stream the caller never waits for (host)
 constexpr bool kSideStream = FA_DEFECT == DEF_SIDE_STREAM;
+// how far (log2 units) a lazy row's max may fall behind before it is raised: 8 keeps P = 2^(s - m) under
+// 2^8; the defect's 20 lets P reach 2^20, past fp16's 65504 once a row's max climbs across key blocks
+constexpr float kLazyLog2 = FA_DEFECT == DEF_LAZY_OVERFLOW ? 20.f : 8.f;
 
 // the softmax scale, 6.25% too large in the wrong-scale defect
 __host__ __device__ __forceinline__ constexpr float scale(float s) {

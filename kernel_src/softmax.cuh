@@ -106,7 +106,7 @@ __device__ __forceinline__ float new_max(float m, float mx, float sc) {
   const float mnew = fmaxf(m, mx);
   if constexpr (K::RESCALE_LAZY) {
     const float grow = K::SOFTMAX == SOFTMAX_FUSED ? (mnew - m) * sc : mnew - m;  // log2 units; NaN if both -inf
-    return grow <= 8.f ? m : mnew;
+    return grow <= defect::kLazyLog2 ? m : mnew;
   }
   (void)sc;
   return mnew;

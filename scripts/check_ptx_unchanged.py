@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments.defects import BASE as DEFECT_BASE, DEFECTS, FAULTS  # noqa: E402
+from experiments.defects import BASE as DEFECT_BASE, DEFECTS, FAULTS, NUMERICS  # noqa: E402
 from kernel_src.covering import covering_set, hopper_set  # noqa: E402
 from kernel_src.knobs import KnobError, Knobs  # noqa: E402
 
@@ -110,6 +110,9 @@ def configurations() -> list[tuple[str, str, str, list[str]]]:
     base = [f"-D{n}={v}" for n, v in sorted(DEFECT_BASE.defines().items())]
     for dname, (code, _) in {**DEFECTS, **FAULTS}.items():
         out += [("defects", f"{DEFECT_BASE.label()} defect={dname}", a, base + [f"-DFA_DEFECT={code}"]) for a in ARCHS]
+    for dname, (code, _, knobs) in NUMERICS.items():
+        own = [f"-D{n}={v}" for n, v in sorted(knobs.defines().items())]
+        out += [("defects", f"{knobs.label()} defect={dname}", a, own + [f"-DFA_DEFECT={code}"]) for a in ARCHS]
     return out
 
 

@@ -90,16 +90,18 @@ def test_fault_switches_compile_match_the_kernels_enum_and_stay_out_of_the_defec
     runs every defect in one process, which a hang or a sticky fault would end."""
     import re
 
-    from experiments.defects import BASE, DEFECTS, FAULTS
+    from experiments.defects import BASE, DEFECTS, FAULTS, NUMERICS
     from kernel_src.knobs import inlined
 
     body = re.search(r"enum \{\s*DEF_NONE = 0,(.*?)\};", inlined(), re.S).group(1)
     names = re.findall(r"\bDEF_([A-Z_]+)", body)
     enum = {n.lower(): i + 1 for i, n in enumerate(names)}
-    for name, (code, _) in {**DEFECTS, **FAULTS}.items():
+    for name, (code, *_) in {**DEFECTS, **FAULTS, **NUMERICS}.items():
         assert enum[name] == code, (name, code, enum.get(name))
-    assert not set(FAULTS) & set(DEFECTS) and len(enum) == len(DEFECTS) + len(FAULTS)
+    assert not set(FAULTS) & set(DEFECTS) and not set(NUMERICS) & (set(DEFECTS) | set(FAULTS))
+    assert len(enum) == len(DEFECTS) + len(FAULTS) + len(NUMERICS)
     specs = [BuildSpec(knobs=BASE, arch="sm_90", defect=code, host=False) for code, _ in FAULTS.values()]
+    specs += [BuildSpec(knobs=knobs, arch="sm_90", defect=code, host=False) for code, _, knobs in NUMERICS.values()]
     res = build(specs, build_cache)
     assert all(res[s.key()].ok for s in specs), [res[s.key()].log[-800:] for s in specs]
 
