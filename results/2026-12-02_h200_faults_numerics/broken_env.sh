@@ -30,4 +30,5 @@ python3 -m agent history --db $DB > $OUT_DIR/history_interrupted.txt 2>&1
 echo "python3 -m agent run --resume --db $DB" > $OUT_DIR/run_resumed.txt
 ( time timeout 200 python3 -m agent run --resume --db $DB ) >> $OUT_DIR/run_resumed.txt 2>&1; echo "exit $?" >> $OUT_DIR/run_resumed.txt
 python3 -m agent history --db $DB > $OUT_DIR/history_resumed.txt 2>&1
-cp $DB $OUT_DIR/streak.db 2>/dev/null; python3 -c "import sqlite3; sqlite3.connect('$OUT_DIR/streak.db').execute('pragma wal_checkpoint(TRUNCATE)')"
+# the database with its write-ahead log folded in (a plain cp of the main file leaves the WAL's pages behind)
+python3 -c "import sqlite3; sqlite3.connect('$DB').backup(sqlite3.connect('$OUT_DIR/streak.db'))"
