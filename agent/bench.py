@@ -220,7 +220,13 @@ class Recorder(Bench):
         return self._rec(_key("paired", _arm_key(base), _arm_key(cand)), self.bench.paired(base, cand))
 
     def aa_null(self, knobs, repeats):
-        return self._rec(_key("aa_null", knobs, repeats), self.bench.aa_null(knobs, repeats))
+        key = _key("aa_null", knobs, repeats)
+        try:
+            got = self.bench.aa_null(knobs, repeats)
+        except RuntimeError as e:  # its workers failed (a broken machine): the failure is an answer too
+            self._rec(key, {"failed": str(e)})
+            raise
+        return self._rec(key, got)
 
     def calibration(self, found):
         return self._rec(_key("calibration"), self.bench.calibration(found))
@@ -403,7 +409,10 @@ class Replay(Bench):
         return JobResult(**self._get(_key("paired", _arm_key(base), _arm_key(cand)), "a paired measurement"))
 
     def aa_null(self, knobs, repeats):
-        return self._get(_key("aa_null", knobs, repeats), "the A/A null")
+        got = self._get(_key("aa_null", knobs, repeats), "the A/A null")
+        if isinstance(got, dict) and "failed" in got:
+            raise RuntimeError(got["failed"])
+        return got
 
     def levers(self, names):
         """The catalog the recorded run searched (older recordings: the first catalog)."""

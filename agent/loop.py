@@ -22,7 +22,7 @@ from . import strategies
 from .anchors import calibration_of, ceiling_of, final, reanchor_best
 from .events import Say, quiet
 from .figures import build_ahead, with_figures
-from .nulls import first_null, measure_null
+from .nulls import first_null, gate_for, measure_null, settle_banded
 from .shelf import conditions, due_for_rescreen
 from .state import ASK, ASK_ALL, Progress, Run, SearchError, SearchOptions, renoise_due
 from .strategies.base import Proposal, State, Trial
@@ -194,8 +194,11 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
                "best": figures[best.key()].model_dump() if figures.get(best.key()) else None}
               if run.strategy.reads_figures else None)
     build_ahead(run, state, prop.move.knobs, proposals)
-    t = run_trial(run.bench, run.db, run.run_id, p.done, run.o.budget, prop, best, run.gate(p.noise), run.say,
+    gate, banded = gate_for(run, p, prop)  # the band's while the best's own null is owed (agent.nulls)
+    t = run_trial(run.bench, run.db, run.run_id, p.done, run.o.budget, prop, best, gate, run.say,
                   prior=evidence.get(prop.move.name), static=static)
+    if banded:
+        t = settle_banded(run, p, t, best)
     pr = t.paired
     p.trials.append(Trial(move=prop.move, base_key=best.key(), outcome=t.outcome.value, margin=pr and pr["margin"],
                           tflops=pr and pr["tflops_cand"], static=fig))
@@ -239,9 +242,13 @@ def _keep(run: Run, p: Progress, prop: Proposal, t: TrialRecord, entry: dict | N
 
 def _after_keep(run: Run, p: Progress, pr: dict, owed=("renoise", "reanchor")) -> None:
     o, noise = run.o, p.noise
-    # the null belongs to the kernel being compared: re-measured once the time per call has moved
+    # the null belongs to the kernel being compared: re-measured once the time per call has moved (lazily:
+    # owed until a decision needs it, _needs_null; a cluster's evaluations ahead are judged by the null in force)
     if "renoise" in owed and renoise_due(o, noise, pr):
-        measure_null(run, p, p.best, f"time per call moved {noise.ms:.3f} -> {pr['ms_cand']:.3f} ms since the last null")
+        if o.lazy_null and not o.screen and run.bench.fan_out() is None:
+            p.null_owed = True
+        else:
+            measure_null(run, p, p.best, f"time per call moved {noise.ms:.3f} -> {pr['ms_cand']:.3f} ms since the last null")
     if "reanchor" in owed and o.reanchor_every and len(p.links) % o.reanchor_every == 0:
         reanchor_best(run, p)
 

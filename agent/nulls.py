@@ -1,14 +1,22 @@
 """The A/A null: the keep threshold a run judges by, measured on the kernel being compared (the seed
-first, the best again once its time per call has moved), each recorded with the run's list of nulls."""
+first, the best again once its time per call has moved), each recorded with the run's list of nulls.
+
+The second and later nulls are lazy (SearchOptions.lazy_null): owed from the keep that moved the time per call
+until a decision needs one. Meanwhile an experiment is judged with the band +-lazy_band as its null, which decides
+a margin outside the band as any null up to that width would; the owed null is measured first for an experiment
+predicted inside the band (or a simplification, or a draw without a prediction), and before deciding one whose
+margin lands inside it, which is then measured again under the null (gate_for, settle_banded)."""
 from __future__ import annotations
 
 import statistics
 
+from experiments.outcome import Outcome
 from experiments.timing import t_noise as noise_of
 from kernel_src.knobs import Knobs
 from store import queries as q
 
-from .events import NullMeasured, Phase
+from . import levers as catalog
+from .events import NullMeasured, Phase, Warn
 from .state import Noise, Progress, Run
 
 
@@ -59,3 +67,64 @@ def first_null(run: Run, p: Progress) -> Noise:
     p.noises.append(noise)
     record_noise(run, p)
     return noise
+
+
+def gate_for(run: Run, p: Progress, prop) -> tuple[dict, bool]:
+    """The gate this experiment is judged with, and whether it is the band's (the best's null still owed)."""
+    if not p.null_owed:
+        return run.gate(p.noise), False
+    if _needs_null(run, prop):
+        # (a null that cannot be measured stays owed: the band judges, and a broken machine shows as the streak)
+        if pay_null(run, p, f"owed since the best moved; experiment {p.done} is predicted within the band "
+                            f"+-{run.o.lazy_band:.0%}, or is a simplification or has no prediction"):
+            return run.gate(p.noise), False
+    return run.band_gate(), True
+
+
+def settle_banded(run: Run, p: Progress, t, best: Knobs):
+    """An experiment the band judged (agent.trial.TrialRecord): outside the band, decided, and said so; inside
+    it (NULL), the null is measured first and the experiment measured again under it."""
+    if t.ev is None:
+        return t
+    if t.outcome is not Outcome.NULL:
+        t.fields["detail"] += f"; judged with the band +-{run.o.lazy_band:.0%} while the best's own null is owed"
+        return t
+    from .trial import rejudge
+
+    first = t.paired
+    why = (f"owed since the best moved; experiment {p.done}'s margin {first['margin']:.4f} is within the band "
+           f"+-{run.o.lazy_band:.0%}" if first else f"owed since the best moved; experiment {p.done} needs it")
+    if pay_null(run, p, why):
+        t = rejudge(run.bench, t, best, run.gate(p.noise), simpler=False)
+    else:  # undecidable without the null: a failure of the machine's, for the streak to weigh
+        t.fields.update(outcome=Outcome.CRASH, detail=f"margin {first['margin']:.4f} is within the band "
+                        f"+-{run.o.lazy_band:.0%} and the best's own null could not be measured: {p.null_error}")
+    t.extra.append({"kind": "owed_null", "ok": not p.null_owed, "value": first and first["margin"],
+                    "payload": {"band": run.o.lazy_band, "first": first}})
+    return t
+
+
+def _needs_null(run: Run, prop) -> bool:
+    """Whether the owed null is measured before this experiment rather than only when its margin lands within
+    +-lazy_band: it has no predicted band, it is a simplification (kept at any margin >= 1, a decision only the
+    null makes near 1), or its predicted margin (the band's middle) lies within +-lazy_band, where the band gate
+    would most likely not decide it. (A margin there costs the null and a second measurement; one outside it
+    costs nothing more. Which of the two happens never changes the decision, only the time it takes.)"""
+    band, point = run.o.lazy_band, prop.point()
+    if point is None or (len(prop.move.levers) == 1 and catalog.get(prop.move.levers[0]).simpler):
+        return True
+    return 1 - band <= point <= 1 + band
+
+
+def pay_null(run: Run, p: Progress, why: str) -> bool:
+    """Measure the owed null; False (and it stays owed, p.null_error saying why) when its workers fail."""
+    noise = p.noise
+    try:
+        measure_null(run, p, p.best, f"time per call moved {noise.ms:.3f} ms since the last null; {why}"
+                     if noise.ms else why)
+    except RuntimeError as e:  # the bench's "A/A null failed (...)": its workers could not run
+        p.null_error = str(e).strip().splitlines()[-1][:300] if str(e).strip() else type(e).__name__
+        run.say(Warn(text=f"the best's owed A/A null could not be measured ({p.null_error}); it stays owed"))
+        return False
+    p.null_owed, p.null_error = False, None
+    return True

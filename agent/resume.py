@@ -113,6 +113,9 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
             continue
         if r["outcome"] == "KEPT":
             full = q.experiment(db, r["id"])
+            if any(m["kind"] == "owed_null" for m in full["measurements"]):
+                # judged under the null measured while it ran (lazy_null): the next one in the list
+                noise = noises[max(0, aa_seen + 1 - first_aa)]
             best = Knobs.parse(r["knobs"])
             diag = Diagnosis(**full["diagnosis"]["metrics"]) if full["diagnosis"] else None
             best_attrs = (_payload(full, "build") or {}).get("attributes") or bench.attributes(best)
@@ -132,9 +135,14 @@ def _owed(p: Progress, tail: list[dict], last: dict | None, o: SearchOptions) ->
     """From what came after the last finished experiment (`tail`): the steps of its keep still owed, and
     the closing steps already recorded."""
     periodic = False
+    if o.lazy_null and not o.screen and p.links:
+        # the null owed since a keep moved the time per call, wherever the run stopped after it (the last null
+        # in the list is the last one measured; measured since that keep, it is that kernel's own)
+        p.null_owed = renoise_due(o, p.noise, p.last_paired or {})
     if last is not None and last["outcome"] == "KEPT" and not o.screen:
         periodic = bool(o.reanchor_every and len(p.links) % o.reanchor_every == 0)
-        if not any(r["kind"] == "aa_null" for r in tail) and renoise_due(o, p.noise, p.last_paired or {}):
+        if (not o.lazy_null and not any(r["kind"] == "aa_null" for r in tail)
+                and renoise_due(o, p.noise, p.last_paired or {})):
             p.owed.add("renoise")
         if periodic and not any(r["kind"] == "reanchor" for r in tail):
             p.owed.add("reanchor")

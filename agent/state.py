@@ -52,6 +52,13 @@ class SearchOptions(BaseModel):
     # call has moved by more than this factor since the kernel the current null was measured on
     renoise_factor: float = 2.0
     renoise: bool = True
+    # lazy_null: a re-measured null is owed, not paid, until a decision needs it. Until then each experiment
+    # is judged with the band +-lazy_band as its null (t_keep 1 + lazy_band): a margin outside it is decided
+    # the same under any null up to that band (every null measured on the H200 was under 1%). The owed null
+    # is measured first when the proposal's predicted band reaches into +-lazy_band (or it has none, or it is
+    # a simplification), and before the experiment is decided when its margin lands inside the band.
+    lazy_null: bool = True
+    lazy_band: float = 0.02
     # the agent's policy (agent.policy.POLICIES): a replay or a resume runs the one it recorded
     agent_version: int = CURRENT.version
     # a screen ends with its fixed kernel paired against SDPA flash, so its margin table has an
@@ -98,6 +105,8 @@ class Progress(BaseModel):
     since_keep: int = 0
     figures: dict = {}  # knob key -> the compiler's figures (profiler.static.StaticFigures), None: no build
     owed: set[str] = set()  # what the last keep had not done yet: "renoise", "reanchor"
+    null_owed: bool = False  # (lazy_null) the best's time per call has moved: its null is measured when needed
+    null_error: str | None = None  # why the owed null could not be measured, the last time it was tried
     last_paired: dict | None = None  # that keep's paired measurement
     # the closing steps already recorded: "final_reanchor", and each comparator pair's lever ("sdpa_flash", ...)
     final_done: set[str] = set()
@@ -130,6 +139,10 @@ class Run:
     def gate(self, noise: Noise) -> dict:
         """The keep gate's thresholds under `noise`."""
         return {"t_keep": noise.t_keep, "t_noise": noise.t_noise, "ceiling": self.ceiling}
+
+    def band_gate(self) -> dict:
+        """The gate while a null is owed (lazy_null): the band +-lazy_band as the null."""
+        return {"t_keep": 1.0 + self.o.lazy_band, "t_noise": self.o.lazy_band, "ceiling": self.ceiling}
 
 
 def renoise_due(o: SearchOptions, noise: Noise, pr: dict) -> bool:

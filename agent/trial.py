@@ -166,6 +166,17 @@ def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: 
     return TrialRecord(exp_id=exp_id, cand=cand, ev=ev, fields=fields)
 
 
+def rejudge(bench, t: TrialRecord, best: Knobs, gate: dict, *, simpler: bool) -> TrialRecord:
+    """The same experiment measured again under `gate` (its row and prediction stay): a margin the band gate
+    could not decide, now that the null is measured (agent.loop, lazy_null)."""
+    ev = bench.evaluate(best, t.cand, simpler=simpler, **gate)
+    fields = {"outcome": ev.outcome, "detail": ev.detail}
+    if ev.paired:
+        fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
+                                                 "tflops_base", "tflops_cand")})
+    return TrialRecord(exp_id=t.exp_id, cand=t.cand, ev=ev, fields=fields, extra=list(t.extra))
+
+
 def outcome_event(seq: int, lever: str, t: TrialRecord) -> Kept | Rejected:
     """What a person is told of an experiment's outcome where the keep changes nothing else (a screen,
     a re-screen, a rejection)."""

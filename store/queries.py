@@ -26,7 +26,10 @@ OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", 
             "INTERRUPTED")  # not a measurement's outcome: the row was in flight when its process stopped
 # best_check: the current best checked again in a fresh process after a streak of failures (agent.health)
 # timing: where an experiment's wall time went (build, the child of C1/pair/C2, the replicate, a keep's ncu profile)
-MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check", "timing")
+# owed_null: an experiment judged while its best's null was owed whose margin fell inside the band, so it was
+# measured again under the null (agent.loop, lazy_null): the first measurement's margin, and its pair
+MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check", "timing",
+                     "owed_null")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
 # The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.

@@ -268,9 +268,11 @@ def test_random_on_two_workers_decides_as_one_process_and_discards_what_a_keep_s
 
 
 def _agent(tmp_path, name, bench, budget=12):
+    # eager nulls in both: a cluster's evaluations ahead are judged by the null in force, so a fanned-out run
+    # never owes one (agent.loop._after_keep), and the one-process run it is compared with must not either
     db = open_db(tmp_path / f"{name}.db")
     rid = run_search(bench, db, shape=SHAPE, seed=Knobs(), artifacts=tmp_path / f"{name}_art",
-                     options=SearchOptions(budget=budget))
+                     options=SearchOptions(budget=budget, lazy_null=False))
     return db, rid, [e for e in q.history(db, rid) if e["seq"]]
 
 

@@ -61,6 +61,7 @@ def run(
     strategy: Strategy = typer.Option("agent", help="agent (the compiler's figures and the diagnosis rank every candidate; compound moves from the shelf), random (uniform over valid configurations of the same space), tpe (Optuna's TPE; pip install 'fa5090-search[tpe]'), ladder (the first agent, for recorded runs). Every strategy's candidates pass the same keep gate."),
     rng_seed: int = typer.Option(0, "--rng-seed", help="Seed of the random and TPE draws."),
     aa_repeats: int = typer.Option(5, min=2, help="A/A null repeats, each in a fresh process; t_noise is their p95 |margin-1|. Measured on the seed, and again on the best whenever its time per call has moved more than 2x since the last null."),
+    lazy_null: bool = typer.Option(True, "--lazy-null/--eager-null", help="Lazy: a re-measured null is owed until a decision needs it (an experiment predicted within +-2% of 1, a simplification, or a margin that lands there); until then margins outside +-2% are decided as under any null up to 2%. Eager: measured right after the keep that moved the time per call."),
     time_budget: float = typer.Option(2.0, min=0.2, help="Seconds per paired measurement (each arm gets about half)."),
     plateau: int = typer.Option(3, min=1, help="Stop after this many consecutive experiments without a keep, once no candidate left is predicted to reach t_keep (the agent prints what remained and why)."),
     profile: bool = typer.Option(True, "--profile/--no-profile", help="Diagnose with ncu (needs counter permission)."),
@@ -204,7 +205,7 @@ def _search_and_print(db_path: Path, bench, replaying: bool, shape, seed: Knobs,
             options = SearchOptions(budget=o.budget, aa_repeats=o.aa_repeats, plateau=o.plateau,
                                     exclude=tuple(o.exclude_lever), use_calibration=o.calibration,
                                     reanchor_every=o.reanchor_every, screen=o.screen, evidence=o.evidence,
-                                    strategy=o.strategy, rng_seed=o.rng_seed)
+                                    strategy=o.strategy, rng_seed=o.rng_seed, lazy_null=o.lazy_null)
             run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
                                 command=command, say=say,
                                 bench_settings={"time_budget": o.time_budget, "profile": o.profile, "jobs": jobs,
@@ -222,11 +223,11 @@ def _search_and_print(db_path: Path, bench, replaying: bool, shape, seed: Knobs,
 # recorded run); --replay, --db and --jobs belong to this invocation, never to the recording
 _RUN_PARAMS = ("budget", "batch", "heads", "seqlen", "head_dim", "dtype", "causal", "kv_heads", "seed_knob", "exclude_lever",
                "strategy", "rng_seed", "aa_repeats", "time_budget", "plateau", "profile", "calibration", "reanchor_every",
-               "l2", "screen", "evidence")
+               "l2", "screen", "evidence", "lazy_null")
 # those that are SearchOptions fields: given explicitly, they win over the recording's own settings too
 _SEARCH_FIELDS = {"budget": "budget", "aa_repeats": "aa_repeats", "plateau": "plateau", "exclude_lever": "exclude",
                   "calibration": "use_calibration", "reanchor_every": "reanchor_every", "screen": "screen",
-                  "evidence": "evidence", "strategy": "strategy", "rng_seed": "rng_seed"}
+                  "evidence": "evidence", "strategy": "strategy", "rng_seed": "rng_seed", "lazy_null": "lazy_null"}
 _PROBLEM = {"B": "batch", "H": "heads", "N": "seqlen", "D": "head_dim", "dtype": "dtype", "causal": "causal", "Hkv": "kv_heads"}
 
 
