@@ -213,7 +213,7 @@ def _run_params(shape, options, s: dict, seed_knob: list[str]) -> dict:
          "strategy": options.strategy, "rng_seed": options.rng_seed, "aa_repeats": options.aa_repeats,
          "time_budget": s["time_budget"], "plateau": options.plateau, "profile": s["profile"],
          "calibration": options.use_calibration, "reanchor_every": options.reanchor_every, "l2": s["l2"],
-         "screen": options.screen, "evidence": options.evidence}
+         "screen": options.screen, "evidence": options.evidence, "lazy_null": options.lazy_null}
     assert set(p) == set(_RUN_PARAMS), set(p) ^ set(_RUN_PARAMS)
     return p
 
