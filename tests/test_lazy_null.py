@@ -134,3 +134,33 @@ def test_recorded_runs_replay_with_the_eager_null_they_ran_with():
 
     assert LATER_SETTINGS["lazy_null"] is False and LEGACY["lazy_null"] is False
     assert SearchOptions().lazy_null is True
+
+
+def test_whatever_the_band_decides_any_null_up_to_its_width_decides_alike():
+    """The claim the lazy null rests on, over the keep gate itself (experiments.lab.decide): where the band gate
+    (t_keep 1 + w, t_noise w) gives an outcome other than NULL, the gate of every null t_noise <= w gives the same
+    one; where it gives NULL, the loop measures the null and decides again (settle_banded)."""
+    import random
+
+    from experiments.build import BuildResult
+    from experiments.lab import JobResult, decide
+
+    w = SearchOptions().lazy_band
+    built = BuildResult(key="k", ok=True, library="/x.so", log="", seconds=0.0, cached=False)
+    rng = random.Random(7)
+    ok = {"ok": True, "checks": []}
+    decided = 0
+    for _ in range(4000):
+        m = rng.choice([rng.uniform(0.9, 1.1), rng.uniform(0.5, 3.0)])
+        ab, ba = m * rng.uniform(0.99, 1.01), m * rng.uniform(0.99, 1.01)
+        paired = {"margin": m, "margin_ab": ab, "margin_ba": ba, "tflops_cand": 100.0, "tflops_base": 100.0 / m}
+        job = JobResult(status="ok", steps=[{"tag": "attributes", "result": {}}, {"tag": "c1", "result": ok},
+                                            {"tag": "paired", "result": paired}, {"tag": "c2", "result": ok}])
+        confirm = JobResult(status="ok", steps=[{"tag": "paired", "result": {**paired, "margin": m * rng.uniform(0.97, 1.03)}}])
+        band = decide(job, built, t_keep=1 + w, t_noise=w, confirm_job=confirm).outcome
+        if band.value == "NULL":
+            continue
+        decided += 1
+        for tn in (0.0002, 0.001, 0.005, 0.01, w):
+            assert decide(job, built, t_keep=1 + tn, t_noise=tn, confirm_job=confirm).outcome == band, (m, tn, band)
+    assert decided > 1000
