@@ -159,22 +159,23 @@ def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: 
                            fields={"outcome": Outcome.BLOCKED_BY_ARITHMETIC, "detail": invalid})
     simpler = len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler
     ev = bench.evaluate(best, cand, simpler=simpler, **gate)
+    return TrialRecord(exp_id=exp_id, cand=cand, ev=ev, fields=_outcome_fields(ev))
+
+
+def _outcome_fields(ev) -> dict:
+    """The experiment's outcome columns from an evaluation."""
     fields = {"outcome": ev.outcome, "detail": ev.detail}
     if ev.paired:
         fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
                                                  "tflops_base", "tflops_cand")})
-    return TrialRecord(exp_id=exp_id, cand=cand, ev=ev, fields=fields)
+    return fields
 
 
 def rejudge(bench, t: TrialRecord, best: Knobs, gate: dict, *, simpler: bool) -> TrialRecord:
     """The same experiment measured again under `gate` (its row and prediction stay): a margin the band gate
     could not decide, now that the null is measured (agent.loop, lazy_null)."""
     ev = bench.evaluate(best, t.cand, simpler=simpler, **gate)
-    fields = {"outcome": ev.outcome, "detail": ev.detail}
-    if ev.paired:
-        fields.update({k: ev.paired[k] for k in ("margin", "margin_lo", "margin_hi", "margin_ab", "margin_ba",
-                                                 "tflops_base", "tflops_cand")})
-    return TrialRecord(exp_id=t.exp_id, cand=t.cand, ev=ev, fields=fields, extra=list(t.extra))
+    return TrialRecord(exp_id=t.exp_id, cand=t.cand, ev=ev, fields=_outcome_fields(ev), extra=list(t.extra))
 
 
 def outcome_event(seq: int, lever: str, t: TrialRecord) -> Kept | Rejected:
