@@ -8,6 +8,7 @@ by agent.trial, the nulls by agent.nulls, the re-anchors and the comparator by a
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from experiments.outcome import Outcome
@@ -136,7 +137,9 @@ def _steps(run: Run, p: Progress) -> tuple[str, State | None]:
         evidence = _evidence(run, p)
         state = _state(run, p, evidence)
         if strategy.reads_figures:  # every candidate built in one ninja call, and read before anything is timed
+            t0 = time.perf_counter()
             state = with_figures(run, state, p.figures)
+            run.figures_s = time.perf_counter() - t0  # the wait for builds, kept with the experiment it preceded
         elif prefetched != p.best:
             run.bench.prefetch([m.knobs for m in strategy.moves(state)])
             prefetched = p.best
@@ -199,6 +202,9 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
                   prior=evidence.get(prop.move.name), static=static)
     if banded:
         t = settle_banded(run, p, t, best)
+    if run.figures_s is not None:
+        t.extra.append({"kind": "timing", "ok": True, "value": run.figures_s, "payload": {"figures_s": run.figures_s}})
+        run.figures_s = None
     pr = t.paired
     p.trials.append(Trial(move=prop.move, base_key=best.key(), outcome=t.outcome.value, margin=pr and pr["margin"],
                           tflops=pr and pr["tflops_cand"], static=fig))

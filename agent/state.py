@@ -135,6 +135,7 @@ class Run:
     say: Say
     ceiling: float | None = None  # the highest rate measured on this card for the dtype (anchors.ceiling_of)
     levers: tuple[Lever, ...] = ()
+    figures_s: float | None = None  # seconds the last figures step waited for builds (kept with the next experiment)
 
     def gate(self, noise: Noise) -> dict:
         """The keep gate's thresholds under `noise`."""

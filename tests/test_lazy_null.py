@@ -164,3 +164,21 @@ def test_whatever_the_band_decides_any_null_up_to_its_width_decides_alike():
         for tn in (0.0002, 0.001, 0.005, 0.01, w):
             assert decide(job, built, t_keep=1 + tn, t_noise=tn, confirm_job=confirm).outcome == band, (m, tn, band)
     assert decided > 1000
+
+
+def test_each_experiment_keeps_the_seconds_its_figures_step_waited(tmp_path):
+    """Where a run's time between experiments goes: the wait for the figures' builds is kept with the experiment
+    it preceded, as a timing measurement (figures_s), so a record can tell it from the nulls and re-anchors."""
+    import time as _time
+
+    class SlowStatic(SimBench):
+        def static(self, knobs):
+            _time.sleep(0.01)
+            return super().static(knobs)
+
+    db, rid = _run(SlowStatic(), tmp_path / "t.db", tmp_path)
+    counted = [e for e in q.history(db, rid) if e["seq"]]
+    waits = [[m["payload"]["figures_s"] for m in q.experiment(db, e["id"])["measurements"]
+              if m["kind"] == "timing" and "figures_s" in (m["payload"] or {})] for e in counted]
+    assert all(len(w) == 1 and w[0] >= 0 for w in waits)
+    assert sum(w[0] for w in waits) >= 0.01

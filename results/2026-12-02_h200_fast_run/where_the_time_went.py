@@ -82,6 +82,10 @@ def main(out: Path) -> None:
               f"a spare's imports (torch first) {rng(spare)}; a keep's ncu profile "
               f"{rng([m['profile_s'] for e in counted for m in meas(e['id'], 'timing') if m.get('profile_s')])}")
         print(f"  between experiments (figures, nulls, re-anchors): {gaps:.0f} s, of which {len(between)} nulls/re-anchors")
+        waits = [m["figures_s"] for e in counted for m in meas(e["id"], "timing") if m.get("figures_s") is not None]
+        if waits:  # recorded since the loop times its figures step (the wait for builds before an experiment)
+            print(f"  the figures steps (waiting for builds): {sum(waits):.0f} s over {len(waits)} experiments, "
+                  f"the longest {max(waits):.1f} s")
         for e in exps:
             if e["kind"] == "comparator":
                 print(f"  comparator {e['lever']}: paired margin {e['margin']:.4f} (AB {e['margin_ab']:.4f} / BA "
