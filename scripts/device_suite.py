@@ -246,6 +246,8 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], help="screen (and best) only these kernel names")
     ap.add_argument("--shape", action="append", default=[], help="suite: these shapes instead of the built-in suite")
     ap.add_argument("--move", action="append", default=[], help="margins: BASE>CAND, instead of the mainloop's levers")
+    ap.add_argument("--wide", action="store_true",
+                    help="best: a D=64 shape screens the D=128 candidates too (every one of them is built for D=64)")
     ap.add_argument("--aa", action="append", default=[],
                     help="margins: the A/A null of this kernel at each --shape too (three fresh processes)")
     a = ap.parse_args()
@@ -406,7 +408,8 @@ def main() -> int:
         recs, rows = [], []
         for spec in a.shape or SUITE:
             sh = shape(spec)
-            names = [n for n in BEST[sh.D] if n in libs and (sh.causal or "_hf" not in n) and (not a.only or n in a.only)]
+            pool = [*BEST[64], *[n for n in BEST[128] if n not in BEST[64]]] if a.wide and sh.D == 64 else BEST[sh.D]
+            names = [n for n in pool if n in libs and (sh.causal or "_hf" not in n) and (not a.only or n in a.only)]
             scr = run_shape(sh, names, ["cudnn"])
             ok = [(v["margin"], k.split(":", 1)[1]) for k, v in scr["summary"].items()
                   if k.startswith("cudnn:") and isinstance(v, dict) and v["recheck"]
