@@ -6,16 +6,19 @@ import json
 import sqlite3
 import statistics
 import tarfile
+
+import pytest
 from datetime import datetime
 
 from recorded import RESULTS, outcomes, replay
 
-REC = RESULTS / "2026-12-02_h200_figures_wait" / "call1"
+HERE = RESULTS / "2026-12-02_h200_figures_wait"
+REC = HERE / "call1"
 t = datetime.fromisoformat
 
 
-def _db(tmp_path):
-    with tarfile.open(REC / "d128_db.tgz") as tf:
+def _db(tmp_path, rec=REC):
+    with tarfile.open(rec / "d128_db.tgz") as tf:
         tf.extractall(tmp_path / "d", filter="data")
     d = tmp_path / "d"
     con = sqlite3.connect(f"file:{d / 'fa5090.db'}?immutable=1", uri=True)
@@ -23,8 +26,9 @@ def _db(tmp_path):
     return d, con
 
 
-def test_the_run_replays_to_its_own_outcomes(tmp_path):
-    d, con = _db(tmp_path)
+@pytest.mark.parametrize("call", ["call1", "call2"])
+def test_the_run_replays_to_its_own_outcomes(tmp_path, call):
+    d, con = _db(tmp_path, HERE / call)
     try:
         rows = [dict(r) for r in con.execute("select * from experiments order by id")]
     finally:
@@ -33,8 +37,10 @@ def test_the_run_replays_to_its_own_outcomes(tmp_path):
     assert outcomes(replayed) == outcomes(rows) and len(outcomes(rows)) == 17
 
 
-def test_wall_median_and_the_build_waits(tmp_path):
-    _, con = _db(tmp_path)
+@pytest.mark.parametrize("call, wall_s, waits_s, cudnn", [("call1", (255, 262), (90, 98), 1.0053),
+                                                        ("call2", (286, 293), (102, 110), 1.0040)])
+def test_wall_median_and_the_build_waits(tmp_path, call, wall_s, waits_s, cudnn):
+    _, con = _db(tmp_path, HERE / call)
     try:
         run = dict(con.execute("select * from runs").fetchone())
         exps = [dict(r) for r in con.execute("select * from experiments order by id")]
@@ -44,18 +50,19 @@ def test_wall_median_and_the_build_waits(tmp_path):
     finally:
         con.close()
     wall = (t(run["finished_at"]) - t(run["started_at"])).total_seconds()
-    assert run["status"] == "plateau" and 255 <= wall <= 262  # under the 300 s
+    assert run["status"] == "plateau" and wall_s[0] <= wall <= wall_s[1]  # under the 300 s
     med = statistics.median((t(e["finished_at"]) - t(e["started_at"])).total_seconds() for e in counted)
     assert 6.5 <= med <= 7.5  # under its 15 s
     waits = [w for w in waits if w is not None]
-    assert len(waits) == 17 and 90 <= sum(waits) <= 98 and max(waits) < 15
+    assert len(waits) == 17 and waits_s[0] <= sum(waits) <= waits_s[1] and max(waits) < 21
     assert sum(e["kind"] == "aa_null" for e in exps) == 2
-    cudnn = next(e for e in exps if e["kind"] == "comparator" and e["lever"] == "sdpa_cudnn")
-    assert round(cudnn["margin"], 4) == 1.0053  # cuDNN 0.5% faster than the run's final in its own row
+    row = next(e for e in exps if e["kind"] == "comparator" and e["lever"] == "sdpa_cudnn")
+    assert round(row["margin"], 4) == cudnn  # cuDNN 0.4-0.5% faster than the run's final in its own row
 
 
-def test_its_final_is_the_fast_run_records_final_and_pairs_within_the_null():
-    pair = json.loads((REC / "pair.json").read_text())
+@pytest.mark.parametrize("call", ["call1", "call2"])
+def test_its_final_is_the_fast_run_records_final_and_pairs_within_the_null(call):
+    pair = json.loads((HERE / call / "pair.json").read_text())
     assert pair["a"]["knobs"] == pair["b"]["knobs"]
     margins = [p["steps"]["a_vs_b"]["margin"] for p in pair["processes"]]
     assert len(margins) == 2 and all(abs(m - 1) < 0.001 for m in margins)

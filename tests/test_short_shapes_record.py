@@ -72,3 +72,13 @@ def test_the_wide_screen_finds_nothing_at_cudnn():
                    "B2-H16-N2048-D128-float16-noncausal": (24, "ws_op_lazy_w_oq", 0.996)}
     n512 = recs[0]["screen"]["summary"]
     assert round(n512["cudnn:ws_op_lazy_qp_w_ot"]["margin"], 3) == 0.851
+
+
+def test_the_two_consumer_kernel_has_cudnns_launch_and_waits_twice_as_long():
+    with tarfile.open(RESULTS / "2026-12-02_h200_figures_wait" / "call2" / "ncu.tgz") as tf:
+        k = json.load(io.TextIOWrapper(tf.extractfile("ncu/short_ncu.json")))["kernels"]
+    ours, theirs = k["ws_op_lazy_qp_w_ot"]["metrics"], k["sdpa_cudnn"]["metrics"]
+    launch = lambda m: (m["grid_size"], m["block_size"], m["registers_per_thread"])
+    assert launch(ours) == launch(theirs) == (132.0, 384.0, 168.0)
+    assert (ours["duration_ns"], theirs["duration_ns"]) == (56064.0, 46912.0)
+    assert ours["stalls"]["wait"] > 1.9 * theirs["stalls"]["wait"]
