@@ -1,10 +1,12 @@
 """The shapes below cuDNN on the H200 (results/2026-12-02_h200_short_ncu, results/2026-12-02_h200_short_screen): what
 their READMEs state is read from the recorded files: the deep-lead check's margins against cuDNN's own null, the ncu
 figures at N512 D64, and the wide screen's bests and confirmations."""
+import csv
 import gzip
 import io
 import json
 import tarfile
+from collections import Counter
 
 from recorded import RESULTS
 
@@ -82,3 +84,27 @@ def test_the_two_consumer_kernel_has_cudnns_launch_and_waits_twice_as_long():
     assert launch(ours) == launch(theirs) == (132.0, 384.0, 168.0)
     assert (ours["duration_ns"], theirs["duration_ns"]) == (56064.0, 46912.0)
     assert ours["stalls"]["wait"] > 1.9 * theirs["stalls"]["wait"]
+
+
+def _by_opcode(tf, name):
+    rows = list(csv.reader(io.TextIOWrapper(tf.extractfile(f"src/{name}_source.csv"))))
+    hdr = rows[1]
+    data = [r for r in rows[2:] if len(r) == len(hdr)]
+    src, every, wait = hdr.index("Source"), hdr.index("Warp Stall Sampling (All Samples)"), hdr.index("stall_wait")
+    by, byw = Counter(), Counter()
+    for r in data:
+        words = r[src].split()
+        op = (words[1] if words[0].startswith("@") else words[0]).split(".")[0]
+        by[op] += float(r[every] or 0)
+        byw[op] += float(r[wait] or 0)
+    return by, byw
+
+
+def test_the_wait_stall_sits_on_the_softmax_at_d64():
+    with tarfile.open(NCU.parent / "call2" / "src.tgz") as tf:
+        for name, mufu in (("ws_op_lazy_qp_w_ot", 26.2), ("ws3_lazy_qp_ot", 30.3)):
+            by, byw = _by_opcode(tf, name)
+            share = lambda c, k: 100 * c[k] / sum(c.values())
+            assert round(share(byw, "MUFU"), 1) == mufu and byw.most_common(1)[0][0] == "MUFU"
+            assert share(byw, "MUFU") + share(byw, "FMNMX") + share(byw, "FADD") > 45
+            assert share(by, "HGMMA") < 6
