@@ -35,7 +35,8 @@ DOMAINS: dict[str, list] = {
     **{k.name: [k.pinned] if k.pinned is not None else [v for v in k.values if v not in k.hopper_values]
        for k in table.KNOBS if k.is_enum},
     "tile": TILES,
-    **{k.name: list(k.values) for k in table.KNOBS if not k.is_enum and k.name not in ("br", "bc", "warps")},
+    **{k.name: [k.pinned] if k.pinned is not None else list(k.values)
+       for k in table.KNOBS if not k.is_enum and k.name not in ("br", "bc", "warps")},
 }
 
 

@@ -227,6 +227,17 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="OStore", arms=("wgmma",), later=True, pinned="direct",
          value_docs=("4-byte stores from the accumulators", "stmatrix into a shared-memory tile, then a TMA store",
                      "stmatrix into the warpgroup's rows of the Q tile, then a TMA store")),
+    Knob("row_max", ("chain", "tree"), "chain",
+         "(mainloop=ws) a block's row max as one running max over the thread's scores of the row, and the new max's "
+         "lazy test before its exponent | as a tree of pairwise maxima, with both candidate exponents formed beside "
+         "the test (bitwise the same)",
+         py_enum="RowMax", arms=("wgmma",), later=True, pinned="chain",
+         value_docs=("a running max, 2 BC/8 dependent FMNMX a row, then the lazy test, then the exponent",
+                     "a tree of pairwise FMNMX (depth log2 of 2 BC/8), the test selecting between exponents")),
+    Knob("ws_producer_regs", (0, 40), 0,
+         "(mainloop=ws) the producer warpgroup's registers after setmaxnreg: 0, FlashAttention-3's figures (24 beside "
+         "two consumer warpgroups, 32 beside three) | 40 beside two, the consumers 232",
+         arms=("wgmma",), later=True, pinned=0),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -294,6 +305,13 @@ RULES: tuple[Rule, ...] = (
          WS_TWO_CTAS, "the warp-specialised mainloop runs several CTAs per SM on one or two consumer warpgroups"),
     Rule({"mainloop": _vals("ws"), "min_ctas": _vals(2, 3, 4), "warps": _vals(8)}, {"bc": _vals(64)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs two CTAs per SM on two consumer warpgroups only with bc=64"),
+    Rule({"row_max": _vals("tree")}, {"mainloop": _vals("ws")},
+         "knob 'row_max'=tree is the warp-specialised mainloop's softmax: it needs mainloop=ws, not "
+         "mainloop={mainloop}", "the tree row max is the warp-specialised mainloop's"),
+    Rule({"ws_producer_regs": _vals(40)}, {"mainloop": _vals("ws"), "warps": _vals(8), "min_ctas": _vals(0, 1)},
+         "knob 'ws_producer_regs'=40 takes 16 registers a thread from two consumer warpgroups of one CTA an SM "
+         "(240 -> 232): it needs mainloop=ws, warps=8 and min_ctas 0 or 1, not mainloop={mainloop}, warps={warps}, "
+         "min_ctas={min_ctas}", "a 40-register producer is the one-CTA two-consumer split"),
     Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
     Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},

@@ -77,6 +77,12 @@
 //       and one thread stores them by TMA, asynchronously | the same through the warpgroup's own rows of the item's
 //       Q tile, which its last QK^T has finished reading: no O tile of its own, so the 176-key tile fits (one item
 //       a CTA) (bitwise the same)
+//   FA_ROW_MAX (0 chain | 1 tree; default chain): (mainloop=ws) a block's row max as one running max over the
+//       thread's scores of the row, and the new max's lazy test before its exponent | as a tree of pairwise maxima,
+//       with both candidate exponents formed beside the test (bitwise the same)
+//   FA_WS_PRODUCER_REGS (0, 40; default 0): (mainloop=ws) the producer warpgroup's registers after setmaxnreg: 0,
+//       FlashAttention-3's figures (24 beside two consumer warpgroups, 32 beside three) | 40 beside two, the
+//       consumers 232
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -179,6 +185,12 @@
 #ifndef FA_O_STORE
 #define FA_O_STORE 0
 #endif
+#ifndef FA_ROW_MAX
+#define FA_ROW_MAX 0
+#endif
+#ifndef FA_WS_PRODUCER_REGS
+#define FA_WS_PRODUCER_REGS 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -199,10 +211,11 @@ enum { EXP_POLY_OFF = 0, EXP_POLY_QUARTER = 1, EXP_POLY_HALF = 2 };  // exp_poly
 enum { MAINLOOP_GENERAL = 0, MAINLOOP_WS = 1 };  // mainloop
 enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
 enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
+enum { ROW_MAX_CHAIN = 0, ROW_MAX_TREE = 1 };  // row_max
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -236,7 +249,9 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
   static constexpr int PV_WIDE = PV_WIDE_; \
   static constexpr int ORDER_SECTIONS = ORDER_SECTIONS_; \
   static constexpr int ITEM_STREAM = ITEM_STREAM_; \
-  static constexpr int O_STORE = O_STORE_;
+  static constexpr int O_STORE = O_STORE_; \
+  static constexpr int ROW_MAX = ROW_MAX_; \
+  static constexpr int WS_PRODUCER_REGS = WS_PRODUCER_REGS_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -271,6 +286,8 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
   static_assert((ORDER_SECTIONS == 0 || ORDER_SECTIONS == 1), "knob order_sections: one of its values"); \
   static_assert((ITEM_STREAM == 0 || ITEM_STREAM == 1), "knob item_stream: one of its values"); \
   static_assert((O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA || O_STORE == O_STORE_TMA_IN_Q), "knob o_store: one of its values"); \
+  static_assert((ROW_MAX == ROW_MAX_CHAIN || ROW_MAX == ROW_MAX_TREE), "knob row_max: one of its values"); \
+  static_assert((WS_PRODUCER_REGS == 0 || WS_PRODUCER_REGS == 40), "knob ws_producer_regs: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -294,6 +311,8 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || ORDER_SECTIONS == 0, "knob order_sections is the mma/wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || ITEM_STREAM == 0, "knob item_stream is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || O_STORE == O_STORE_DIRECT, "knob o_store is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || ROW_MAX == ROW_MAX_CHAIN, "knob row_max is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || WS_PRODUCER_REGS == 0, "knob ws_producer_regs is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -301,6 +320,7 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
   static_assert(!(RESCALE_LAZY == 1) || (EXP == EXP_EX2 && RESCALE_SKIP == 1), "the lazy max counts in log2 units, pays through the vote"); \
   static_assert(!(PIPELINE == 1) || (KV_STAGES == 2 || KV_STAGES == 3), "QK^T one block ahead reads the next K from the ring"); \
   static_assert(!(KV_RELEASE == KV_RELEASE_LAST_WARP || KV_RELEASE == KV_RELEASE_PRODUCER) || (STAGING == STAGE_TMA && (KV_STAGES == 2 || KV_STAGES == 3)), "kv_release is the TMA ring's"); \
+  static_assert(!(ROW_MAX == ROW_MAX_TREE) || (MAINLOOP == MAINLOOP_WS), "the tree row max is the warp-specialised mainloop's"); \
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
   static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \
   static_assert(!(PV_SLAB == 1) || (COMPUTE == MMA && PIPELINE == 0 && KV_OVERLAP == 0), "P slab by slab: mma.sync's register fragments, the plain block schedule"); \
@@ -311,9 +331,9 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
   static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 33
+#define FA_CONFIG_COUNT 35
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -347,4 +367,6 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
   out[29] = FA_PV_WIDE; \
   out[30] = FA_ORDER_SECTIONS; \
   out[31] = FA_ITEM_STREAM; \
-  out[32] = FA_O_STORE;
+  out[32] = FA_O_STORE; \
+  out[33] = FA_ROW_MAX; \
+  out[34] = FA_WS_PRODUCER_REGS;

@@ -83,8 +83,15 @@ __device__ __forceinline__ void wgmma_ss_n176(float* d, uint64_t desc_a, uint64_
 // back wait in setmaxnreg forever (seen on the H200: a producer of 32 with consumers of 240 at 168 x 384
 // hung). So the producer keeps 24 beside one or two consumer warpgroups and 32 beside three (FlashAttention-3's
 // figures for two and three), and the consumers share the rest, in multiples of 8, at most 240.
+// FA_WS_PRODUCER_REGS=40 (two consumer warpgroups, one CTA an SM): the producer keeps 40 and the consumers take 232.
+// Hypothesis: at 24 the producer's loop lives in local memory (ptxas, sm_90a, the persistent two-consumer kernels
+// with Q by TMA: 72-104 bytes of spill stores a kernel, an LDL/STL pair around each TMA issue), so each item's
+// first copies wait on round trips to L1 while the consumers wait for them; short items (N <= 2048) pay that once
+// per item. At 40 the same kernels spill nothing, and their consumers none at 232.
 template <class K>
-__host__ __device__ constexpr int ws_producer_regs() { return K::WARPS == 12 ? 32 : 24; }
+__host__ __device__ constexpr int ws_producer_regs() {
+  return K::WS_PRODUCER_REGS ? K::WS_PRODUCER_REGS : K::WARPS == 12 ? 32 : 24;
+}
 template <class K>
 __host__ __device__ constexpr int ws_consumer_regs(int entry) {
   return (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8 > 240
@@ -198,10 +205,35 @@ __device__ __forceinline__ float ws_exp(float x) {
   else return fexp<EXP_EX2>(x);
 }
 
+// FA_ROW_MAX=1: the maximum of W values as a tree of pairwise FMNMX, in place (v[0] holds it): depth ceil(log2 W)
+// where the running max is W dependent FMNMX. The maximum is exact and fmaxf is associative and commutative (a NaN
+// is dropped in any order), so the result is the running max's, bit for bit.
+template <int W>
+struct TreeMax {
+  template <int N>
+  static __device__ __forceinline__ void run(float (&v)[N]) {
+#pragma unroll
+    for (int i = 0; i < W / 2; ++i) v[i] = fmaxf(v[i], v[i + (W + 1) / 2]);
+    TreeMax<(W + 1) / 2>::run(v);
+  }
+};
+template <>
+struct TreeMax<1> {
+  template <int N>
+  static __device__ __forceinline__ void run(float (&)[N]) {}
+};
+
 // Mask (MASK: a block crossing N or, causal, the diagonal of the warpgroup's rows), the running max and
 // the exponentials in place: s becomes the block's unnormalised P in fp32 and l gains its row sums; alpha
 // is each row's factor for O before this block's PV. Rows rowa and rowb of the thread; scores in raw units,
 // sc = scale x log2(e), so each exponential is one FFMA and one MUFU.EX2.
+//
+// FA_ROW_MAX=1 shortens the chain every exponential of the block waits for (from the block's last QK^T to its first
+// MUFU): the row max as a tree (TreeMax), and the lazy test selecting between the two exponents -m*sc, both formed
+// beside it, where the chain form computes the test, then selects the max, then forms its exponent. The same values
+// either way (bitwise the same). Hypothesis, from a per-instruction ncu at N512 D64 (results/2026-12-02_h200_short_ncu,
+// call 2): FMNMX carries 10-11% of the consumers' warp samples, a third of them `wait`, the chain's latency; at short
+// N (4 key blocks an item) each item's first softmax runs under nothing of its own warpgroup.
 template <class K, bool CAUSAL, bool MASK, int NT>
 __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2], float (&alpha)[2], int k0,
                                            int rowa, int rowb, int t, int N, float sc) {
@@ -217,19 +249,40 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
           v = -INFINITY;
       }
       s[j][e] = v;
-      mx[e >> 1] = fmaxf(mx[e >> 1], v);
+      if constexpr (K::ROW_MAX == ROW_MAX_CHAIN) mx[e >> 1] = fmaxf(mx[e >> 1], v);
     }
+  if constexpr (K::ROW_MAX == ROW_MAX_TREE) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float v[NT];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) v[j] = fmaxf(s[j][2 * h], s[j][2 * h + 1]);
+      TreeMax<NT>::run(v);
+      mx[h] = v[0];
+    }
+  }
   float nm[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
     mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
-    const float mnew = new_max<K>(m[h], mx[h], sc);
-    const float meff = mnew == -INFINITY ? 0.f : mnew;  // a row masked so far: no NaN
-    alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
-    m[h] = mnew;
+    if constexpr (K::ROW_MAX == ROW_MAX_TREE) {
+      // the chain form's values: both candidate exponents formed beside the lazy test, which selects last
+      const float up = fmaxf(m[h], mx[h]);
+      const bool keep = lazy_keeps<K>(m[h], up, sc);
+      const float mnew = keep ? m[h] : up;
+      const float meff = mnew == -INFINITY ? 0.f : mnew;
+      alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+      nm[h] = keep ? -(m[h] == -INFINITY ? 0.f : m[h]) * sc : -(up == -INFINITY ? 0.f : up) * sc;
+      m[h] = mnew;
+    } else {
+      const float mnew = new_max<K>(m[h], mx[h], sc);
+      const float meff = mnew == -INFINITY ? 0.f : mnew;  // a row masked so far: no NaN
+      alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+      m[h] = mnew;
+      nm[h] = -meff * sc;
+    }
     l[h] *= alpha[h];
-    nm[h] = -meff * sc;
   }
 #pragma unroll
   for (int j = 0; j < NT; ++j) {

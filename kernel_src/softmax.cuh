@@ -101,15 +101,21 @@ __device__ __forceinline__ void scale_mask(float (&s)[NT][4], float (&mx)[2], in
 // grows); lazily, after the first block almost never. H200 from the agent's N=8192 final kernel
 // (t128x32w4, 2 stages, persistent): 1.0306 KEPT at N=8192 fp16, 0.9819 at causal N=32768 bf16
 // (results/2026-11-30_h200_fa2_levers).
+// lazy_keeps: whether a row keeps its max m where the block would raise it to up = max(m, block max) (always false
+// when not lazy); new_max: the row's max after the block.
+template <class K>
+__device__ __forceinline__ bool lazy_keeps(float m, float up, float sc) {
+  if constexpr (K::RESCALE_LAZY) {
+    const float grow = K::SOFTMAX == SOFTMAX_FUSED ? (up - m) * sc : up - m;  // log2 units; NaN if both -inf
+    return grow <= defect::kLazyLog2;
+  }
+  (void)m, (void)up, (void)sc;
+  return false;
+}
 template <class K>
 __device__ __forceinline__ float new_max(float m, float mx, float sc) {
   const float mnew = fmaxf(m, mx);
-  if constexpr (K::RESCALE_LAZY) {
-    const float grow = K::SOFTMAX == SOFTMAX_FUSED ? (mnew - m) * sc : mnew - m;  // log2 units; NaN if both -inf
-    return grow <= defect::kLazyLog2 ? m : mnew;
-  }
-  (void)sc;
-  return mnew;
+  return lazy_keeps<K>(m, mnew, sc) ? m : mnew;
 }
 // The max in the exponent's units: the separate softmax keeps it there already, the fused one in raw units.
 template <class K>

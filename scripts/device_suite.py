@@ -151,6 +151,13 @@ KERNELS = {
     "ws3_lazy_qp_hf_is": {**WS3, **LAZY, "q_load": "tma", "persistent": "on", "cta_order": "heaviest_first",
                           "item_stream": "on"},
 }
+# each suite shape's best kernel with the row max as a tree (row_max=tree: the same bits, a shorter softmax chain)
+RT = ["ws2c_ot", "ws3_lazy_qp_ot", "ws_op_lazy_qp_w_ot", "ws_op_lazy_w_oq", "ws_op_lazy_qp_hf_w_ot"]
+KERNELS.update({f"{n}_rt": {**KERNELS[n], "row_max": "tree"} for n in RT})
+# the persistent two-consumer kernels whose producer spills at 24 registers, with 40 (ws_producer_regs=40), and both
+PR = ["ws_op_lazy_qp_w_ot", "ws_op_lazy_qp_hf_w_ot"]
+KERNELS.update({f"{n}_pr": {**KERNELS[n], "ws_producer_regs": 40} for n in PR})
+KERNELS.update({f"{n}_rt_pr": {**KERNELS[n], "row_max": "tree", "ws_producer_regs": 40} for n in PR})
 
 
 def steps_of(job) -> list[dict]:
@@ -180,6 +187,8 @@ BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_l
              "ws3_lazy_qp_hf_is", "ws1c3_bc64_qp_is", "ws_op_bc64_lazy_qp_is", "ws3_lazy_qp_ot", "ws3_lazy_qp_is_ot",
              "ws3_lazy_qp_hf_ot", "ws2c_ot", "ws1c3_bc64_qp_ot", "ws3_lazy_oq", "ws3_lazy_hf_oq", "ws3_lazy_qp_ot_pq",
              "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
+BEST[128] += [f"{n}_rt" for n in RT if not d64_only(n)] + [f"{n}{x}" for n in PR for x in ("_pr", "_rt_pr")]
+BEST[64] += [f"{n}_rt" for n in RT] + [f"{n}{x}" for n in PR for x in ("_pr", "_rt_pr")]
 # plan `tier`: by the head dims the kernels are built for, the bitwise pairs (candidate, its off build)
 TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_lazy"], ["ws_op_lazy_qp_hf", "ws_op_lazy"],
                     ["ws_op_lazy_p", "ws_op_lazy"], ["ws_op_bc176_lazy_qp", "ws_op_bc176_lazy"],
@@ -202,6 +211,10 @@ TIER = {(64, 128): [["ws_op_lazy_q", "ws_op_lazy"], ["ws_op_lazy_qp", "ws_op_laz
                 ["ws2c_hfs", "ws2c_hf"], ["ws3_lazy_qp_is", "ws3_lazy_qp"], ["ws3_lazy_qp_hf_is", "ws3_lazy_qp_hf"],
                 ["ws3_lazy_qp_ot", "ws3_lazy_qp"], ["ws3_lazy_qp_is_ot", "ws3_lazy_qp_is"], ["ws3_lazy_qp_hf_ot", "ws3_lazy_qp_hf"],
                 ["ws2c_ot", "ws2c"], ["ws3_lazy_oq", "ws3_lazy"], ["ws3_lazy_hf_oq", "ws3_lazy"]]}
+for _n in RT:
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_rt", _n])
+for _n in PR:
+    TIER[(64, 128)] += [[f"{_n}_pr", _n], [f"{_n}_rt_pr", _n]]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
@@ -243,9 +256,11 @@ def main() -> int:
     ap.add_argument("--confirm-budget", type=float, default=1.2)
     ap.add_argument("--budget", type=float, default=0.6, help="seconds of alternations per paired measurement")
     ap.add_argument("--use", action="append", default=[], help="D128=NAME / D64=NAME: the suite's kernel for a head dim")
-    ap.add_argument("--only", action="append", default=[], help="screen (and best) only these kernel names")
+    ap.add_argument("--only", action="append", default=[],
+                    help="screen (and best) only these kernel names; tier: only the bitwise pairs of these candidates")
     ap.add_argument("--shape", action="append", default=[], help="suite: these shapes instead of the built-in suite")
-    ap.add_argument("--move", action="append", default=[], help="margins: BASE>CAND, instead of the mainloop's levers")
+    ap.add_argument("--move", action="append", default=[],
+                    help="margins: BASE>CAND, instead of the mainloop's levers (BASE cudnn: SDPA's cuDNN backend)")
     ap.add_argument("--wide", action="store_true",
                     help="best: a D=64 shape screens the D=128 candidates too (every one of them is built for D=64)")
     ap.add_argument("--aa", action="append", default=[],
@@ -258,9 +273,10 @@ def main() -> int:
     lab = Lab(Shape(B=2, H=16, N=8192, D=128), dev.limits, Path("/tmp/facache"), budget_s=a.budget)
     moves = [m.split(">") for m in (a.move or MOVES)]
     wanted = ({"arm", *[n for n in (*BEST[64], *BEST[128]) if not a.only or n in a.only]} if a.plan == "best" else
-              {n for ps in TIER.values() for p in ps for n in p} | {n for ns in TIER_ALONE.values() for n in ns}
+              {n for ps in TIER.values() for p in ps for n in p if not a.only or p[0] in a.only}
+              | {n for ns in TIER_ALONE.values() for n in ns if not a.only or n in a.only}
               if a.plan == "tier" else
-              {n for m in moves for n in m} | set(a.aa) | ({"ws_op_bc176", "ws3_overlap"} if not a.aa else set())
+              ({n for m in moves for n in m} - {"cudnn"}) | set(a.aa) | ({"ws_op_bc176", "ws3_overlap"} if not a.aa else set())
               if a.plan == "margins" else set(KERNELS))
     specs = {n: BuildSpec(knobs=k, arch=dev.arch, dtypes=("float16", "bfloat16"), dims=(64,) if d64_only(n) else (64, 128),
                           causals=(False, True)) for n, k in knobs.items() if n in wanted}
@@ -324,6 +340,7 @@ def main() -> int:
         # schedule and heaviest-first order (the same items, reordered)
         out = {}
         for dims, pairs in TIER.items():
+            pairs = [p for p in pairs if not a.only or p[0] in a.only]  # --only: the pairs of these candidates
             names = sorted(({n for p in pairs for n in p} | set(TIER_ALONE.get(dims, ()))) & set(libs))
             configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
                        for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 333, 1000, 2111)
@@ -368,7 +385,7 @@ def main() -> int:
             print(f"A/A {n} at {lab_d.shape.key()}: {ms}", flush=True)
         for spec in a.shape or ["B2 H16 N16384 D128 bf16 causal"]:
             sh = shape(spec)
-            fits = lambda n: n in libs and (sh.D == 64 or not d64_only(n))
+            fits = lambda n: n == "cudnn" or n in libs and (sh.D == 64 or not d64_only(n))
             for n in [n for n in a.aa if fits(n)]:
                 ms = []
                 for _ in range(3):
@@ -377,9 +394,12 @@ def main() -> int:
                     ms.append(job.value("aa")["margin"] if job.value("aa") else None)
                 out["aa"][f"{n}@{sh.key()}"] = ms
                 print(f"A/A {n} at {sh.key()}: {ms}", flush=True)
-            steps = [{"do": "paired", "tag": f"{b}->{c}", "base": {"lib": libs[b]}, "cand": {"lib": libs[c]},
+            steps = [{"do": "paired", "tag": f"{b}->{c}", "base": {"sdpa": "cudnn"} if b == "cudnn" else {"lib": libs[b]},
+                      "cand": {"lib": libs[c]},
                       "shape": sh.model_dump(), "budget_s": a.confirm_budget, "l2": "warm"}
                      for b, c in moves if fits(b) and fits(c)]
+            # a first pair not counted: a fresh process's first pairs read the GPU coming up from idle clocks
+            steps = [{**steps[0], "tag": "warmup:" + steps[0]["tag"], "budget_s": 1.0}, *steps] if steps else steps
             job = lab.run_job(steps, 60 + len(steps) * (3 * a.confirm_budget + 8))
             for st in steps_of(job):
                 r = st.get("result")
