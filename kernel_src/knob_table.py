@@ -238,6 +238,15 @@ KNOBS: tuple[Knob, ...] = (
          "(mainloop=ws) the producer warpgroup's registers after setmaxnreg: 0, FlashAttention-3's figures (24 beside "
          "two consumer warpgroups, 32 beside three) | 40 beside two, the consumers 232",
          arms=("wgmma",), later=True, pinned=0),
+    Knob("p_pack", ("after", "with_exp", "mid_wait"), "after",
+         "(mainloop=ws) a block's P is packed to the input dtype after its softmax, past the rescale vote (and, "
+         "overlapped, past the wait for the previous PV) | as its exponentials are computed, in the softmax's own "
+         "instruction stream; overlapped, into the other of two P buffers | the same; overlapped, into P's one "
+         "buffer, the previous PV waited for halfway through the exponentials (bitwise the same)",
+         py_enum="PPack", arms=("wgmma",), later=True, pinned="after",
+         value_docs=("F2FP after the vote and the PV wait: the exponentials issue back to back",
+                     "F2FP among the exponentials; overlapped, P double-buffered (BC/4 registers more)",
+                     "F2FP among the exponentials; overlapped, the PV wait halfway through them, one P buffer")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -312,6 +321,10 @@ RULES: tuple[Rule, ...] = (
          "knob 'ws_producer_regs'=40 takes 16 registers a thread from two consumer warpgroups of one CTA an SM "
          "(240 -> 232): it needs mainloop=ws, warps=8 and min_ctas 0 or 1, not mainloop={mainloop}, warps={warps}, "
          "min_ctas={min_ctas}", "a 40-register producer is the one-CTA two-consumer split"),
+    Rule({"p_pack": _vals("with_exp", "mid_wait")}, {"mainloop": _vals("ws"), "item_stream": _vals("off")},
+         "knob 'p_pack'={p_pack} packs P inside the warp-specialised mainloop's softmax: it needs mainloop=ws and "
+         "item_stream=off, not mainloop={mainloop}, item_stream={item_stream}",
+         "P packed with its exponentials is the warp-specialised mainloop's, outside the item stream"),
     Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
     Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},

@@ -31,10 +31,10 @@ for _k in table.KNOBS:
                                  qualname=_k.py_enum)
     assert not _k.is_enum or tuple(m.value for m in ENUMS[_k.py_enum]) == _k.values, _k.name
 (Compute, Layout, Staging, Exp, QIn, Switch, CausalMask, CtaOrder, Store, Softmax, Epilogue, KvRelease, Copies,
- ExpPoly, VLoad, MainLoop, QLoad, OStore, RowMax) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch",
+ ExpPoly, VLoad, MainLoop, QLoad, OStore, RowMax, PPack) = (ENUMS[n] for n in ("Compute", "Layout", "Staging", "Exp", "QIn", "Switch",
                                                                 "CausalMask", "CtaOrder", "Store", "Softmax", "Epilogue",
                                                                 "KvRelease", "Copies", "ExpPoly", "VLoad", "MainLoop",
-                                                                "QLoad", "OStore", "RowMax"))
+                                                                "QLoad", "OStore", "RowMax", "PPack"))
 
 # The instantiations fa_fwd.cu can emit, in the order of its FA_DTYPES and FA_DIMS bits: every
 # kernel of this space is built for these input dtypes and head dims, and for no other.

@@ -234,7 +234,10 @@ struct TreeMax<1> {
 // either way (bitwise the same). Hypothesis, from a per-instruction ncu at N512 D64 (results/2026-12-02_h200_short_ncu,
 // call 2): FMNMX carries 10-11% of the consumers' warp samples, a third of them `wait`, the chain's latency; at short
 // N (4 key blocks an item) each item's first softmax runs under nothing of its own warpgroup.
-template <class K, bool CAUSAL, bool MASK, int NT>
+//
+// MID_WAIT (FA_P_PACK=2, overlapped): the wait for every wgmma group (the previous block's PV) halfway through the
+// exponentials, so that P can be packed into its one buffer beside the second half of them.
+template <class K, bool CAUSAL, bool MASK, int NT, bool MID_WAIT = false>
 __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2], float (&alpha)[2], int k0,
                                            int rowa, int rowb, int t, int N, float sc) {
   float mx[2] = {-INFINITY, -INFINITY};
@@ -286,6 +289,7 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
   }
 #pragma unroll
   for (int j = 0; j < NT; ++j) {
+    if (MID_WAIT && j == NT / 2) wg_wait<0>();
     s[j][0] = ws_exp<K, 0>(fmaf(s[j][0], sc, nm[0]));
     s[j][1] = ws_exp<K, 1>(fmaf(s[j][1], sc, nm[0]));
     s[j][2] = ws_exp<K, 2>(fmaf(s[j][2], sc, nm[1]));
@@ -501,10 +505,81 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     if (edge(kb)) ws_softmax<K, CAUSAL, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
     else ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
   };
+  // FA_P_PACK=1: the softmax and P's packing in one basic block (each side of the edge test), so that ptxas can
+  // place the F2FP among the exponentials; into pn, which no wgmma in flight reads
+  auto softmax_pack = [&](float (&s)[NT][4], int kb, float (&alpha)[2], uint32_t (&pn)[NT][2]) {
+    if (edge(kb)) {
+      ws_softmax<K, CAUSAL, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_pack<T>(pn, s);
+    } else {
+      ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_pack<T>(pn, s);
+    }
+  };
+  // FA_P_PACK=2 under the overlap: the same with the previous PV's wait halfway through the exponentials, one buffer
+  auto softmax_pack_mid = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
+    if (edge(kb)) {
+      ws_softmax<K, CAUSAL, true, NT, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_pack<T>(p, s);
+    } else {
+      ws_softmax<K, CAUSAL, false, NT, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_pack<T>(p, s);
+    }
+  };
+  auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) { ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE); };
 
   if (kb_lo >= kb_hi) release_q(kb_hi);  // no block: Q is free at once
   if (kb_lo < kb_hi) {
-    if constexpr (K::PIPELINE) {
+    if constexpr (K::PIPELINE && K::P_PACK == P_PACK_WITH_EXP) {
+      // the overlap with P double-buffered: block kb's softmax packs into the buffer that PV(kb-2) read (done at
+      // the last step's wait for every group), while PV(kb-1) reads the other; two steps a trip, so that each
+      // buffer is a fixed set of registers
+      uint32_t pa[NT][2], pb[NT][2];
+      {
+        float s[NT][4], alpha[2];
+        wait_k(kb_lo);
+        turn_begin();
+        wg_fence();
+        qk_issue(kb_lo, s);
+        turn_end(true);
+        wg_wait<0>();
+        release(bars.kempty + stage_of(kb_lo));
+        release_q(kb_lo);
+        softmax_pack(s, kb_lo, alpha, pa);
+      }
+      auto step = [&](int kb, const uint32_t (&pp)[NT][2], uint32_t (&pn)[NT][2]) {
+        float s[NT][4], alpha[2];
+        wait_k(kb);
+        wait_v(kb - 1);
+        turn_begin();
+        wg_fence();
+        qk_issue(kb, s);      // S(kb) on the tensor cores ...
+        pv_from(kb - 1, pp);  // ... then O += P(kb-1) V(kb-1)
+        turn_end(true);
+        wg_wait<1>();  // S(kb) done; PV may still run
+        release(bars.kempty + stage_of(kb));
+        release_q(kb);
+        softmax_pack(s, kb, alpha, pn);  // under PV(kb-1), into the other buffer
+        wg_wait<0>();
+        release(bars.vempty + stage_of(kb - 1));
+        rescale(alpha);
+      };
+      int kb = kb_lo + 1;
+      for (; kb + 1 < kb_hi; kb += 2) {
+        step(kb, pa, pb);
+        step(kb + 1, pb, pa);
+      }
+      const bool odd = kb < kb_hi;  // one step left: its P lands in pb
+      if (odd) step(kb, pa, pb);
+      wait_v(kb_hi - 1);
+      turn_begin();
+      wg_fence();
+      if (odd) pv_from(kb_hi - 1, pb);
+      else pv_from(kb_hi - 1, pa);
+      turn_end(false);
+      wg_wait<0>();
+      release(bars.vempty + stage_of(kb_hi - 1));
+    } else if constexpr (K::PIPELINE) {
       // the first block: QK^T alone; its P waits in registers for the PV issued with the next QK^T
       {
         float s[NT][4], alpha[2];
@@ -516,8 +591,12 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         wg_wait<0>();
         release(bars.kempty + stage_of(kb_lo));
         release_q(kb_lo);
-        run_softmax(s, kb_lo, alpha);
-        pack(s);
+        if constexpr (K::P_PACK == P_PACK_MID_WAIT) {
+          softmax_pack(s, kb_lo, alpha, p);  // no PV in flight yet
+        } else {
+          run_softmax(s, kb_lo, alpha);
+          pack(s);
+        }
       }
       for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
@@ -531,11 +610,17 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         wg_wait<1>();  // S(kb) done; PV may still run
         release(bars.kempty + stage_of(kb));
         release_q(kb);
-        run_softmax(s, kb, alpha);  // under PV(kb-1)
-        wg_wait<0>();
-        release(bars.vempty + stage_of(kb - 1));
-        rescale(alpha);
-        pack(s);
+        if constexpr (K::P_PACK == P_PACK_MID_WAIT) {
+          softmax_pack_mid(s, kb, alpha);  // under PV(kb-1) until halfway, then P packed beside the rest
+          release(bars.vempty + stage_of(kb - 1));
+          rescale(alpha);
+        } else {
+          run_softmax(s, kb, alpha);  // under PV(kb-1)
+          wg_wait<0>();
+          release(bars.vempty + stage_of(kb - 1));
+          rescale(alpha);
+          pack(s);
+        }
       }
       wait_v(kb_hi - 1);
       turn_begin();
@@ -556,9 +641,14 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         wg_wait<0>();
         release(bars.kempty + stage_of(kb));
         release_q(kb);
-        run_softmax(s, kb, alpha);
-        rescale(alpha);
-        pack(s);
+        if constexpr (K::P_PACK != P_PACK_AFTER) {
+          softmax_pack(s, kb, alpha, p);  // no PV in flight: P's one buffer is free
+          rescale(alpha);
+        } else {
+          run_softmax(s, kb, alpha);
+          rescale(alpha);
+          pack(s);
+        }
         wait_v(kb);
         turn_begin();
         wg_fence();

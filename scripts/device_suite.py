@@ -158,6 +158,18 @@ KERNELS.update({f"{n}_rt": {**KERNELS[n], "row_max": "tree"} for n in RT})
 PR = ["ws_op_lazy_qp_w_ot", "ws_op_lazy_qp_hf_w_ot"]
 KERNELS.update({f"{n}_pr": {**KERNELS[n], "ws_producer_regs": 40} for n in PR})
 KERNELS.update({f"{n}_rt_pr": {**KERNELS[n], "row_max": "tree", "ws_producer_regs": 40} for n in PR})
+# P packed among its exponentials (p_pack=with_exp; overlapped, P double-buffered): each suite shape's best kernel, and
+# the 40-register producer's with it
+PK = RT + [f"{n}_pr" for n in PR]
+KERNELS.update({f"{n}_pk": {**KERNELS[n], "p_pack": "with_exp"} for n in PK})
+# two CTAs an SM with the overlap inside each warpgroup (pipeline=on), with and without the packing
+KERNELS["ws2c_o_ot"] = {**KERNELS["ws2c_ot"], "pipeline": "on"}
+KERNELS["ws2c_o_ot_pk"] = {**KERNELS["ws2c_o_ot"], "p_pack": "with_exp"}
+# the same with one P buffer, the previous PV waited for halfway through the exponentials (p_pack=mid_wait): the
+# overlapped kernels whose registers hold no second P (three consumer warpgroups, two CTAs an SM), and the others
+PM = ["ws3_lazy_qp_ot", "ws_op_lazy_qp_w_ot", "ws_op_lazy_w_oq", "ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_w_ot_pr",
+      "ws_op_lazy_qp_hf_w_ot_pr", "ws2c_o_ot"]
+KERNELS.update({f"{n}_pm": {**KERNELS[n], "p_pack": "mid_wait"} for n in PM})
 
 
 def steps_of(job) -> list[dict]:
@@ -215,6 +227,15 @@ for _n in RT:
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_rt", _n])
 for _n in PR:
     TIER[(64, 128)] += [[f"{_n}_pr", _n], [f"{_n}_rt_pr", _n]]
+for _n in PK:  # the packing moves no value: bitwise each kernel's own
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_pk", _n])
+TIER[(64,)] += [["ws2c_o_ot", "ws2c_ot"], ["ws2c_o_ot_pk", "ws2c_ot"]]
+for _n in PM:
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_pm", _n])
+BEST[128] += [f"{n}_pk" for n in PK if not d64_only(n)]
+BEST[64] += [f"{n}_pk" for n in PK] + ["ws2c_o_ot", "ws2c_o_ot_pk"]
+BEST[128] += [f"{n}_pm" for n in PM if not d64_only(n)]
+BEST[64] += [f"{n}_pm" for n in PM]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
