@@ -170,6 +170,9 @@ KERNELS["ws2c_o_ot_pk"] = {**KERNELS["ws2c_o_ot"], "p_pack": "with_exp"}
 PM = ["ws3_lazy_qp_ot", "ws_op_lazy_qp_w_ot", "ws_op_lazy_w_oq", "ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_w_ot_pr",
       "ws_op_lazy_qp_hf_w_ot_pr", "ws2c_o_ot"]
 KERNELS.update({f"{n}_pm": {**KERNELS[n], "p_pack": "mid_wait"} for n in PM})
+# the causal kernel of O through the Q tile (one item a CTA, heaviest first) with either packing
+KERNELS.update({f"ws_op_lazy_hf_w_oq_{x}": {**KERNELS["ws_op_lazy_hf_w_oq"], "p_pack": v}
+                for x, v in (("pk", "with_exp"), ("pm", "mid_wait"))})
 
 
 def steps_of(job) -> list[dict]:
@@ -234,7 +237,8 @@ for _n in PM:
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_pm", _n])
 BEST[128] += [f"{n}_pk" for n in PK if not d64_only(n)]
 BEST[64] += [f"{n}_pk" for n in PK] + ["ws2c_o_ot", "ws2c_o_ot_pk"]
-BEST[128] += [f"{n}_pm" for n in PM if not d64_only(n)]
+TIER[(64, 128)] += [["ws_op_lazy_hf_w_oq_pk", "ws_op_lazy_hf_w_oq"], ["ws_op_lazy_hf_w_oq_pm", "ws_op_lazy_hf_w_oq"]]
+BEST[128] += [f"{n}_pm" for n in PM if not d64_only(n)] + ["ws_op_lazy_hf_w_oq_pk", "ws_op_lazy_hf_w_oq_pm"]
 BEST[64] += [f"{n}_pm" for n in PM]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
