@@ -173,6 +173,10 @@ KERNELS.update({f"{n}_pm": {**KERNELS[n], "p_pack": "mid_wait"} for n in PM})
 # the causal kernel of O through the Q tile (one item a CTA, heaviest first) with either packing
 KERNELS.update({f"ws_op_lazy_hf_w_oq_{x}": {**KERNELS["ws_op_lazy_hf_w_oq"], "p_pack": v}
                 for x, v in (("pk", "with_exp"), ("pm", "mid_wait"))})
+# and the other suite shapes' bests with a packing (the wide tile's P twice does not fit: one buffer, the wait halfway)
+KERNELS["ws3_lazy_hf_oq_pm"] = {**KERNELS["ws3_lazy_hf_oq"], "p_pack": "mid_wait"}
+KERNELS["ws_op_bc176_lazy_hf_w_oq_pm"] = {**KERNELS["ws_op_bc176_lazy_hf_w_oq"], "p_pack": "mid_wait"}
+KERNELS["ws_op_bc176_lazy_w_pm"] = {**KERNELS["ws_op_bc176_lazy_w"], "p_pack": "mid_wait"}
 
 
 def steps_of(job) -> list[dict]:
@@ -238,6 +242,10 @@ for _n in PM:
 BEST[128] += [f"{n}_pk" for n in PK if not d64_only(n)]
 BEST[64] += [f"{n}_pk" for n in PK] + ["ws2c_o_ot", "ws2c_o_ot_pk"]
 TIER[(64, 128)] += [["ws_op_lazy_hf_w_oq_pk", "ws_op_lazy_hf_w_oq"], ["ws_op_lazy_hf_w_oq_pm", "ws_op_lazy_hf_w_oq"]]
+TIER[(64, 128)] += [["ws_op_bc176_lazy_hf_w_oq_pm", "ws_op_bc176_lazy_hf_w_oq"], ["ws_op_bc176_lazy_w_pm", "ws_op_bc176_lazy_w"]]
+TIER[(64,)] += [["ws3_lazy_hf_oq_pm", "ws3_lazy_hf_oq"]]
+BEST[128] += ["ws_op_bc176_lazy_hf_w_oq_pm", "ws_op_bc176_lazy_w_pm"]
+BEST[64] += ["ws3_lazy_hf_oq_pm"]
 BEST[128] += [f"{n}_pm" for n in PM if not d64_only(n)] + ["ws_op_lazy_hf_w_oq_pk", "ws_op_lazy_hf_w_oq_pm"]
 BEST[64] += [f"{n}_pm" for n in PM]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
