@@ -46,6 +46,11 @@ class Lever(BaseModel):
     hypothesis: str
     simpler: bool = False  # strictly less code/instructions: kept at a NULL margin >= 1 (logged as a simplification)
     causal_only: bool = False  # inert without a causal mask: not worth an experiment on a non-causal problem
+    noncausal_only: bool = False  # measured to lose under a causal mask: not proposed on a causal problem
+    # False: outside random search's and TPE's space (agent.strategies.base.space). For a refinement of one
+    # mainloop's inner loop: its values, joined to mainloop=ws, halve the share of valid points in the samplers'
+    # space from the naive seed (0.011% -> 0.006% of 200,000 uniform draws), past what TPE's 10,000 asks a draw find
+    sampled: bool = True
     # the hypothesis on the Hopper arm (compute=wgmma), where `hypothesis` is written for mma.sync
     on_wgmma: str = ""
     reliefs: tuple[Relief, ...] = ()
@@ -65,6 +70,8 @@ class Lever(BaseModel):
 
     def applies_to(self, knobs: Knobs, causal: bool = False, head_dim: int | None = None) -> bool:
         if self.causal_only and not causal:
+            return False
+        if self.noncausal_only and causal:
             return False
         if self.head_dims and head_dim is not None and head_dim not in self.head_dims:
             return False
@@ -550,6 +557,34 @@ CATALOG: tuple[Lever, ...] = (
         "kernel: 1.034 at N4096 D128 bf16 (BC 128 and 176), 1.016 (BC 128) and 1.034 (BC 176) at N8192 D128, 1.042 "
         "on three warpgroups at N512 D64 B16, even at N8192 D64; the A/A null of the compared kernel within 0.2-1.9% "
         "(results/2026-12-02_h200_q_tile_poly).",
+    ),
+    Lever(
+        name="ws_p_with_exp", sets={"p_pack": "with_exp"},
+        targets=("issue_latency_chain", "issue_bound", "tensor_bound", "barrier_bound"),
+        requires={"mainloop": ("ws",), "warps": (8,), "item_stream": ("off",)}, noncausal_only=True, sampled=False,
+        predicted=(0.99, 1.035),
+        hypothesis="P packed to the input dtype as its exponentials are computed, in the softmax's own basic block, "
+        "where today's F2FP come after the rescale vote and the wait for the previous PV: the MUFU.EX2 then issue back "
+        "to back and wait on each other (ncu at N512 D64: 19.3% of our warp samples on MUFU, 5.6% of cuDNN's, whose "
+        "SASS places each MUFU among FMUL, FADD and F2FP; results/2026-12-02_h200_softmax_chain). Overlapped, P is "
+        "double-buffered (BC/4 registers more: two consumer warpgroups only). Bitwise the same output. H200: 1.011 "
+        "at N2048 D128 and 1.015 at N8192 D128 on the one-item-a-CTA kernel, 1.030 at N2048 D128 on the persistent "
+        "one with Q by TMA; 0.992 at N512 D64; under a causal mask 0.70-0.77x cuDNN where its build without it is "
+        "0.91-1.10x (the unrolled loop's code, 6,544 SASS instructions causal against 3,904, not profiled); on three "
+        "warpgroups it spills 516 B and loses 0.80 (results/2026-12-03_h200_p_pack).",
+    ),
+    Lever(
+        name="ws_p_mid_wait", sets={"p_pack": "mid_wait"},
+        targets=("issue_latency_chain", "issue_bound", "barrier_bound"),
+        requires={"mainloop": ("ws",), "pipeline": ("on",), "item_stream": ("off",)}, predicted=(0.95, 1.02),
+        sampled=False,
+        hypothesis="ws_p_with_exp's packing among the exponentials with one P buffer: the overlapped loop waits for "
+        "the previous PV halfway through the block's exponentials instead of after them, and packs P beside the "
+        "second half. No registers more, so it fits three consumer warpgroups and the 176-key tile. Bitwise the "
+        "same output. H200: 1.011 at causal N1024 GQA (1.003x cuDNN, was 0.99), 1.013 at N2048 D64 GQA and 1.003 at "
+        "N512 D64 on three warpgroups, 1.016 at N512 D64 on the persistent two-consumer kernel, 1.111-1.115x cuDNN "
+        "at causal N8192 and N16384 GQA on the 176-key tile; 0.935-0.947 on the two-consumer 128-key tile at "
+        "non-causal D=128, where the PV is not done halfway (results/2026-12-03_h200_p_pack).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

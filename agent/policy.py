@@ -94,8 +94,12 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # the same rules; the catalog gains the TMA epilogue through the item's Q tile (ws_o_in_q_tile)
     Policy(version=12, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the catalog gains P packed among its exponentials (ws_p_with_exp, ws_p_mid_wait) and a lever
+    # that a causal mask rules out (Lever.noncausal_only)
+    Policy(version=13, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[12]
+CURRENT = POLICIES[13]
 
 
 class UnknownPolicy(ValueError):

@@ -244,6 +244,7 @@ KNOBS: tuple[Knob, ...] = (
          "instruction stream; overlapped, into the other of two P buffers | the same; overlapped, into P's one "
          "buffer, the previous PV waited for halfway through the exponentials (bitwise the same)",
          py_enum="PPack", arms=("wgmma",), later=True, pinned="after",
+         join=Join(parent="mainloop", when="ws", label="ws+p_pack_{value}"),
          value_docs=("F2FP after the vote and the PV wait: the exponentials issue back to back",
                      "F2FP among the exponentials; overlapped, P double-buffered (BC/4 registers more)",
                      "F2FP among the exponentials; overlapped, the PV wait halfway through them, one P buffer")),

@@ -46,6 +46,18 @@
 //   FA_EXP_POLY    a quarter or half of P's exponentials by the cubic on the FMA pipe (ws_exp). Not yet measured.
 //   FA_ITEM_STREAM=1  a CTA's items as one stream of key blocks (ws_consume_stream). H200: a negative, 0.90-1.03
 //                  (0.905 at N512 D64 on three warpgroups), and 0.94-1.00 together with FA_O_STORE at D=128.
+//   FA_P_PACK=1    P packed to the input dtype as its exponentials are computed, in the softmax's basic block; overlapped,
+//                  into the other of two P buffers (BC/4 registers more: the two-step loop in ws_consume). Hypothesis, from
+//                  ncu at N512 D64 (results/2026-12-02_h200_softmax_chain): our MUFU.EX2 issue back to back and wait on each
+//                  other (19.3% of the warp samples; cuDNN's, spread among FMUL, FADD and F2FP, 5.6%), because the F2FP
+//                  stand after the rescale vote and the previous PV's wait. H200 (results/2026-12-03_h200_p_pack): 1.011 at
+//                  N2048 D128 and 1.015 at N8192 D128 (ws_op_lazy_w_oq), 1.030 at N2048 D128 with the 40-register producer;
+//                  causal 0.70-0.77x cuDNN (the two-step loop's code: 6,544 SASS instructions against 3,904; not profiled);
+//                  three consumer warpgroups spill 516 B and lose 0.80.
+//   FA_P_PACK=2    the same with one P buffer: the overlapped loop waits for the previous PV halfway through the block's
+//                  exponentials (ws_softmax's MID_WAIT) and packs P beside the second half. H200: 1.011 at causal N1024
+//                  GQA, 1.013 at N2048 D64 GQA (three warpgroups), 1.016 at N512 D64 (two consumers, persistent); 0.935-0.947
+//                  on the two-consumer 128-key tile at non-causal D=128.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once

@@ -35,9 +35,12 @@ def test_every_lever_applies_somewhere_and_builds_valid_knobs():
                           warps=8, kv_release="producer"),  # pingpong
              SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=128,
                           warps=8, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer",
-                          mainloop="ws")]  # the warp-specialised mainloop's own levers
+                          mainloop="ws"),  # the warp-specialised mainloop's own levers
+             SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=128,
+                          warps=8, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer",
+                          mainloop="ws", pipeline="on")]  # and those of its overlap
     for lv in levers.CATALOG:
-        base = next((b for b in bases if lv.applies_to(b, causal=True)), None)
+        base = next((b for b in bases for causal in (True, False) if lv.applies_to(b, causal=causal)), None)
         assert base is not None, lv.name
         cand, why = levers.candidate(lv, base)
         assert cand is not None and why is None, (lv.name, why)
@@ -48,6 +51,20 @@ def test_causal_only_levers_stay_out_of_non_causal_searches():
     for name in ("heaviest_first", "mask_predicate", "mask_split"):
         assert levers.get(name).applies_to(mma, causal=True)
         assert not levers.get(name).applies_to(mma, causal=False)
+
+
+def test_noncausal_only_levers_stay_out_of_causal_searches_and_off_the_samplers_space():
+    from agent.strategies.base import space
+
+    ws = SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=128,
+                      warps=8, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer", mainloop="ws",
+                      pipeline="on")
+    lv = levers.get("ws_p_with_exp")
+    assert lv.applies_to(ws, causal=False) and not lv.applies_to(ws, causal=True)
+    assert levers.get("ws_p_mid_wait").applies_to(ws, causal=True)
+    for causal in (False, True):
+        dims = space(levers.CATALOG, ws, causal)
+        assert "p_pack" not in dims and not any("p_pack" in str(v) for v in dims["mainloop"])
 
 
 def test_proposal_follows_the_diagnosis():

@@ -173,7 +173,7 @@ def space(levers: tuple[Lever, ...], seed: Knobs, causal: bool) -> dict[str, lis
     dims: dict[str, list] = {k: [v] for k, v in s.items() if k not in ("br", "warps")}
     dims["tile"] = [(s["br"], s["warps"])]
     for lv in levers:
-        if lv.causal_only and not causal:
+        if (lv.causal_only and not causal) or (lv.noncausal_only and causal) or not lv.sampled:
             continue
         for k, v in lv.sets.items():
             if k in ("br", "warps"):

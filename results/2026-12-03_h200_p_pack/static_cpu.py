@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What ptxas and the SASS say of p_pack, on this CPU machine (nvcc 13.0, sm_90a, no GPU): for each kernel of
 scripts/device_suite.py named, its registers and spills per instantiation (fp16, D=64 and, unless the kernel is built
-for D=64 alone, D=128; non-causal), and in its SASS the runs of MUFU.EX2 (a block's exponentials: 30 or more MUFU, no
+for D=64 alone, D=128; non-causal, and causal for the kernels of the causal suite shapes), and in its SASS the runs of MUFU.EX2 (a block's exponentials: 30 or more MUFU, no
 two more than 40 instructions apart) with the F2FP (P's packing) that stand among them. Needs cuobjdump (the [static]
 extra).
 
@@ -24,7 +24,8 @@ from profiler.sass import cuobjdump_path  # noqa: E402
 
 NAMES = ["ws2c_ot", "ws2c_ot_pk", "ws2c_o_ot", "ws2c_o_ot_pk", "ws2c_o_ot_pm", "ws3_lazy_qp_ot", "ws3_lazy_qp_ot_pk",
          "ws3_lazy_qp_ot_pm", "ws_op_lazy_w_oq", "ws_op_lazy_w_oq_pk", "ws_op_lazy_w_oq_pm", "ws_op_lazy_qp_w_ot_pr",
-         "ws_op_lazy_qp_w_ot_pr_pk", "ws_op_lazy_qp_w_ot_pr_pm"]
+         "ws_op_lazy_qp_w_ot_pr_pk", "ws_op_lazy_qp_w_ot_pr_pm", "ws_op_lazy_qp_hf_w_ot", "ws_op_lazy_qp_hf_w_ot_pk",
+         "ws_op_lazy_qp_hf_w_ot_pm"]
 
 
 def mufu_runs(ops: list[str]) -> list[tuple[int, int, int]]:
@@ -44,7 +45,8 @@ def mufu_runs(ops: list[str]) -> list[tuple[int, int, int]]:
 def main() -> int:
     names = sys.argv[1:] or NAMES
     specs = {n: BuildSpec(knobs=Knobs.parse(KERNELS[n]), arch="sm_90", dtypes=("float16",),
-                          dims=(64,) if d64_only(n) else (64, 128), causals=(False,), host=False) for n in names}
+                          dims=(64,) if d64_only(n) else (64, 128),
+                          causals=(False, True) if "_hf" in n else (False,), host=False) for n in names}
     with tempfile.TemporaryDirectory() as tmp:
         built = build(list(specs.values()), Path(tmp), jobs=2)
         print("# kernel, instantiation: registers, stack frame / spill stores / spill loads (bytes); SASS instructions; "
@@ -58,14 +60,15 @@ def main() -> int:
             sass = subprocess.run([cuobjdump_path(), "-sass", str(Path(b.library))], capture_output=True, text=True).stdout
             funcs = {f.split("\n")[0].strip(): f for f in re.split(r"\n\s*Function : ", sass)[1:]}
             for fn, body in sorted(funcs.items()):
-                d = 64 if "Li64ELb0" in fn else 128
+                d = 64 if "Li64ELb" in fn else 128
+                mask = " causal" if "Lb1E" in fn else ""
                 m = re.search(re.escape(fn) + r".*?Function properties.*?\n\s*(\d+) bytes stack frame, (\d+) bytes spill "
                               r"stores, (\d+) bytes spill loads.*?Used (\d+) registers", log, re.S)
                 ops = [re.sub(r"^@!?U?P\w+\s+", "", i).split()[0]
                        for i in re.findall(r"/\*[0-9a-f]{4,}\*/\s+(.*?);", body)]
                 runs = "; ".join(f"{a} in {b_}, F2FP {c}" for a, b_, c in mufu_runs(ops))
                 regs = f"{m.group(4)} registers, {m.group(1)}/{m.group(2)}/{m.group(3)}" if m else "?"
-                print(f"{n} D{d}: {regs}; {len(ops)} instructions; {runs}")
+                print(f"{n} D{d}{mask}: {regs}; {len(ops)} instructions; {runs}")
     return 0
 
 
