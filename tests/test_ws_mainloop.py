@@ -36,7 +36,11 @@ def test_ws_knob_rules_name_the_knob():
 
 
 @pytest.mark.parametrize("extra", [["pipeline=on", "pingpong=on", "bc=176", "rescale_skip=on", "rescale_lazy=on"],
-                                   ["pipeline=on", "warps=12", "br=192"]], ids=["d128_bc176", "d64_three_wg"])
+                                   ["pipeline=on", "warps=12", "br=192"],
+                                   # the suite's best at N8192 D128: P in two buffers (p_pack=with_exp) still fits 240
+                                   ["pipeline=on", "pingpong=on", "rescale_skip=on", "rescale_lazy=on", "pv_wide=on",
+                                    "o_store=tma_in_q", "p_pack=with_exp"]],
+                         ids=["d128_bc176", "d64_three_wg", "d128_p_pack"])
 def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra, cli_build_cache):
     head_dim = "64" if "warps=12" in extra else "128"
     knobs = [f"{k}={v}" for k, v in WS.items()] + extra
