@@ -539,6 +539,26 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     }
   };
   auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) { ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE); };
+  // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
+  auto first_qk = [&](float (&s)[NT][4]) {
+    wait_k(kb_lo);
+    turn_begin();
+    wg_fence();
+    qk_issue(kb_lo, s);
+    turn_end(true);
+    wg_wait<0>();
+    release(bars.kempty + stage_of(kb_lo));
+    release_q(kb_lo);
+  };
+  auto last_pv = [&](const uint32_t (&pp)[NT][2]) {
+    wait_v(kb_hi - 1);
+    turn_begin();
+    wg_fence();
+    pv_from(kb_hi - 1, pp);
+    turn_end(false);
+    wg_wait<0>();
+    release(bars.vempty + stage_of(kb_hi - 1));
+  };
 
   if (kb_lo >= kb_hi) release_q(kb_hi);  // no block: Q is free at once
   if (kb_lo < kb_hi) {
@@ -549,14 +569,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       uint32_t pa[NT][2], pb[NT][2];
       {
         float s[NT][4], alpha[2];
-        wait_k(kb_lo);
-        turn_begin();
-        wg_fence();
-        qk_issue(kb_lo, s);
-        turn_end(true);
-        wg_wait<0>();
-        release(bars.kempty + stage_of(kb_lo));
-        release_q(kb_lo);
+        first_qk(s);
         softmax_pack(s, kb_lo, alpha, pa);
       }
       auto step = [&](int kb, const uint32_t (&pp)[NT][2], uint32_t (&pn)[NT][2]) {
@@ -586,7 +599,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       wait_v(kb_hi - 1);
       turn_begin();
       wg_fence();
-      if (odd) pv_from(kb_hi - 1, pb);
+      if (odd) pv_from(kb_hi - 1, pb);  // the last PV from the buffer its block's softmax wrote
       else pv_from(kb_hi - 1, pa);
       turn_end(false);
       wg_wait<0>();
@@ -595,14 +608,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       // the first block: QK^T alone; its P waits in registers for the PV issued with the next QK^T
       {
         float s[NT][4], alpha[2];
-        wait_k(kb_lo);
-        turn_begin();
-        wg_fence();
-        qk_issue(kb_lo, s);
-        turn_end(true);
-        wg_wait<0>();
-        release(bars.kempty + stage_of(kb_lo));
-        release_q(kb_lo);
+        first_qk(s);
         if constexpr (K::P_PACK == P_PACK_MID_WAIT) {
           softmax_pack(s, kb_lo, alpha, p);  // no PV in flight yet
         } else {
@@ -634,13 +640,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
           pack(s);
         }
       }
-      wait_v(kb_hi - 1);
-      turn_begin();
-      wg_fence();
-      pv_issue(kb_hi - 1);
-      turn_end(false);
-      wg_wait<0>();
-      release(bars.vempty + stage_of(kb_hi - 1));
+      last_pv(p);
     } else {
       // one block at a time: QK^T, softmax, PV, each waited for (the overlap's control)
       for (int kb = kb_lo; kb < kb_hi; ++kb) {
