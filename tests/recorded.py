@@ -123,3 +123,17 @@ def static_row(knobs: dict, head_dim: str = "128", arch: str = "sm_90") -> dict:
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     return json.loads(res.output)[0]
+
+
+def suite_margins(tgz: Path) -> dict:
+    """scripts/device_suite.py --plan margins records packed in a call's json.tgz: (shape up to its dtype, BASE->CAND)
+    -> the paired margin, rounded to 4 places (warm-up pairs left out)."""
+    out = {}
+    with tarfile.open(tgz) as tf:
+        for m in tf.getmembers():
+            if m.name.endswith("margins.json"):
+                for tag, r in json.load(tf.extractfile(m))["margins"].items():
+                    shape, *rest = tag.split(":")
+                    if rest[0] != "warmup":
+                        out[shape.split("-float")[0].split("-bfloat")[0], rest[-1]] = round(r["margin"], 4)
+    return out

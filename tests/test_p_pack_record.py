@@ -7,7 +7,7 @@ import json
 import re
 import tarfile
 
-from recorded import RESULTS
+from recorded import RESULTS, suite_margins
 
 from agent import levers
 from agent.policy import CURRENT
@@ -16,15 +16,7 @@ REC = RESULTS / "2026-12-03_h200_p_pack"
 
 
 def _margins() -> dict:
-    out = {}
-    with tarfile.open(REC / "call1" / "json.tgz") as tf:
-        for m in tf.getmembers():
-            if m.name.endswith("margins.json"):
-                for tag, r in json.load(tf.extractfile(m))["margins"].items():
-                    shape, *rest = tag.split(":")
-                    if rest[0] != "warmup":
-                        out[shape.split("-float")[0].split("-bfloat")[0], rest[-1]] = round(r["margin"], 4)
-    return out
+    return suite_margins(REC / "call1" / "json.tgz")
 
 
 def test_the_tier_passed_and_every_packing_is_bitwise_its_kernel():

@@ -2,25 +2,15 @@
 40-register producer, their paired margins, and the instruction mix of cuDNN's kernel against ours at N512 D64, each
 read from the files the device returned."""
 import importlib.util
-import json
 import tarfile
 
-from recorded import RESULTS
+from recorded import RESULTS, suite_margins
 
 REC = RESULTS / "2026-12-02_h200_softmax_chain"
 
 
 def _margins() -> dict:
-    out = {}
-    with tarfile.open(REC / "call1" / "json.tgz") as tf:
-        for m in tf.getmembers():
-            if m.name.endswith("margins.json"):
-                d = json.load(tf.extractfile(m))
-                for tag, r in d["margins"].items():
-                    shape, *rest = tag.split(":")
-                    if rest[0] != "warmup":
-                        out[shape.split("-float")[0].split("-bfloat")[0], rest[-1]] = round(r["margin"], 4)
-    return out
+    return suite_margins(REC / "call1" / "json.tgz")
 
 
 def test_the_tier_passed():
