@@ -84,3 +84,5 @@ def test_the_static_record_and_the_agents_levers():
     pk, pm = levers.get("ws_p_with_exp"), levers.get("ws_p_mid_wait")
     assert pk.noncausal_only and not pk.sampled and not pm.sampled and not pm.noncausal_only
     assert "2026-12-03_h200_p_pack" in pk.hypothesis and "1.030" in pk.hypothesis and "1.011" in pm.hypothesis
+    shares = (REC / "sampler_valid_share.txt").read_text()
+    assert "sampled: 0.0060% of 200000" in shares and "(not sampled): 0.0110% of 200000" in shares
