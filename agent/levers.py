@@ -444,11 +444,12 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="ws_mainloop",
-        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "on", "bc": 128,
-              "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2, "copies": "loop", "exp_poly": "off",
-              "min_ctas": 0, "split_kv": 1, "persistent": "off"},
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "on", "br": 128, "warps": 8,
+              "bc": 128, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2, "copies": "loop",
+              "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "off"},
         targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
-        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)},
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (4, 8),
+                  "mainloop": ("general",)},
         predicted=(0.92, 1.1),
         hypothesis="FlashAttention-3's mainloop as one move (kernel_src/mainloop_sm90_ws.cuh): a producer warpgroup "
         "issues K and V by TMA on separate full/empty pipelines and keeps 24 registers, the two consumer warpgroups "
@@ -465,7 +466,8 @@ CATALOG: tuple[Lever, ...] = (
               "warps": 12, "br": 192, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2,
               "copies": "loop", "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "off"},
         targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
-        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)},
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (4, 8),
+                  "mainloop": ("general",)},
         predicted=(0.95, 1.25), asynchronous=True,
         hypothesis="FlashAttention-3's D=64 mainloop as one move: the producer warpgroup beside three consumer "
         "warpgroups (BR 192) with the intra-warpgroup overlap, O 32 + S 64 + P 32 registers of the 160 each gets. "

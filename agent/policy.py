@@ -98,8 +98,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # that a causal mask rules out (Lever.noncausal_only)
     Policy(version=13, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the two warp-specialised mainloop moves apply from a 4-warp wgmma kernel too (each sets its
+    # own BR and warps): from the naive seed at B2 H16 N8192 D64 a run kept the 64 x 64 wgmma tile, lost the
+    # 8-warp tile twice (0.908, 0.961) and never reached the mainloop, 0.940x cuDNN
+    # (results/2026-12-03_h200_agent_suite)
+    Policy(version=14, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[13]
+CURRENT = POLICIES[14]
 
 
 class UnknownPolicy(ValueError):

@@ -59,7 +59,7 @@ def test_the_catalog_says_which_levers_the_arm_shares():
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
     assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
     assert POLICIES[3].wgmma_arm and not POLICIES[2].wgmma_arm
-    assert make("agent").version == SearchOptions().agent_version == 13
+    assert make("agent").version == SearchOptions().agent_version == 14
 
 
 @pytest.mark.parametrize("causal", [False, True])

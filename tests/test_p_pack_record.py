@@ -80,7 +80,7 @@ def test_the_static_record_and_the_agents_levers():
     assert re.search(r"ws_op_lazy_qp_hf_w_ot D128 causal: 168 registers, 56/104/128; 3904 instructions", text)
     assert re.search(r"ws3_lazy_qp_ot_pk D64: 128 registers, \d+/516/", text)
     assert "21 of 21 same" in (REC / "ptx_unchanged_ws.txt").read_text()
-    assert CURRENT.version == 13
+    assert CURRENT.version >= 13
     pk, pm = levers.get("ws_p_with_exp"), levers.get("ws_p_mid_wait")
     assert pk.noncausal_only and not pk.sampled and not pm.sampled and not pm.noncausal_only
     assert "2026-12-03_h200_p_pack" in pk.hypothesis and "1.030" in pk.hypothesis and "1.011" in pm.hypothesis

@@ -25,7 +25,9 @@ ADDED = {"tma_ring": 4, "hopper_tile": 4, "last_warp_refill": 4, "producer_warpg
 
 # preconditions a later policy narrowed: lever -> (the policy from which today's `requires` holds,
 # the precondition before it)
-EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {"cp_async": (4, {})}
+_WS_FROM_8_WARPS = {"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)}
+EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {
+    "cp_async": (4, {}), "ws_mainloop": (14, _WS_FROM_8_WARPS), "ws_mainloop_three_warpgroups": (14, _WS_FROM_8_WARPS)}
 
 # the policy from which the catalog declares reliefs (Policy.reliefs)
 RELIEFS_SINCE = 4
