@@ -153,8 +153,8 @@ def test_version_2_stops_where_the_h200_run_stopped(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "exhausted"
     assert run["stop_reason"] == "no candidate left (10 of 10 experiments unspent)"
-    with pytest.raises(ValueError, match="agent version 14"):
-        LimiterAgent(14)
+    with pytest.raises(ValueError, match="agent version 15"):
+        LimiterAgent(15)
 
 
 def test_the_levers_listing_says_which_compute_each_lever_applies_to():

@@ -198,8 +198,8 @@ def test_a_compound_band_is_its_first_levers_from_agent_version_2():
     assert make("agent", agent_version=2).version == 2 and make("agent", agent_version=1).version == 1
     assert make("agent").version == 14  # 5: margins at this best carried to shared levers (tests/test_margins_carry_over.py);
     # 6: not from a compound to a restorer's single move (tests/test_restorer_margins.py)
-    with pytest.raises(ValueError, match="agent version 14"):
-        LimiterAgent(14)
+    with pytest.raises(ValueError, match="agent version 15"):
+        LimiterAgent(15)
 
 
 # ---- the loop on the synthetic bench ---------------------------------------------------------------
