@@ -50,6 +50,18 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
     return _checked(sqlite_utils.Database(path), path, prepare)
 
 
+def close_db(db: sqlite_utils.Database) -> None:
+    """Close a database opened for writing with everything in its main file: the WAL checkpointed into it and
+    truncated, so the file alone (copied, archived, opened read-only as immutable) holds the whole history even
+    where another connection of the process has not closed yet and SQLite's own checkpoint on the last close
+    never comes. (A run's database archived right after the command, without its -wal, held only its header:
+    results/2026-12-03_h200_agent_suite.)"""
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE);")
+    finally:
+        db.close()
+
+
 def _checked(db: sqlite_utils.Database, path: Path, prepare) -> sqlite_utils.Database:
     """`prepare(db)`, closing the file on any failure; a file SQLite cannot read is one sentence."""
     try:

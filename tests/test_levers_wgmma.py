@@ -138,7 +138,7 @@ def test_a_wgmma_seeded_run_spends_its_budget(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "budget", run["stop_reason"]
     rows = [e for e in q.history(db, rid) if e["seq"] is not None and e["outcome"] is not None]
-    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 13
+    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 14
     for e in rows:
         k = Knobs.parse(e["knobs"])
         assert k.compute.value == "wgmma" and Knobs.parse(e["base_knobs"]).compute.value == "wgmma"

@@ -64,7 +64,7 @@ def _decisions(events) -> list[tuple]:
 
 def test_version_5_carries_margins_and_6_is_the_default():
     assert list(POLICIES) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] and CURRENT is POLICIES[14]  # 6: tests/test_restorer_margins.py
-    assert [v for v, p in POLICIES.items() if p.shared_margins] == [5, 6, 7, 8, 9, 10, 11, 12, 13]
+    assert [v for v, p in POLICIES.items() if p.shared_margins] == [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
     assert strategies.make("agent").version == SearchOptions().agent_version == 14
 
 

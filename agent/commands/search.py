@@ -14,6 +14,7 @@ from rich.table import Table
 
 from kernel_src.knobs import KnobError, Knobs
 from store import queries as q
+from store.db import close_db
 from store.errors import StoreError
 
 from .common import (
@@ -200,23 +201,26 @@ def _search_and_print(db_path: Path, bench, replaying: bool, shape, seed: Knobs,
                       "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in given.items()}})
     elif replay_line:
         console.print(replay_line, markup=False, highlight=False, soft_wrap=True)
-    try:
-        with Reporter(console, o.budget) as say:
-            options = SearchOptions(budget=o.budget, aa_repeats=o.aa_repeats, plateau=o.plateau,
-                                    exclude=tuple(o.exclude_lever), use_calibration=o.calibration,
-                                    reanchor_every=o.reanchor_every, screen=o.screen, evidence=o.evidence,
-                                    strategy=o.strategy, rng_seed=o.rng_seed, lazy_null=o.lazy_null)
-            run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
-                                command=command, say=say,
-                                bench_settings={"time_budget": o.time_budget, "profile": o.profile, "jobs": jobs,
-                                                "l2": o.l2, "settle": "any", "spare": True})
-    except KeyboardInterrupt:
-        _interrupted(db)
-    except ReplayMiss as e:
-        _fail(f"{e}" + (f"; this command line changed the recorded run's {', '.join(changed)}" if changed else ""))
-    except Exception as e:  # noqa: BLE001 - turned into one sentence below
-        _known_or_raise(e)
-    _print_history(q.history(db, run_id), q.get_run(db, run_id))
+    try:  # the file holds the whole run when the command ends, however it ends
+        try:
+            with Reporter(console, o.budget) as say:
+                options = SearchOptions(budget=o.budget, aa_repeats=o.aa_repeats, plateau=o.plateau,
+                                        exclude=tuple(o.exclude_lever), use_calibration=o.calibration,
+                                        reanchor_every=o.reanchor_every, screen=o.screen, evidence=o.evidence,
+                                        strategy=o.strategy, rng_seed=o.rng_seed, lazy_null=o.lazy_null)
+                run_id = run_search(bench, db, shape=shape, seed=seed, artifacts=artifacts, options=options,
+                                    command=command, say=say,
+                                    bench_settings={"time_budget": o.time_budget, "profile": o.profile, "jobs": jobs,
+                                                    "l2": o.l2, "settle": "any", "spare": True})
+        except KeyboardInterrupt:
+            _interrupted(db)
+        except ReplayMiss as e:
+            _fail(f"{e}" + (f"; this command line changed the recorded run's {', '.join(changed)}" if changed else ""))
+        except Exception as e:  # noqa: BLE001 - turned into one sentence below
+            _known_or_raise(e)
+        _print_history(q.history(db, run_id), q.get_run(db, run_id))
+    finally:
+        close_db(db)
 
 
 # run's options in their order (a replay takes each one not given on its command line from the
@@ -307,22 +311,25 @@ def _resume(run_id: Optional[int], replay: Optional[Path], db_path: Path) -> Non
     _need_gpu()
     db = _open(db_path, create=False)  # opening read-write marks runs whose process is gone as interrupted
     try:
-        run = pick(db, run_id)
-        settings = run["options"].get("bench") or {}
-        gpu = GpuBench(Shape(**run["problem"]), _cache_dir(), budget_s=settings.get("time_budget", 2.0),
-                       profile=settings.get("profile", True), jobs=settings.get("jobs"), l2=settings.get("l2", "warm"),
-                       # a run recorded before the settle rule measured without it (and without spare workers)
-                       settle=settings.get("settle", False), spare=settings.get("spare", False))
-        gpu.device()
-        n = len(run.get("resumes") or []) + 1
-        bench = Recorder(gpu, _artifacts_for(db_path) / f"run-{run['id']}" / f"recording.resume-{n}.jsonl")
-        with Reporter(console, run["budget"]) as say:
-            rid = resume_search(bench, db, run["id"], artifacts=_artifacts_for(db_path), say=say)
-    except KeyboardInterrupt:
-        _interrupted(db)
-    except Exception as e:  # noqa: BLE001 - turned into one sentence below
-        _known_or_raise(e)
-    _print_history(q.history(db, rid), q.get_run(db, rid))
+        try:
+            run = pick(db, run_id)
+            settings = run["options"].get("bench") or {}
+            gpu = GpuBench(Shape(**run["problem"]), _cache_dir(), budget_s=settings.get("time_budget", 2.0),
+                           profile=settings.get("profile", True), jobs=settings.get("jobs"), l2=settings.get("l2", "warm"),
+                           # a run recorded before the settle rule measured without it (and without spare workers)
+                           settle=settings.get("settle", False), spare=settings.get("spare", False))
+            gpu.device()
+            n = len(run.get("resumes") or []) + 1
+            bench = Recorder(gpu, _artifacts_for(db_path) / f"run-{run['id']}" / f"recording.resume-{n}.jsonl")
+            with Reporter(console, run["budget"]) as say:
+                rid = resume_search(bench, db, run["id"], artifacts=_artifacts_for(db_path), say=say)
+        except KeyboardInterrupt:
+            _interrupted(db)
+        except Exception as e:  # noqa: BLE001 - turned into one sentence below
+            _known_or_raise(e)
+        _print_history(q.history(db, rid), q.get_run(db, rid))
+    finally:
+        close_db(db)
 
 
 @app.command()

@@ -1,0 +1,92 @@
+"""`run --budget 20` from the naive seed at three of the suite's shapes on the H200
+(results/2026-12-03_h200_agent_suite): each recording replays, with no GPU, to the history the device printed;
+the runs' own comparator rows are the README's; the 4-warp wgmma kernel the D=64 run was left on is out of the
+mainloop moves' reach under policy 13 and within it under 14; and a run's database holds the run in its main file
+once the command ends (the archives of calls 1 and 4 held only the header)."""
+import shutil
+import sqlite3
+
+import pytest
+
+from agent.levers import CATALOG
+from agent.policy import POLICIES
+from agent.replay.catalog import as_read_by
+from kernel_src.knobs import Knobs
+from recorded import RESULTS, outcomes, replay, unpack_recording
+from store.db import open_db
+
+HERE = RESULTS / "2026-12-03_h200_agent_suite"
+RUNS = {"d128": ("call1", 13, 1.012), "d64": ("call2", 13, 0.940), "causal": ("call3", 13, 1.082),
+        "d64_p14": ("call4", 14, 1.087)}
+
+
+def _printed(call: str, name: str) -> list[tuple]:
+    """(lever, outcome, margin) of every counted experiment in the history table the device printed."""
+    rows = []
+    for line in (HERE / call / f"{name}.txt").read_text().splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) > 6 and cells[0].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
+            rows.append((cells[3], cells[4], float(cells[5])))
+    return rows
+
+
+@pytest.fixture(scope="module", params=sorted(RUNS))
+def replayed(request, tmp_path_factory):
+    name = request.param
+    call, version, x_cudnn = RUNS[name]
+    rec = unpack_recording(tmp_path_factory, HERE / call / f"{name}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    db = tmp_path_factory.mktemp("db") / "r.db"
+    out, rows = replay(rec, db)
+    return name, out, rows
+
+
+def test_each_run_replays_to_the_history_the_device_printed(replayed):
+    name, out, rows = replayed
+    call, version, x_cudnn = RUNS[name]
+    assert outcomes(rows) == _printed(call, name) and len(outcomes(rows)) in (18, 20)
+    cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
+    assert round(1 / cudnn, 3) == x_cudnn  # the run's own row: SDPA cuDNN over ours
+    assert f"policy {version}" in (HERE / "summary.txt").read_text().split(f"/{name}:")[1].split("\n")[0]
+
+
+def test_the_database_holds_the_run_in_its_main_file_while_another_connection_is_open(tmp_path_factory, tmp_path):
+    """On the device another connection of the process outlived the run's (so SQLite's checkpoint on the last close
+    never came) and the archived file held only its header; a reader held open here stands in for it."""
+    rec = unpack_recording(tmp_path_factory, HERE / "call2" / "d64_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    db = tmp_path / "r.db"
+    open_db(db).close()
+    other = sqlite3.connect(db)
+    other.execute("select count(*) from sqlite_master").fetchone()  # it joins the WAL, outside any transaction
+    try:
+        _, rows = replay(rec, db)
+        alone = tmp_path / "alone.db"
+        shutil.copyfile(db, alone)  # the file without its -wal, as an archive of it would be
+        con = sqlite3.connect(f"file:{alone}?immutable=1", uri=True)
+        try:
+            assert con.execute("select count(*) from experiments").fetchone()[0] == len(rows) > 20
+        finally:
+            con.close()
+    finally:
+        other.close()
+
+
+def test_the_three_shapes_finals_and_the_d64_run_left_on_four_warps():
+    text = (HERE / "summary.txt").read_text()
+    assert text.count("stopped:") == 4
+    d64 = text.split("call2/d64:")[1].split("call3")[0]
+    assert '"mainloop": "general", "br": 64, "bc": 64, "warps": 4' in d64 and "ws_" not in d64
+    p14 = text.split("call4/d64_p14:")[1]
+    assert "ws_mainloop_three_warpgroups" in p14 and '"br": 192' in p14
+    d128 = text.split("call1/d128:")[1].split("call2")[0]
+    assert "ws_p_with_exp" in d128 and '"p_pack": "with_exp"' in d128
+
+
+def test_policy_14_reaches_the_mainloop_from_the_kernel_policy_13_left():
+    left = Knobs(compute="wgmma", layout="sw128", staging="tma", exp="ex2", br=64, bc=64, warps=4, kv_stages=2,
+                 q_in="smem", rescale_skip="on", softmax="fused", rescale_lazy="on", copies="unrolled")
+    moves = {"ws_mainloop", "ws_mainloop_three_warpgroups"}
+    reach = lambda v: {lv.name for lv in as_read_by(POLICIES[v]) if lv.name in moves and lv.applies_to(left)}
+    assert reach(13) == set() and reach(14) == moves
+    for lv in CATALOG:
+        if lv.name in moves:
+            lv.apply(left)  # a valid kernel from 4 warps (raises KnobError otherwise)
