@@ -589,6 +589,19 @@ CATALOG: tuple[Lever, ...] = (
         "non-causal D=128, where the PV is not done halfway (results/2026-12-03_h200_p_pack).",
     ),
     Lever(
+        name="ws_producer_40_regs", sets={"ws_producer_regs": 40},
+        targets=("issue_latency_chain", "global_latency", "barrier_bound"),
+        requires={"mainloop": ("ws",), "warps": (8,), "min_ctas": (0, 1)}, predicted=(0.99, 1.03), sampled=False,
+        hypothesis="The producer warpgroup keeps 40 registers after setmaxnreg instead of FlashAttention-3's 24, the "
+        "two consumer warpgroups 232 instead of 240: where the producer's loop (K, V and, with Q by TMA, Q on their "
+        "mbarrier pipelines, the persistent schedule's item arithmetic) spills at 24, its local-memory round trips "
+        "delay each TMA issue and so the consumers' next wait. The compiler's figures show the spill it removes. "
+        "H200, on the persistent kernel with Q by TMA: 1.018 at N512 D64, 1.009 at N2048 D128 where the 24-register "
+        "producer spills, 0.9996 at causal N1024 GQA where it does not (results/2026-12-02_h200_softmax_chain); "
+        "with P packed among the exponentials on top, 1.030 over the same kernel at N2048 D128 "
+        "(results/2026-12-03_h200_p_pack).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

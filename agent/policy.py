@@ -104,8 +104,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-03_h200_agent_suite)
     Policy(version=14, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the catalog gains the 40-register producer (ws_producer_40_regs): the N2048 D128 run of
+    # policy 13 ended on the suite's kernel but for it, 1.012x cuDNN where that kernel with it read 1.025
+    # (results/2026-12-03_h200_agent_suite)
+    Policy(version=15, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[14]
+CURRENT = POLICIES[15]
 
 
 class UnknownPolicy(ValueError):

@@ -3,6 +3,7 @@
 the runs' own comparator rows are the README's; the 4-warp wgmma kernel the D=64 run was left on is out of the
 mainloop moves' reach under policy 13 and within it under 14; and a run's database holds the run in its main file
 once the command ends (the archives of calls 1 and 4 held only the header)."""
+import json
 import shutil
 import sqlite3
 
@@ -90,3 +91,15 @@ def test_policy_14_reaches_the_mainloop_from_the_kernel_policy_13_left():
     for lv in CATALOG:
         if lv.name in moves:
             lv.apply(left)  # a valid kernel from 4 warps (raises KnobError otherwise)
+
+
+def test_the_40_register_producer_is_policy_15s_and_applies_to_the_n2048_runs_final(tmp_path_factory):
+    rec = unpack_recording(tmp_path_factory, HERE / "call1" / "d128_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    final = Knobs(**[r for r in rows if r["outcome"] == "KEPT"][-1]["knobs"])
+    names = lambda v: {lv.name for lv in as_read_by(POLICIES[v])}
+    assert "ws_producer_40_regs" in names(15) and "ws_producer_40_regs" not in names(14)
+    lv = next(lv for lv in CATALOG if lv.name == "ws_producer_40_regs")
+    assert not lv.sampled and lv.applies_to(final) and lv.apply(final).ws_producer_regs == 40
+    figures = [json.loads(line) for line in (HERE / "static_producer.txt").read_text().splitlines() if line.startswith("{")]
+    assert [f["spill_bytes"] for f in figures] == [220, 0]  # the final's 24-register producer spills; 40 does not

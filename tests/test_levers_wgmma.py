@@ -59,7 +59,7 @@ def test_the_catalog_says_which_levers_the_arm_shares():
     assert all(levers.get(n).requires.get("compute") == ("mma",) for n in MMA_ONLY)
     assert all(levers.get(n).requires.get("compute") == ("wgmma",) for n in ARM_ONLY)
     assert POLICIES[3].wgmma_arm and not POLICIES[2].wgmma_arm
-    assert make("agent").version == SearchOptions().agent_version == 14
+    assert make("agent").version == SearchOptions().agent_version == max(POLICIES)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -138,7 +138,7 @@ def test_a_wgmma_seeded_run_spends_its_budget(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "budget", run["stop_reason"]
     rows = [e for e in q.history(db, rid) if e["seq"] is not None and e["outcome"] is not None]
-    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == 14
+    assert len(rows) == 10 and run["options"]["search"]["agent_version"] == max(POLICIES)
     for e in rows:
         k = Knobs.parse(e["knobs"])
         assert k.compute.value == "wgmma" and Knobs.parse(e["base_knobs"]).compute.value == "wgmma"
@@ -153,8 +153,8 @@ def test_version_2_stops_where_the_h200_run_stopped(tmp_path):
     run = q.get_run(db, rid)
     assert run["status"] == "exhausted"
     assert run["stop_reason"] == "no candidate left (10 of 10 experiments unspent)"
-    with pytest.raises(ValueError, match="agent version 15"):
-        LimiterAgent(15)
+    with pytest.raises(ValueError, match=f"agent version {max(POLICIES) + 1}"):
+        LimiterAgent(max(POLICIES) + 1)
 
 
 def test_the_levers_listing_says_which_compute_each_lever_applies_to():

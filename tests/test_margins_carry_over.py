@@ -63,9 +63,9 @@ def _decisions(events) -> list[tuple]:
 
 
 def test_version_5_carries_margins_and_6_is_the_default():
-    assert list(POLICIES) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] and CURRENT is POLICIES[14]  # 6: tests/test_restorer_margins.py
-    assert [v for v, p in POLICIES.items() if p.shared_margins] == [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
-    assert strategies.make("agent").version == SearchOptions().agent_version == 14
+    assert list(POLICIES) == list(range(1, max(POLICIES) + 1)) and CURRENT is POLICIES[max(POLICIES)]  # 6: tests/test_restorer_margins.py
+    assert [v for v, p in POLICIES.items() if p.shared_margins] == list(range(5, max(POLICIES) + 1))
+    assert strategies.make("agent").version == SearchOptions().agent_version == max(POLICIES)
 
 
 def test_the_v4_replay_repeats_the_recorded_run(v4):

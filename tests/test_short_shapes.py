@@ -90,7 +90,7 @@ def test_the_margin_table_of_q_by_tma_is_the_readmes():
 
 
 def test_agent_8_counts_no_rows_cost_for_the_asynchronous_mainloop_and_7_still_does():
-    assert CURRENT is POLICIES[14] and POLICIES[8].async_mainloop and not POLICIES[7].async_mainloop
+    assert CURRENT is POLICIES[max(POLICIES)] and POLICIES[8].async_mainloop and not POLICIES[7].async_mainloop
     assert BY_NAME["ws_mainloop"].asynchronous and BY_NAME["ws_mainloop_three_warpgroups"].asynchronous
     assert "ws_mainloop_three_warpgroups" not in {lv.name for lv in as_read_by(POLICIES[7])}
     assert {"ws_q_by_tma", "ws_q_by_tma_heaviest_first", "ws_two_ctas"} <= {lv.name for lv in as_read_by(POLICIES[7])}

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from agent.cli import app
 from agent.loop import SearchOptions, run_search
+from agent.policy import POLICIES
 from kernel_src.knobs import Knobs
 from agent.reanchor import reanchor
 from agent.strategies import make
@@ -196,10 +197,10 @@ def test_a_compound_band_is_its_first_levers_from_agent_version_2():
     assert v2.predicted[0] == tall_band[0] and abs(v1.predicted[0] - product_lo) < 1e-12
     assert v2.predicted[1] == 2.0  # rows/SM 128 -> 256 widens it, as in version 1
     assert make("agent", agent_version=2).version == 2 and make("agent", agent_version=1).version == 1
-    assert make("agent").version == 14  # 5: margins at this best carried to shared levers (tests/test_margins_carry_over.py);
+    assert make("agent").version == max(POLICIES)  # 5: margins at this best carried to shared levers (tests/test_margins_carry_over.py);
     # 6: not from a compound to a restorer's single move (tests/test_restorer_margins.py)
-    with pytest.raises(ValueError, match="agent version 15"):
-        LimiterAgent(15)
+    with pytest.raises(ValueError, match=f"agent version {max(POLICIES) + 1}"):
+        LimiterAgent(max(POLICIES) + 1)
 
 
 # ---- the loop on the synthetic bench ---------------------------------------------------------------
