@@ -572,8 +572,10 @@ CATALOG: tuple[Lever, ...] = (
         "double-buffered (BC/4 registers more: two consumer warpgroups only). Bitwise the same output. H200: 1.011 "
         "at N2048 D128 and 1.015 at N8192 D128 on the one-item-a-CTA kernel, 1.030 at N2048 D128 on the persistent "
         "one with Q by TMA; 0.992 at N512 D64; under a causal mask 0.61-0.77x cuDNN where its build without it is "
-        "0.89-1.02x (the unrolled loop's code, 6,544 SASS instructions causal against 3,904, not profiled); on three "
-        "warpgroups it spills 516 B and loses 0.80 (results/2026-12-03_h200_p_pack).",
+        "0.89-1.02x: ptxas serialised every wgmma of the causal build (C7520, its last PV issued from two sites in a "
+        "branch; ncu barrier stalls 2.8 against 0.6, results/2026-12-03_h200_agent_suite), since issued from one site "
+        "and not measured, so the lever stays non-causal; on three warpgroups it spills 516 B and loses 0.80 "
+        "(results/2026-12-03_h200_p_pack).",
     ),
     Lever(
         name="ws_p_mid_wait", sets={"p_pack": "mid_wait"},

@@ -52,7 +52,8 @@
 //                  other (19.3% of the warp samples; cuDNN's, spread among FMUL, FADD and F2FP, 5.6%), because the F2FP
 //                  stand after the rescale vote and the previous PV's wait. H200 (results/2026-12-03_h200_p_pack): 1.011 at
 //                  N2048 D128 and 1.015 at N8192 D128 (ws_op_lazy_w_oq), 1.030 at N2048 D128 with the 40-register producer;
-//                  causal 0.70-0.77x cuDNN (the two-step loop's code: 6,544 SASS instructions against 3,904; not profiled);
+//                  causal 0.61-0.77x cuDNN: ptxas serialised every wgmma of the causal build (C7520; ncu barrier stalls 2.8
+//                  against 0.6, results/2026-12-03_h200_agent_suite), the last PV now issued from one site (not measured);
 //                  three consumer warpgroups spill 516 B and lose 0.80.
 //   FA_P_PACK=2    the same with one P buffer: the overlapped loop waits for the previous PV halfway through the block's
 //                  exponentials (ws_softmax's MID_WAIT) and packs P beside the second half. H200: 1.011 at causal N1024
@@ -596,10 +597,21 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       }
       const bool odd = kb < kb_hi;  // one step left: its P lands in pb
       if (odd) step(kb, pa, pb);
+      if constexpr (CAUSAL) {
+        // the last PV from pa, where the odd step's P is moved by selects: two PV issue sites, one in a branch, make
+        // ptxas serialise every wgmma of the causal build (C7520; at causal N1024 GQA ncu read barrier stalls 2.8
+        // against 0.6 without the packing, 0.61-0.77x cuDNN: results/2026-12-03_h200_agent_suite). The non-causal
+        // build, which ptxas does not serialise, keeps the two sites it was measured with.
+#pragma unroll
+        for (int i = 0; i < NT; ++i) {
+          pa[i][0] = odd ? pb[i][0] : pa[i][0];
+          pa[i][1] = odd ? pb[i][1] : pa[i][1];
+        }
+      }
       wait_v(kb_hi - 1);
       turn_begin();
       wg_fence();
-      if (odd) pv_from(kb_hi - 1, pb);  // the last PV from the buffer its block's softmax wrote
+      if (!CAUSAL && odd) pv_from(kb_hi - 1, pb);  // the last PV from the buffer its block's softmax wrote
       else pv_from(kb_hi - 1, pa);
       turn_end(false);
       wg_wait<0>();

@@ -8,6 +8,14 @@ Format checked against nvcc 13.0 for sm_80, sm_90 and sm_120 (tests compile a ke
         0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
     ptxas info    : Used 128 registers, used 1 barriers, 32768 bytes smem, 400 bytes cmem[0]
 
+On sm_90a, before a pass's first line, ptxas may say that it serialised a function's wgmma:
+
+    ptxas info    : (C7520) Potential Performance Loss: wgmma.mma_async instructions are serialized due to
+                    program dependence on compiler-inserted WG.AR in divergent path in the function '_ZN2fa...'
+
+(every wgmma of that function then waits for the one before it: a causal build with P packed among its exponentials
+lost 22-31% that way, results/2026-12-03_h200_agent_suite); the record of that function reads `wgmma_serialized`.
+
 sm_90/sm_120 print no cmem for kernels whose parameters fit the launch-parameter space, and
 `256 bytes cumulative stack size` when there is a stack. A non-entry (device) function gets a
 "Function properties" block but no "Compiling" line, and under -rdc it is printed *before* its
@@ -24,6 +32,7 @@ _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
 _PROPS = re.compile(r"Function properties for (\S+)")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"ptxas info\s*:\s*Used (\d+) registers")
+_SERIALIZED = re.compile(r"\(C7520\).*wgmma\.mma_async instructions are serialized.*in the function '([^']+)'")
 
 
 class PtxasRecord(BaseModel):
@@ -40,6 +49,7 @@ class PtxasRecord(BaseModel):
     cumulative_stack: int | None = None
     smem: int = 0  # static shared memory only; dynamic is a launch parameter
     cmem: dict[int, int] = {}  # constant bank -> bytes
+    wgmma_serialized: bool = False  # ptxas C7520: every wgmma of the function waits for the one before it
 
     @property
     def spills(self) -> bool:
@@ -77,7 +87,8 @@ def parse_ptxas(text: str) -> list[PtxasRecord]:
                        smem=_num(r"(\d+) bytes smem", line) or 0,
                        cumulative_stack=_num(r"(\d+) bytes cumulative stack size", line),
                        cmem={int(b): int(n) for n, b in re.findall(r"(\d+) bytes cmem\[(\d+)\]", line)})
-    return [PtxasRecord(**r) for r in recs]
+    serialized = set(_SERIALIZED.findall(text))
+    return [PtxasRecord(**r, wgmma_serialized=r["function"] in serialized) for r in recs]
 
 
 def find_entry(records: list[PtxasRecord], name_regex: str = "fa_fwd",

@@ -32,10 +32,13 @@ class StaticFigures(BaseModel):
     rows_per_sm: int
     limiter: str
     refusal: str | None = None  # why it cannot launch on this device (the arithmetic), else None
+    # ptxas serialised the kernel's wgmma (C7520: each waits for the one before it; profiler.ptxas)
+    wgmma_serialized: bool = False
 
     def line(self) -> str:
         spill = f", {self.spill_bytes} B spilled" if self.spill_bytes else ""
-        return (f"{self.registers} regs{spill}, {self.smem_per_cta} B smem, {self.ctas_per_sm} CTAs/SM "
+        serial = ", wgmma serialised by ptxas (C7520)" if self.wgmma_serialized else ""
+        return (f"{self.registers} regs{spill}{serial}, {self.smem_per_cta} B smem, {self.ctas_per_sm} CTAs/SM "
                 f"({self.warps_per_sm} warps, {self.rows_per_sm} rows) limited by {self.limiter}")
 
 
@@ -59,7 +62,8 @@ def figures(log: str, knobs: Knobs, limits: ArchLimits, head_dim: int, causal: b
     refusal = launch_refusal(limits, smem=smem, threads=knobs.threads(), regs=regs, needs_arch=knobs.needs_arch())
     return StaticFigures(registers=regs, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
                          ctas_per_sm=0 if refusal else ctas, warps_per_sm=0 if refusal else ctas * knobs.warps,
-                         rows_per_sm=0 if refusal else ctas * knobs.br, limiter=limiter, refusal=refusal)
+                         rows_per_sm=0 if refusal else ctas * knobs.br, limiter=limiter, refusal=refusal,
+                         wgmma_serialized=rec.wgmma_serialized)
 
 
 class Built(Protocol):
@@ -94,7 +98,8 @@ def static_report(knobs_list: Sequence[Knobs], builds: Sequence[Built], arch: st
         ctas, limiter = ctas_per_sm(lim, threads=knobs.threads(), smem=smem, regs=rec.registers)
         row.update(registers=rec.registers, spill_bytes=rec.spill_stores + rec.spill_loads, smem_per_cta=smem,
                    ctas_per_sm=ctas, warps_per_sm=ctas * knobs.warps, limiter=limiter,
-                   refusal=launch_refusal(lim, smem=smem, threads=knobs.threads(), needs_arch=knobs.needs_arch()))
+                   refusal=launch_refusal(lim, smem=smem, threads=knobs.threads(), needs_arch=knobs.needs_arch()),
+                   wgmma_serialized=rec.wgmma_serialized)
         try:
             counts = {f: c for f, c in census(dump_sass(r.library)).items() if "fa_fwd_kernel" in f}
             row["census"] = dict(next(iter(counts.values())).most_common()) if counts else {}

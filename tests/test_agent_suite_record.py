@@ -12,7 +12,7 @@ import pytest
 from agent.levers import CATALOG
 from agent.policy import POLICIES
 from agent.replay.catalog import as_read_by
-from kernel_src.knobs import Knobs
+from kernel_src.knobs import SEED, Knobs
 from recorded import RESULTS, outcomes, replay, unpack_recording
 from store.db import open_db
 
@@ -103,3 +103,69 @@ def test_the_40_register_producer_is_policy_15s_and_applies_to_the_n2048_runs_fi
     assert not lv.sampled and lv.applies_to(final) and lv.apply(final).ws_producer_regs == 40
     figures = [json.loads(line) for line in (HERE / "static_producer.txt").read_text().splitlines() if line.startswith("{")]
     assert [f["spill_bytes"] for f in figures] == [220, 0]  # the final's 24-register producer spills; 40 does not
+
+
+# ---- the causal loss of P packed among its exponentials: ptxas serialised the wgmma (calls 5 and 6) ----------------
+def test_ptxas_said_it_serialised_the_causal_packing_builds_wgmma():
+    """The log of nvcc 13.0 (sm_90a) for the suite's causal N1024 GQA kernel with `p_pack=with_exp`, before the fix:
+    C7520 names the causal instantiation, not the non-causal one."""
+    from profiler.ptxas import parse_ptxas
+    recs = [r for r in parse_ptxas((HERE / "ptxas_with_exp_causal_before.log").read_text()) if r.entry]
+    assert {("Lb1E" in r.function, r.wgmma_serialized) for r in recs} == {(True, True), (False, False)}
+
+
+def test_ncu_read_barrier_stalls_where_ptxas_serialised():
+    text = (HERE / "call5" / "anatomy.txt").read_text()
+    ours = [b for b in text.split("\n\n") if "fa::fa_fwd_kernel" in b]
+    pk, base = (next(b for b in ours if f"[{n}]" in b) for n in ("ws_op_lazy_qp_hf_w_ot_pk", "ws_op_lazy_qp_hf_w_ot"))
+    assert "203200.0 ns, tensor 42.41%" in pk and "stalls barrier 2.82" in pk
+    assert "160832.0 ns, tensor 55.98%" in base and "barrier 0.64" in base
+
+
+def test_the_causal_packing_build_is_no_longer_serialised(tmp_path):
+    """The last PV of the two-buffer loop issued from one site (the odd step's P moved by selects): the causal build
+    compiles without C7520, as the non-causal one always did; what the agent reads (figures) says so."""
+    import sys
+
+    from experiments.build import BuildSpec, build
+    from kernel_src.arch import TABLE
+    from profiler.static import figures
+    sys.path.insert(0, str(HERE.parents[1] / "scripts"))
+    from device_suite import KERNELS
+
+    knobs = Knobs.parse(KERNELS["ws_op_lazy_qp_hf_w_ot_pk"])
+    spec = BuildSpec(knobs=knobs, arch="sm_90", dtypes=("bfloat16",), dims=(128,), causals=(False, True), host=False)
+    b = build([spec], tmp_path, jobs=2)[spec.key()]
+    assert b.ok, b.log
+    assert "C7520" not in b.log
+    for causal in (False, True):
+        assert not figures(b.log, knobs, TABLE["sm_90"], 128, causal).wgmma_serialized
+
+
+def test_the_agent_predicts_a_serialised_candidate_not_to_pay():
+    from agent.strategies.base import State
+    from agent.strategies.limiter import LimiterAgent
+    from profiler.diagnosis import Diagnosis
+    from profiler.static import StaticFigures
+
+    best = Knobs.parse_assignments(KERNELS_WS_BASE.split())
+    cand = best.replace(p_pack="with_exp")
+    fig = lambda serial: StaticFigures(registers=168, spill_bytes=0, smem_per_cta=196704, ctas_per_sm=1, warps_per_sm=12,
+                                       rows_per_sm=128, limiter="registers", wgmma_serialized=serial)
+    diag = Diagnosis(label="issue_latency_chain", summary="", top_stalls=[], occupancy_limiter="registers")
+    for serial in (False, True):
+        st = State(best=best, seed=SEED, best_static=fig(False), diagnosis=diag,
+                   static={best.key(): fig(False), cand.key(): fig(serial)}, t_noise=0.002, t_keep=1.002,
+                   budget_left=10, levers=CATALOG, limits=TABLE_SM90())
+        prop = next(p for p in LimiterAgent().ranked(st) if p.move.name == "ws_p_with_exp")
+        assert ("C7520" in prop.rationale) == serial and (prop.predicted[1] <= 1.0) == serial
+
+
+def TABLE_SM90():
+    from kernel_src.arch import TABLE
+    return TABLE["sm_90"]
+
+
+KERNELS_WS_BASE = ("compute=wgmma layout=sw128 staging=tma exp=ex2 br=128 bc=128 warps=8 kv_stages=2 q_in=smem "
+                   "rescale_skip=on causal_mask=predicate softmax=fused rescale_lazy=on pipeline=on kv_release=producer "
+                   "pingpong=on mainloop=ws pv_wide=on o_store=tma")

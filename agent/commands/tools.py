@@ -219,7 +219,8 @@ def static(
         c = r["census"] or {}
         t.add_row(r["label"], str(r["registers"]), str(r["spill_bytes"]), str(r["smem_per_cta"]),
                   "[red]cannot launch[/]" if r["refusal"] else str(r["ctas_per_sm"]), str(r["warps_per_sm"]),
-                  r["refusal"] or r["limiter"], *[str(c.get(f, 0)) if r["census"] is not None else "n/a" for f in CENSUS])
+                  r["refusal"] or r["limiter"] + (" [red](wgmma serialised by ptxas, C7520)[/]" if r.get("wgmma_serialized") else ""),
+                  *[str(c.get(f, 0)) if r["census"] is not None else "n/a" for f in CENSUS])
     _print_table(t)
     if warned:
         err.print(f"[yellow]no SASS census:[/] {warned}")

@@ -259,6 +259,9 @@ class LimiterAgent(Strategy):
             elif new_spill > 0:
                 cost = max(cost, 1)
                 why.append(f"spills {f.spill_bytes} B (small)")
+            if f.wgmma_serialized and not b.wgmma_serialized:
+                cost = 2  # each wgmma waits for the one before it: the overlap the mainloop is built on is gone
+                why.append("ptxas serialises its wgmma (C7520)")
             if cost == 2:
                 hi = min(hi, 1.0)  # predicted not to pay: the figures show what it costs
         earlier = [t for t in state.trials if t.move.name == move.name and t.margin is not None
