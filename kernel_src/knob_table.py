@@ -248,6 +248,12 @@ KNOBS: tuple[Knob, ...] = (
          value_docs=("F2FP after the vote and the PV wait: the exponentials issue back to back",
                      "F2FP among the exponentials; overlapped, P double-buffered (BC/4 registers more)",
                      "F2FP among the exponentials; overlapped, the PV wait halfway through them, one P buffer")),
+    Knob("tail_rows", ("compute", "skip"), "compute",
+         "(mainloop=ws) a consumer warpgroup whose 64 query rows all lie past N runs its GEMMs and softmax like the "
+         "others, its stores dropped | only keeps pace on the Q and K/V barriers, so the other warpgroups of the "
+         "item have the tensor cores and the MUFU pipe to themselves (bitwise the same)",
+         py_enum="TailRows", arms=("wgmma",), later=True, pinned="compute",
+         value_docs=("every warpgroup computes every block", "a warpgroup past N waits and releases, nothing more")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -326,6 +332,11 @@ RULES: tuple[Rule, ...] = (
          "knob 'p_pack'={p_pack} packs P inside the warp-specialised mainloop's softmax: it needs mainloop=ws and "
          "item_stream=off, not mainloop={mainloop}, item_stream={item_stream}",
          "P packed with its exponentials is the warp-specialised mainloop's, outside the item stream"),
+    Rule({"tail_rows": _vals("skip")}, {"mainloop": _vals("ws"), "pingpong": _vals("off"), "item_stream": _vals("off")},
+         "knob 'tail_rows'=skip lets a warpgroup of the warp-specialised mainloop sit out its item: it needs "
+         "mainloop=ws, pingpong=off and item_stream=off (a turn or the item stream would wait for it), not "
+         "mainloop={mainloop}, pingpong={pingpong}, item_stream={item_stream}",
+         "a warpgroup past N sits out only in the warp-specialised mainloop without turns or the item stream"),
     Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
     Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},

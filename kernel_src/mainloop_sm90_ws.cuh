@@ -59,6 +59,8 @@
 //                  exponentials (ws_softmax's MID_WAIT) and packs P beside the second half. H200: 1.011 at causal N1024
 //                  GQA, 1.013 at N2048 D64 GQA (three warpgroups), 1.016 at N512 D64 (two consumers, persistent); 0.935-0.947
 //                  on the two-consumer 128-key tile at non-causal D=128.
+//   FA_TAIL_ROWS=1 a consumer warpgroup whose rows all lie past N only keeps pace on the barriers (ws_idle). Not yet
+//                  measured.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
@@ -431,12 +433,52 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
 
 // The consumers: warpgroup wg owns query rows [q0 + 64 wg, q0 + 64 wg + 64); each thread rows g and g + 8
 // of its warp's 16, and of every 8-key n-tile two columns (mma.sync's C map, which wgmma's accumulators use).
+// FA_TAIL_ROWS=1: a consumer warpgroup whose 64 query rows all lie past N (the last item of a head when BR does not
+// divide N: at N512 with three consumer warpgroups, BR 192, the third of every head's third item) keeps pace on the
+// barriers the producer and the other warpgroups count on, and computes nothing: the Q-full wait, each block's K-full
+// and V-full waits, each followed by its release, Q released after the last block's K, as the loops below do. Its
+// rows are past N, so it has nothing to store. Hypothesis: at N512, BR 192, a ninth of the warpgroups' item work is
+// rows past N, and in the items that hold it the other two warpgroups get the tensor cores and the MUFU pipe to
+// themselves; three warpgroups at N512 D64 ran 0.942x cuDNN (results/2026-12-03_h200_p_pack). Not yet measured.
+template <class K>
+__device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars) {
+  constexpr int NS = K::KV_STAGES;
+  const int lane = threadIdx.x % 32;
+  auto release = [&](uint64_t* bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  if constexpr (K::Q_LOAD) {
+    mbar_wait(bars.qfull, (*tma.phase >> WS_Q_BIT) & 1u);
+    *tma.phase ^= 1u << WS_Q_BIT;
+    if (kb_lo >= kb_hi) release(bars.qempty);
+  }
+  for (int kb = kb_lo; kb < kb_hi; ++kb) {
+    const int st = NS > 1 ? (kb - kb_lo) % NS : 0;
+    const uint32_t par = (*tma.phase >> st) & 1u;
+    mbar_wait(bars.kfull + st, par);
+    release(bars.kempty + st);
+    if constexpr (K::Q_LOAD) {
+      if (kb + 1 >= kb_hi) release(bars.qempty);
+    }
+    mbar_wait(bars.vfull + st, par);
+    *tma.phase ^= 1u << st;
+    release(bars.vempty + st);
+  }
+}
+
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
                                            int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars,
                                            const void* tmo = nullptr, int zq = 0) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SKIP) {
+    if (q0 + wg * 64 >= N) {
+      ws_idle<K>(kb_lo, kb_hi, tma, bars);
+      return;
+    }
+  }
   const int g = lane >> 2, t = lane & 3;
   const int rowa = q0 + wg * 64 + (warp % 4) * 16 + g, rowb = rowa + 8;
   const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;  // log2(e) folded in by the host

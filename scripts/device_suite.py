@@ -248,6 +248,12 @@ BEST[128] += ["ws_op_bc176_lazy_hf_w_oq_pm", "ws_op_bc176_lazy_w_pm"]
 BEST[64] += ["ws3_lazy_hf_oq_pm"]
 BEST[128] += [f"{n}_pm" for n in PM if not d64_only(n)] + ["ws_op_lazy_hf_w_oq_pk", "ws_op_lazy_hf_w_oq_pm"]
 BEST[64] += [f"{n}_pm" for n in PM]
+# a consumer warpgroup whose rows all lie past N sits out its item (tail_rows=skip): the D=64 kernels of three consumer
+# warpgroups, whose BR 192 leaves the last item's third warpgroup without a row at N512 and N2048
+TS = ["ws3_lazy_qp_ot", "ws3_lazy_qp_ot_pm", "ws3_lazy_hf_oq_pm", "ws3_lazy_oq"]
+KERNELS.update({f"{n}_ts": {**KERNELS[n], "tail_rows": "skip"} for n in TS})
+TIER[(64,)] += [[f"{n}_ts", n] for n in TS]  # rows before N: bitwise each kernel's own
+BEST[64] += [f"{n}_ts" for n in TS]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

@@ -33,14 +33,19 @@ def test_ws_knob_rules_name_the_knob():
         Knobs.parse({**WS, "mainloop": "general", "kv_release": "barrier", "bc": 176})
     with pytest.raises(KnobError, match="warps=8"):  # turns take two consumer warpgroups, not three
         Knobs.parse({**WS, "warps": 12, "br": 192, "pingpong": "on"})
+    with pytest.raises(KnobError, match="tail_rows'=skip .* pingpong=off"):  # a turn would wait for the idle warpgroup
+        Knobs.parse({**WS, "pipeline": "on", "pingpong": "on", "tail_rows": "skip"})
+    assert Knobs.parse({**WS, "warps": 12, "br": 192, "pipeline": "on", "tail_rows": "skip"}).tail_rows.value == "skip"
 
 
 @pytest.mark.parametrize("extra", [["pipeline=on", "pingpong=on", "bc=176", "rescale_skip=on", "rescale_lazy=on"],
                                    ["pipeline=on", "warps=12", "br=192"],
                                    # the suite's best at N8192 D128: P in two buffers (p_pack=with_exp) still fits 240
                                    ["pipeline=on", "pingpong=on", "rescale_skip=on", "rescale_lazy=on", "pv_wide=on",
-                                    "o_store=tma_in_q", "p_pack=with_exp"]],
-                         ids=["d128_bc176", "d64_three_wg", "d128_p_pack"])
+                                    "o_store=tma_in_q", "p_pack=with_exp"],
+                                   # a warpgroup whose rows all lie past N sits out its item (tail_rows=skip)
+                                   ["pipeline=on", "warps=12", "br=192", "tail_rows=skip"]],
+                         ids=["d128_bc176", "d64_three_wg", "d128_p_pack", "d64_three_wg_tail_skip"])
 def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra, cli_build_cache):
     head_dim = "64" if "warps=12" in extra else "128"
     knobs = [f"{k}={v}" for k, v in WS.items()] + extra
