@@ -1,12 +1,12 @@
 """The warp-specialised mainloop's mbarriers with a warpgroup sitting out its item (tail_rows=skip), as a model under
-random schedules (scripts/model_ws_idle.py): no deadlock, every empty-barrier arrival in the phase of the fill it
+random schedules (results/2026-12-03_cpu_tail_rows/model_ws_idle.py): no deadlock, every empty-barrier arrival in the phase of the fill it
 releases, no parity that could alias; two deliberately wrong idle warpgroups are caught. It checks the protocol that
 kernel_src/mainloop_sm90_ws.cuh's comments state, not the compiled kernel (the H200 tier does that)."""
 import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "model_ws_idle.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "results" / "2026-12-03_cpu_tail_rows" / "model_ws_idle.py"
 
 
 def test_the_idle_warpgroups_barrier_protocol_holds_and_wrong_variants_are_caught():

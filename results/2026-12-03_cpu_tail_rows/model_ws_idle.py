@@ -13,7 +13,7 @@ Every schedule must end with every program done (no deadlock), every arrival cou
 releases (an early arrival would let the producer refill a buffer a warp still reads), and no wait whose parity could
 alias (its barrier two phases ahead). Two deliberately wrong idle warpgroups must be caught: one that never releases Q
 (the next item's Q never loads) and one that releases K and V without waiting for them to land.
-  python3 scripts/model_ws_idle.py [SCHEDULES]"""
+  python3 results/2026-12-03_cpu_tail_rows/model_ws_idle.py [SCHEDULES]"""
 
 from __future__ import annotations
 
