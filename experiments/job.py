@@ -67,6 +67,7 @@ class PairedStep(_Step):
     settle: tuple[float, float] | None = None
     settle_rule: Literal["non_keep", "any", "replicate"] = "non_keep"
     lead_ms: float = LEAD_MS  # the GPU busy this long before each pair's first block (experiments.timing)
+    pipelined: bool = False  # the next pair queued before the host waits for this one: no idle GPU between pairs
 
 
 class CeilingsStep(_Step):

@@ -88,7 +88,8 @@ def _paired(step: PairedStep) -> dict:
         scratch = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
         flush = scratch.zero_
     res = paired(_arm(step.base, shape, t), _arm(step.cand, shape, t), budget_s=step.budget_s, l2=step.l2, flush=flush,
-                 settle=step.settle, settle_rule=step.settle_rule, lead_ms=step.lead_ms)
+                 settle=step.settle, settle_rule=step.settle_rule, lead_ms=step.lead_ms,
+                 pipelined=step.pipelined)
     d = res.model_dump(mode="json")
     if step.recheck and step.cand.lib is not None:
         # the very inputs the timing used, checked again after it (not a fresh easy draw)
