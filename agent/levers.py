@@ -563,7 +563,7 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="ws_p_with_exp", sets={"p_pack": "with_exp"},
         targets=("issue_latency_chain", "issue_bound", "tensor_bound", "barrier_bound"),
-        requires={"mainloop": ("ws",), "warps": (8,), "item_stream": ("off",)}, noncausal_only=True, sampled=False,
+        requires={"mainloop": ("ws",), "warps": (8,), "item_stream": ("off",)}, sampled=False,
         predicted=(0.99, 1.035),
         hypothesis="P packed to the input dtype as its exponentials are computed, in the softmax's own basic block, "
         "where today's F2FP come after the rescale vote and the wait for the previous PV: the MUFU.EX2 then issue back "
@@ -573,8 +573,9 @@ CATALOG: tuple[Lever, ...] = (
         "at N2048 D128 and 1.015 at N8192 D128 on the one-item-a-CTA kernel, 1.030 at N2048 D128 on the persistent "
         "one with Q by TMA; 0.992 at N512 D64; under a causal mask 0.61-0.77x cuDNN where its build without it is "
         "0.89-1.02x: ptxas serialised every wgmma of the causal build (C7520, its last PV issued from two sites in a "
-        "branch; ncu barrier stalls 2.8 against 0.6, results/2026-12-03_h200_agent_suite), since issued from one site "
-        "and not measured, so the lever stays non-causal; on three warpgroups it spills 516 B and loses 0.80 "
+        "branch; ncu barrier stalls 2.8 against 0.6, results/2026-12-03_h200_agent_suite); issued from one site since, "
+        "1.009 at causal N1024 GQA and 1.046 at causal N8192 D128 on the one-item-a-CTA kernel, there 1.135x cuDNN "
+        "(results/2026-12-03_h200_tail_rows). On three warpgroups it spills 516 B and loses 0.80 "
         "(results/2026-12-03_h200_p_pack).",
     ),
     Lever(

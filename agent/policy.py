@@ -109,8 +109,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-03_h200_agent_suite)
     Policy(version=15, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; P packed among its exponentials (ws_p_with_exp) is proposed under a causal mask too: with its
+    # last PV issued from one site it no longer serialises the causal build's wgmma, 1.046 at causal N8192 D128
+    # (results/2026-12-03_h200_tail_rows)
+    Policy(version=16, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[15]
+CURRENT = POLICIES[16]
 
 
 class UnknownPolicy(ValueError):

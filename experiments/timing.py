@@ -21,9 +21,10 @@ from pydantic import BaseModel
 MIN_ALTERNATIONS = 10
 MAX_ALTERNATIONS = 400
 BLOCK_TARGET_S = 0.002  # calls per block chosen so one block lasts about this long
-# the GPU spins this long before each pair's first block: without it that block starts on an idle GPU and reads
-# 1-9% slower than the second (AB/BA halves of an A/A pair 1.03-1.10 / 0.91-0.97 for SDPA cuDNN and flash, 1.01-1.03 /
-# 0.97-0.99 for our kernel); with 0.3 ms every half sits within 0.5% of 1 (H200, results/2026-12-02_h200_comparator_order)
+# the GPU spins this long before the first pair (pipelined pairs) or before each pair's first block (synchronised
+# ones): without it that block starts on an idle GPU and reads 1-9% slower than the second (AB/BA halves of an A/A
+# pair 1.03-1.10 / 0.91-0.97 for SDPA cuDNN and flash, 1.01-1.03 / 0.97-0.99 for our kernel); with 0.3 ms every half
+# sits within 0.6% of 1 (H200, results/2026-12-02_h200_comparator_order), pipelined within 0.1%
 LEAD_MS = 0.3
 
 
@@ -142,18 +143,20 @@ def _wall_per_call(fn, n: int = 3) -> float:
 
 def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget_s: float, l2: str = "warm",
            flush: Callable[[], None] | None = None, settle: tuple[float, float] | None = None,
-           settle_rule: str = "non_keep", lead_ms: float = LEAD_MS, pipelined: bool = False) -> PairedResult:
+           settle_rule: str = "non_keep", lead_ms: float = LEAD_MS, pipelined: bool = True) -> PairedResult:
     """l2="warm": inputs stay in L2 across calls; "cold": `flush` (a write larger than L2) runs
     before every timed call, outside the timed region, one call per block. `settle` (t_noise, t_keep): stop
     before the budget once the outcome is settled under `settle_rule` (settle_reason). `lead_ms` > 0: the GPU
     spins that long (torch.cuda._sleep) before each pair's first block, so that block's first calls are
     queued before its start event runs, as the second block's are behind the first.
 
-    `pipelined`: no idle GPU between pairs. The next pair is queued before the host waits for the one in flight,
-    so every pair's first block follows the previous pair's second on a busy GPU, as its own second block follows
-    its first (the lead then runs once, before the first pair). With the device synchronised around each pair, the
-    first block still read about 0.4% slower than the second behind the 0.3 ms lead (our kernel against itself,
-    results/2026-12-02_h200_comparator_order), enough to split the AB and BA halves of a 0.5% lever across 1."""
+    `pipelined` (the default): no idle GPU between pairs. The next pair is queued before the host waits for the one
+    in flight, so every pair's first block follows the previous pair's second on a busy GPU, as its own second block
+    follows its first (the lead then runs once, before the first pair). With the device synchronised around each
+    pair (pipelined=False), the first block still read 0.4-0.6% slower than the second behind a 0.3 or 1 ms lead,
+    enough to split the AB and BA halves of a 0.5% lever across 1; pipelined, an A/A pair's halves lie within 0.0012
+    of each other (H200, results/2026-12-03_h200_pair_order). Pipelined pairs read a kernel 3-4% slower in absolute
+    terms (the clocks of a GPU never idle); the ratio is what a pair is for."""
     import torch
 
     def block(fn, calls):

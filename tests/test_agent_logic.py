@@ -54,13 +54,17 @@ def test_causal_only_levers_stay_out_of_non_causal_searches():
 
 
 def test_noncausal_only_levers_stay_out_of_causal_searches_and_off_the_samplers_space():
+    from agent.policy import POLICIES
     from agent.strategies.base import space
 
     ws = SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=128,
                       warps=8, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer", mainloop="ws",
                       pipeline="on")
+    # the packing was non-causal from policy 13 to 15 (its causal build serialised the wgmma); from 16 both
+    old = {lv.name: lv for lv in levers.catalog_for(POLICIES[15])}["ws_p_with_exp"]
+    assert old.applies_to(ws, causal=False) and not old.applies_to(ws, causal=True)
     lv = levers.get("ws_p_with_exp")
-    assert lv.applies_to(ws, causal=False) and not lv.applies_to(ws, causal=True)
+    assert lv.applies_to(ws, causal=False) and lv.applies_to(ws, causal=True) and not lv.noncausal_only
     assert levers.get("ws_p_mid_wait").applies_to(ws, causal=True)
     for causal in (False, True):
         dims = space(levers.CATALOG, ws, causal)

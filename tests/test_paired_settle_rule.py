@@ -88,8 +88,10 @@ def test_replayed_over_every_recorded_pair_the_rule_changes_no_outcome():
     assert saved / total > 0.3
 
 
-def test_the_timing_loop_stops_at_the_settled_point(monkeypatch):
-    """experiments.timing.paired with `settle` stops at the first check that settles (a fake CUDA clock)."""
+@pytest.mark.parametrize("pipelined", [True, False])
+def test_the_timing_loop_stops_at_the_settled_point(monkeypatch, pipelined):
+    """experiments.timing.paired with `settle` stops at the first check that settles (a fake CUDA clock), pipelined
+    pairs and synchronised ones."""
     import sys
     import types
 
@@ -103,6 +105,9 @@ def test_the_timing_loop_stops_at_the_settled_point(monkeypatch):
         def elapsed_time(self, other):
             return other.t - self.t
 
+        def synchronize(self):
+            pass
+
     clock = [0.0]
     fake = types.SimpleNamespace(cuda=types.SimpleNamespace(Event=Ev, synchronize=lambda: None))
     monkeypatch.setitem(sys.modules, "torch", fake)
@@ -111,13 +116,13 @@ def test_the_timing_loop_stops_at_the_settled_point(monkeypatch):
         def f():
             clock[0] += ms
         return f
-    r = paired(run(1.0), run(2.0), budget_s=5.0, settle=(0.01, 1.01), lead_ms=0)
+    r = paired(run(1.0), run(2.0), budget_s=5.0, settle=(0.01, 1.01), lead_ms=0, pipelined=pipelined)
     assert r.alternations == MIN_ALTERNATIONS and r.settled.startswith("settled SLOWER")
-    r = paired(run(1.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01), lead_ms=0)
+    r = paired(run(1.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01), lead_ms=0, pipelined=pipelined)
     assert r.settled.startswith("settled NULL")
-    r = paired(run(2.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01), lead_ms=0)
+    r = paired(run(2.0), run(1.0), budget_s=0.05, settle=(0.01, 1.01), lead_ms=0, pipelined=pipelined)
     assert r.settled is None and r.margin == pytest.approx(2.0)
-    r = paired(run(2.0), run(1.0), budget_s=5.0, settle=(0.01, 1.01), settle_rule="any", lead_ms=0)
+    r = paired(run(2.0), run(1.0), budget_s=5.0, settle=(0.01, 1.01), settle_rule="any", lead_ms=0, pipelined=pipelined)
     assert r.alternations == MIN_ALTERNATIONS and r.settled.startswith("settled KEEP-side")
 
 

@@ -30,6 +30,9 @@ _WS_FROM_8_WARPS = {"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",),
 EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {
     "cp_async": (4, {}), "ws_mainloop": (14, _WS_FROM_8_WARPS), "ws_mainloop_three_warpgroups": (14, _WS_FROM_8_WARPS)}
 
+# a lever's flags a later policy changed: lever -> (the policy from which today's hold, the flags before it)
+EARLIER_FLAGS: dict[str, tuple[int, dict[str, bool]]] = {"ws_p_with_exp": (16, {"noncausal_only": True})}
+
 # the policy from which the catalog declares reliefs (Policy.reliefs)
 RELIEFS_SINCE = 4
 # the policy from which a precondition that names compute=mma may also admit compute=wgmma (Policy.wgmma_arm)
@@ -51,8 +54,14 @@ def _requires(lv: Lever, p: Policy) -> dict[str, tuple]:
 
 def as_read_by(p: Policy) -> tuple[Lever, ...]:
     """The catalog of policy `p`: the levers it held, with the preconditions and reliefs it read."""
-    return tuple(lv.model_copy(update={"requires": _requires(lv, p), "reliefs": lv.reliefs if p.reliefs else ()})
+    return tuple(lv.model_copy(update={"requires": _requires(lv, p), "reliefs": lv.reliefs if p.reliefs else (),
+                                       **_flags(lv, p)})
                  for lv in CATALOG if since(lv) <= p.version)
+
+
+def _flags(lv: Lever, p: Policy) -> dict[str, bool]:
+    v, before = EARLIER_FLAGS.get(lv.name, (0, {}))
+    return before if p.version < v else {}
 
 
 def as_listed(lv: Lever) -> dict:
