@@ -18,7 +18,7 @@ from store.db import open_db
 
 HERE = RESULTS / "2026-12-03_h200_agent_suite"
 RUNS = {"d128": ("call1", 13, 1.012), "d64": ("call2", 13, 0.940), "causal": ("call3", 13, 1.082),
-        "d64_p14": ("call4", 14, 1.087)}
+        "d64_p14": ("call4", 14, 1.087), "d128_p15": ("call7", 15, 0.946), "d128_pipelined": ("call8", 16, 1.023)}
 
 
 def _printed(call: str, name: str) -> list[tuple]:
@@ -73,13 +73,18 @@ def test_the_database_holds_the_run_in_its_main_file_while_another_connection_is
 
 def test_the_three_shapes_finals_and_the_d64_run_left_on_four_warps():
     text = (HERE / "summary.txt").read_text()
-    assert text.count("stopped:") == 4
+    assert text.count("stopped:") == 6
     d64 = text.split("call2/d64:")[1].split("call3")[0]
     assert '"mainloop": "general", "br": 64, "bc": 64, "warps": 4' in d64 and "ws_" not in d64
-    p14 = text.split("call4/d64_p14:")[1]
+    p14 = text.split("call4/d64_p14:")[1].split("call7")[0]
     assert "ws_mainloop_three_warpgroups" in p14 and '"br": 192' in p14
     d128 = text.split("call1/d128:")[1].split("call2")[0]
     assert "ws_p_with_exp" in d128 and '"p_pack": "with_exp"' in d128
+    # the same problem under the synchronised timer's order effect, and again with pipelined pairs
+    p15, piped = text.split("call7/d128_p15:")[1].split("call8")[0], text.split("call8/d128_pipelined:")[1]
+    assert "ws_p_with_exp" not in p15 and "0.946x SDPA cuDNN" in p15
+    assert all(k in piped for k in ("lazy_rescale", "ws_p_with_exp", "ws_producer_40_regs", "ws_q_by_tma", "ws_pv_wide"))
+    assert "1.023x SDPA cuDNN" in piped and '"p_pack": "with_exp", "pv_wide": "on", "rescale_lazy": "on"' in piped
 
 
 def test_policy_14_reaches_the_mainloop_from_the_kernel_policy_13_left():

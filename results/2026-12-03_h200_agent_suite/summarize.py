@@ -1,4 +1,4 @@
-"""The four runs of this record as one table: each run's recording (callN/<name>_db.tgz) replayed into a fresh
+"""The runs of this record as one table: each run's recording (callN/<name>_db.tgz) replayed into a fresh
 database on the CPU, read beside what the device printed (callN/<name>.txt: wall time, median experiment).
 
 The databases archived by calls 1 and 4 hold only their header (the WAL was not checkpointed when the archive was
@@ -15,7 +15,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RUNS = (("call1", "d128"), ("call2", "d64"), ("call3", "causal"), ("call4", "d64_p14"))
+RUNS = (("call1", "d128"), ("call2", "d64"), ("call3", "causal"), ("call4", "d64_p14"), ("call7", "d128_p15"),
+        ("call8", "d128_pipelined"))
 FINAL = ("mainloop", "br", "bc", "warps", "o_store", "q_load", "persistent", "cta_order", "p_pack", "pv_wide",
          "rescale_lazy")
 
