@@ -69,7 +69,7 @@ class PairedStep(_Step):
     lead_ms: float = LEAD_MS  # the GPU busy this long before each pair's first block (experiments.timing)
     # the next pair queued before the host waits for this one, no idle GPU between pairs: the synchronised pairs'
     # first block read ~0.5-0.6% slower than the second (AB/BA halves ~1.0055 / 0.9945 of an A/A pair), pipelined
-    # ones within 0.0012 (H200, results/2026-12-03_h200_pair_order)
+    # ones within 0.0017 (H200, results/2026-12-03_h200_pair_order)
     pipelined: bool = True
 
 

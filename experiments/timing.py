@@ -154,7 +154,7 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
     in flight, so every pair's first block follows the previous pair's second on a busy GPU, as its own second block
     follows its first (the lead then runs once, before the first pair). With the device synchronised around each
     pair (pipelined=False), the first block still read 0.4-0.6% slower than the second behind a 0.3 or 1 ms lead,
-    enough to split the AB and BA halves of a 0.5% lever across 1; pipelined, an A/A pair's halves lie within 0.0012
+    enough to split the AB and BA halves of a 0.5% lever across 1; pipelined, an A/A pair's halves lie within 0.0017
     of each other (H200, results/2026-12-03_h200_pair_order). Pipelined pairs read a kernel 3-4% slower in absolute
     terms (the clocks of a GPU never idle); the ratio is what a pair is for."""
     import torch

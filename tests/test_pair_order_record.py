@@ -39,3 +39,19 @@ def test_the_levers_the_halves_rule_hid_are_real_and_the_margins_agree():
 
 def test_every_pair_the_tool_times_is_pipelined():
     assert PairedStep.model_fields["pipelined"].default is True
+
+
+def test_the_pipelined_null_of_the_run_final_and_of_cudnn():
+    d = json.loads((REC / "call2" / "null.json").read_text())
+    ours = [r for r in d["rows"] if r["backend"] == "ours"]
+    cudnn = [r for r in d["rows"] if r["backend"] == "cudnn"]
+    assert len(ours) == len(cudnn) == 6 and all(r["alternations"] == 400 for r in ours + cudnn)
+    assert all(0.9997 <= round(r["margin"], 4) <= 1.0002 and abs(r["margin_ab"] - r["margin_ba"]) < 0.0017 for r in ours)
+    assert all(0.9999 <= round(r["margin"], 4) <= 1.0001 for r in cudnn)
+    assert "ws_producer_regs=40 p_pack=with_exp" in d["knobs"]
+
+
+def test_the_n512_loss_does_not_shrink_with_four_times_the_batch():
+    text = (REC / "call2" / "n512_batch.txt").read_text()
+    assert "B16-H16-N512-D64-float16-noncausal cudnn->ws3_lazy_qp_ot_pm: 0.9395" in text
+    assert "B64-H16-N512-D64-float16-noncausal cudnn->ws3_lazy_qp_ot_pm: 0.9458" in text
