@@ -181,7 +181,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
-  T* Ks = Qs + K::BR * (1 + K::ITEM_STREAM + (K::O_STORE == 1)) * TL::STRIDE;  // FA_ITEM_STREAM=1: two Q tiles; O's
+  T* Ks = Qs + K::BR * (q_tiles<K>() + (K::O_STORE == 1)) * TL::STRIDE;  // two Q tiles (q_tiles); O's
   T* Vs = Ks + K::BC * K::KV_STAGES * TL::STRIDE;
   uint32_t phase = 0;  // TMA: the stages' barrier parities, one bit per stage
   [[maybe_unused]] uint32_t fills[K::KV_STAGES] = {};  // FA_KV_RELEASE=2: the producer thread's fills per stage

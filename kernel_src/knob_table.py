@@ -254,6 +254,11 @@ KNOBS: tuple[Knob, ...] = (
          "item have the tensor cores and the MUFU pipe to themselves (bitwise the same)",
          py_enum="TailRows", arms=("wgmma",), later=True, pinned="compute",
          value_docs=("every warpgroup computes every block", "a warpgroup past N waits and releases, nothing more")),
+    Knob("q_buffers", (1, 2), 1,
+         "(mainloop=ws, persistent, q_load=tma) one Q tile: the producer loads the next item's Q once every consumer "
+         "warp has issued this item's last QK^T | two Q tiles: the next item's Q goes into the other one as soon as "
+         "the producer has issued this item's K/V, blocks before this item ends (bitwise the same)",
+         arms=("wgmma",), later=True, pinned=1),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -337,6 +342,13 @@ RULES: tuple[Rule, ...] = (
          "mainloop=ws, pingpong=off and item_stream=off (a turn or the item stream would wait for it), not "
          "mainloop={mainloop}, pingpong={pingpong}, item_stream={item_stream}",
          "a warpgroup past N sits out only in the warp-specialised mainloop without turns or the item stream"),
+    Rule({"q_buffers": _vals(2)}, {"mainloop": _vals("ws"), "persistent": _vals("on"), "q_load": _vals("tma"),
+                                   "item_stream": _vals("off"), "o_store": _vals("direct", "tma")},
+         "knob 'q_buffers'=2 lets the producer of the persistent warp-specialised mainloop load the next item's Q "
+         "early: it needs mainloop=ws, persistent=on, q_load=tma, item_stream=off (its own two Q tiles) and o_store "
+         "direct or tma (not O through the Q tile), not mainloop={mainloop}, persistent={persistent}, "
+         "q_load={q_load}, item_stream={item_stream}, o_store={o_store}",
+         "two Q tiles are the persistent warp-specialised mainloop's, with Q by TMA, outside the item stream"),
     Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
     Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},

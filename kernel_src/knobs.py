@@ -195,7 +195,8 @@ class _Knobs(BaseModel):
     def smem_bytes(self, head_dim: int, elem_bytes: int = 2) -> int:
         """Dynamic shared memory per CTA, the same formula as smem_bytes<>() in fa_fwd.cu."""
         stride = head_dim + 8 if self.layout == Layout.pad else head_dim
-        q_tiles = 2 if self.item_stream == Switch.on else 1  # item_stream: the next item's Q beside this one's
+        # item_stream: the next item's Q beside this one's; q_buffers=2: the next item's Q loaded early
+        q_tiles = 2 if self.item_stream == Switch.on or self.q_buffers == 2 else 1
         o_tile = 1 if self.o_store == OStore.tma else 0  # o_store=tma: the O tile the TMA store reads (tma_in_q: Q's)
         tiles = (self.br * (q_tiles + o_tile) + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0

@@ -151,7 +151,7 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
   }
   if constexpr (K::Q_LOAD) {
 #pragma unroll
-    for (int q = 0; q <= K::ITEM_STREAM; ++q) {  // FA_ITEM_STREAM=1: a pair per Q tile
+    for (int q = 0; q < q_tiles<K>(); ++q) {  // FA_ITEM_STREAM=1, FA_Q_BUFFERS=2: a pair per Q tile
       mbar_init(b.qfull + 2 * q, 1);
       mbar_init(b.qempty + 2 * q, K::WARPS);
     }
@@ -182,6 +182,17 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
       tma_load_box(Qs + q * K::BR * D + h * K::BR * 64, tmq, bars.qfull + 2 * q, h * 64, q0, zq);
     const uint32_t next_rot = (uint32_t)(rot + kb_hi - kb_lo) % NS;
     *tma.phase = (*tma.phase & ((1u << WS_ROT_SHIFT) - 1u)) | (next_rot << WS_ROT_SHIFT) | ((n + 1u) << WS_ITEMS_SHIFT);
+  } else if constexpr (K::Q_BUFFERS == 2) {
+    // FA_Q_BUFFERS=2: item n's Q into tile n & 1 (full/empty pair 2(n & 1)) once every consumer warp is done with
+    // that tile's last fill, item n - 2's: long done, so the load goes out as soon as the producer has issued the
+    // previous item's K and V, blocks before that item ends. Bits 16-31 of the phase word count the items begun.
+    const uint32_t n = *tma.phase >> WS_ITEMS_SHIFT, q = n & 1u, par = ((n >> 1) & 1u) ^ 1u;
+    *tma.phase += 1u << WS_ITEMS_SHIFT;
+    mbar_wait(bars.qempty + 2 * q, par);
+    mbar_expect_tx(bars.qfull + 2 * q, K::BR * D * (int)sizeof(T));
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h)
+      tma_load_box(Qs + q * K::BR * D + h * K::BR * 64, tmq, bars.qfull + 2 * q, h * 64, q0, zq);
   } else if constexpr (K::Q_LOAD) {
     // this item's Q tile, once every consumer warp is done with the last one (item n waits for the
     // empty barrier's phase n - 1; rows past N land as zeros)
@@ -413,7 +424,7 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
   }
   const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
   if constexpr (K::O_STORE) {
-    ws_store_o<K, T, D>(o, inv0, inv1, K::O_STORE == 2 ? Qs : Qs + K::BR * (1 + K::ITEM_STREAM) * D, tmo, q0, zq);
+    ws_store_o<K, T, D>(o, inv0, inv1, K::O_STORE == 2 ? Qs : Qs + K::BR * q_tiles<K>() * D, tmo, q0, zq);
   } else {
 #pragma unroll
     for (int i = 0; i < DT; ++i) {
@@ -448,7 +459,14 @@ __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma,
     __syncwarp();
     if (lane == 0) mbar_arrive(bar);
   };
-  if constexpr (K::Q_LOAD) {
+  [[maybe_unused]] uint64_t* qempty = bars.qempty;
+  if constexpr (K::Q_BUFFERS == 2) {  // item n's Q tile n & 1, as ws_consume
+    const uint32_t n = *tma.phase >> WS_ITEMS_SHIFT;
+    *tma.phase += 1u << WS_ITEMS_SHIFT;
+    qempty = bars.qempty + 2 * (n & 1u);
+    mbar_wait(bars.qfull + 2 * (n & 1u), (n >> 1) & 1u);
+    if (kb_lo >= kb_hi) release(qempty);
+  } else if constexpr (K::Q_LOAD) {
     mbar_wait(bars.qfull, (*tma.phase >> WS_Q_BIT) & 1u);
     *tma.phase ^= 1u << WS_Q_BIT;
     if (kb_lo >= kb_hi) release(bars.qempty);
@@ -458,7 +476,9 @@ __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma,
     const uint32_t par = (*tma.phase >> st) & 1u;
     mbar_wait(bars.kfull + st, par);
     release(bars.kempty + st);
-    if constexpr (K::Q_LOAD) {
+    if constexpr (K::Q_BUFFERS == 2) {
+      if (kb + 1 >= kb_hi) release(qempty);
+    } else if constexpr (K::Q_LOAD) {
       if (kb + 1 >= kb_hi) release(bars.qempty);
     }
     mbar_wait(bars.vfull + st, par);
@@ -486,7 +506,17 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   // Q: this warpgroup's 64 rows, by its own 128 threads (no other warpgroup reads them), then its own
   // named barrier (4 + wg). The barrier before the copies orders them after the previous item's reads.
   // FA_Q_LOAD=1: the producer's TMA copy of the whole tile, waited for on the Q-full barrier.
-  if constexpr (K::Q_LOAD) {
+  // FA_Q_BUFFERS=2: item n's Q is tile n & 1 (Qi), its full/empty pair 2(n & 1); bits 16-31 of the phase word count
+  // the items begun, as the producer's.
+  [[maybe_unused]] T* Qi = Qs;
+  [[maybe_unused]] uint64_t* qempty = bars.qempty;
+  if constexpr (K::Q_BUFFERS == 2) {
+    const uint32_t n = *tma.phase >> WS_ITEMS_SHIFT;
+    *tma.phase += 1u << WS_ITEMS_SHIFT;
+    Qi = Qs + (n & 1u) * K::BR * D;
+    qempty = bars.qempty + 2 * (n & 1u);
+    mbar_wait(bars.qfull + 2 * (n & 1u), (n >> 1) & 1u);
+  } else if constexpr (K::Q_LOAD) {
     mbar_wait(bars.qfull, (*tma.phase >> WS_Q_BIT) & 1u);
     *tma.phase ^= 1u << WS_Q_BIT;
   } else {
@@ -536,13 +566,17 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   if constexpr (K::PINGPONG) {
     if (wg == 1 && kb_lo < kb_hi) named_arrive<2, 256>();
   }
-  auto qk_issue = [&](int kb, float (&s)[NT][4]) { ws_qk<K, T, D>(s, Qs, Ks + stage_of(kb) * KV_TILE, wg); };
+  auto qk_issue = [&](int kb, float (&s)[NT][4]) {
+    ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + stage_of(kb) * KV_TILE, wg);
+  };
   auto pv_issue = [&](int kb) { ws_pv<K, T, D>(o, p, Vs + stage_of(kb) * KV_TILE); };
   auto wait_k = [&](int kb) { mbar_wait(bars.kfull + stage_of(kb), parity(kb)); };
   // after the item's last QK^T has completed, this warp is done with Q (FA_Q_LOAD=1: the producer may load
   // the next item's)
   auto release_q = [&](int kb) {
-    if constexpr (K::Q_LOAD) {
+    if constexpr (K::Q_BUFFERS == 2) {
+      if (kb + 1 >= kb_hi) release(qempty);
+    } else if constexpr (K::Q_LOAD) {
       if (kb + 1 >= kb_hi) release(bars.qempty);
     }
     (void)kb;

@@ -75,19 +75,26 @@ __device__ __forceinline__ int kv_blocks(int q0, int N) {
   return (end + K::BC - 1) / K::BC;
 }
 
-// The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1: two), FA_O_STORE=1's O tile,
+// Q tiles in shared memory: two with FA_ITEM_STREAM=1 (the next item's beside this one's) or FA_Q_BUFFERS=2 (the next
+// item's loaded early), else one.
+template <class K>
+__host__ __device__ constexpr int q_tiles() {
+  return K::ITEM_STREAM || K::Q_BUFFERS == 2 ? 2 : 1;
+}
+
+// The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1, FA_Q_BUFFERS=2: two), FA_O_STORE=1's O tile,
 // K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), the TMA ring's barriers, the
 // persistent grid's item slot (last 16 B).
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
-  return (K::BR * (1 + K::ITEM_STREAM + (K::O_STORE == 1)) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
+  return (K::BR * (q_tiles<K>() + (K::O_STORE == 1)) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
              (int)sizeof(T) +
          (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          // (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 bytes)
          (K::STAGING == STAGE_TMA ? (K::MAINLOOP ? 32 : K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
-         (K::Q_LOAD ? 16 * (1 + K::ITEM_STREAM) : 0) +  // FA_Q_LOAD=1: Q's full and empty mbarriers (per Q tile)
+         (K::Q_LOAD ? 16 * q_tiles<K>() : 0) +  // FA_Q_LOAD=1: Q's full and empty mbarriers (per Q tile)
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 

@@ -254,6 +254,14 @@ TS = ["ws3_lazy_qp_ot", "ws3_lazy_qp_ot_pm", "ws3_lazy_hf_oq_pm", "ws3_lazy_oq"]
 KERNELS.update({f"{n}_ts": {**KERNELS[n], "tail_rows": "skip"} for n in TS})
 TIER[(64,)] += [[f"{n}_ts", n] for n in TS]  # rows before N: bitwise each kernel's own
 BEST[64] += [f"{n}_ts" for n in TS]
+# two Q tiles (q_buffers=2): the persistent kernels with Q by TMA load the next item's Q while this item runs (N512 D64:
+# the loss to cuDNN is per item, results/2026-12-03_h200_pair_order)
+Q2 = ["ws3_lazy_qp_ot_pm", "ws3_lazy_qp_ot", "ws_op_lazy_qp_w_ot_pr_pk", "ws_op_lazy_qp_hf_w_ot_pm"]
+KERNELS.update({f"{n}_q2": {**KERNELS[n], "q_buffers": 2} for n in Q2})
+for _n in Q2:  # the same values in the same order: bitwise each kernel's own
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_q2", _n])
+BEST[64] += [f"{n}_q2" for n in Q2]
+BEST[128] += [f"{n}_q2" for n in Q2 if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

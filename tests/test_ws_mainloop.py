@@ -36,6 +36,12 @@ def test_ws_knob_rules_name_the_knob():
     with pytest.raises(KnobError, match="tail_rows'=skip .* pingpong=off"):  # a turn would wait for the idle warpgroup
         Knobs.parse({**WS, "pipeline": "on", "pingpong": "on", "tail_rows": "skip"})
     assert Knobs.parse({**WS, "warps": 12, "br": 192, "pipeline": "on", "tail_rows": "skip"}).tail_rows.value == "skip"
+    with pytest.raises(KnobError, match="q_buffers'=2 .* persistent=on, q_load=tma"):  # the next item's Q needs both
+        Knobs.parse({**WS, "pipeline": "on", "q_buffers": 2})
+    with pytest.raises(KnobError, match="q_buffers'=2 .*not O through the Q tile"):
+        Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "o_store": "tma_in_q", "q_buffers": 2})
+    two = Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "q_buffers": 2})
+    assert two.smem_bytes(128) - two.replace(q_buffers=1).smem_bytes(128) == 128 * 128 * 2 + 16  # a Q tile, a barrier pair
 
 
 @pytest.mark.parametrize("extra", [["pipeline=on", "pingpong=on", "bc=176", "rescale_skip=on", "rescale_lazy=on"],
@@ -60,6 +66,23 @@ def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra, cli_bui
     assert row["registers"] == (168 if head_dim == "128" else 128)
     if row["census"]:  # cuobjdump present: QK^T and PV on warpgroup MMA, the split that fits the CTA's pool
         assert row["census"].get("HGMMA", 0) > 0 and not row["census"].get("HMMA")
+
+
+def test_two_q_tiles_build_as_one_does(cli_build_cache):
+    """q_buffers=2 on the persistent three-warpgroup kernel with Q by TMA: built for sm_90a with the registers and the
+    spills of its one-tile build (that build already spills 56 B at this configuration, the lazy rescale off)."""
+    rows = []
+    for q in (1, 2):
+        args = ["static", "--arch", "sm_90", "--json", "--head-dim", "64"]
+        for kv in [f"{k}={v}" for k, v in WS.items()] + ["pipeline=on", "warps=12", "br=192", "persistent=on",
+                                                         "q_load=tma", f"q_buffers={q}"]:
+            args += ["--knob", kv]
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        (row,) = json.loads(res.output)
+        assert row["built"] and row["refusal"] is None
+        rows.append(row)
+    assert rows[1]["registers"] == rows[0]["registers"] == 128 and rows[1]["spill_bytes"] == rows[0]["spill_bytes"]
 
 
 def _confirm(folder: str) -> dict:

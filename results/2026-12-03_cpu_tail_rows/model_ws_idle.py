@@ -9,10 +9,14 @@ the last K, V-full wait, V-empty arrival); the third warpgroup of an item marked
 ws_idle's order. Full barriers complete a phase when a fill lands (at a random later step); empty barriers complete a
 phase per twelve arrivals.
 
+With two Q tiles (q_buffers=2, added after this record) item n's Q is tile n % 2 and each tile's full and empty
+barriers count that tile's fills: the producer may fill the next item's tile while the consumers still read this one's.
+
 Every schedule must end with every program done (no deadlock), every arrival counted in the phase of the fill it
 releases (an early arrival would let the producer refill a buffer a warp still reads), and no wait whose parity could
 alias (its barrier two phases ahead). Two deliberately wrong idle warpgroups must be caught: one that never releases Q
-(the next item's Q never loads) and one that releases K and V without waiting for them to land.
+(the next item's Q never loads) and one that releases K and V without waiting for them to land; with two Q tiles,
+the first again, and consumers that use tile 0 for every item.
   python3 results/2026-12-03_cpu_tail_rows/model_ws_idle.py [SCHEDULES]"""
 
 from __future__ import annotations
@@ -93,11 +97,17 @@ def producer(items: list[tuple[int, bool]]):
         yield ("item_end", None, None)
 
 
-def run(items: list[tuple[int, bool]], pipe: bool, rng: random.Random, wrong: str = "") -> None:
+def run(items: list[tuple[int, bool]], pipe: bool, rng: random.Random, wrong: str = "", q_tiles: int = 1) -> None:
+    """q_tiles 2 (q_buffers=2): item n's Q is tile n % 2, each tile's full/empty pair counting its own fills; wrong
+    "q2_one_tile": consumers that wait and release tile 0 for every item while the producer alternates."""
     progs = {f"c{w}": (idle(items, pipe, wrong) if w >= 8 else live(items, pipe)) for w in range(WARPS)}
     progs["p"] = producer(items)
     pending = {k: next(g) for k, g in progs.items()}
-    stages = [("Q", 0)] + [(b, s) for b in "KV" for s in range(NS)]
+    stages = [("Q", t) for t in range(q_tiles)] + [(b, s) for b in "KV" for s in range(NS)]
+    item_no = dict.fromkeys(progs, 0)  # items each program has ended
+
+    def q_stage(k: str) -> tuple:
+        return ("Q", 0 if (wrong == "q2_one_tile" and k != "p") else item_no[k] % q_tiles)
     landed = dict.fromkeys(stages, 0)  # completed phases of each full barrier
     fills = dict.fromkeys(stages, 0)  # fills issued (the producer's count)
     arrivals = dict.fromkeys(stages, 0)  # arrivals on each empty barrier
@@ -107,7 +117,7 @@ def run(items: list[tuple[int, bool]], pipe: bool, rng: random.Random, wrong: st
 
     def slot(k: str, bar: str, j) -> tuple[tuple, int]:
         """The stage of block j (Q: its one barrier) and which fill of it this program means."""
-        st = ("Q", 0) if bar == "Q" else (bar, j % NS)
+        st = q_stage(k) if bar == "Q" else (bar, j % NS)
         return st, base[k][st] + (0 if bar == "Q" else j // NS)
 
     stall = 0  # steps without progress: the waits poll, so a deadlock shows as none
@@ -135,19 +145,20 @@ def run(items: list[tuple[int, bool]], pipe: bool, rng: random.Random, wrong: st
             arrivals[st] += 1
             used[k][st] = max(used[k][st], f + 1 - base[k][st])
         elif op == "empty_wait":
-            st = ("Q", 0) if bar == "Q" else (bar, j % NS)
+            st = q_stage(k) if bar == "Q" else (bar, j % NS)
             done = arrivals[st] // WARPS  # fill n waits for the empty barrier's phase n - 1
             if done > fills[st]:
                 raise Fail(f"producer waits {st} phase {fills[st] - 1} with {done} complete: parity aliases")
             advance = done == fills[st]
         elif op == "fill":
-            st = ("Q", 0) if bar == "Q" else (bar, j % NS)
+            st = q_stage(k) if bar == "Q" else (bar, j % NS)
             fills[st] += 1
             in_flight.append(st)
         elif op == "item_end":
-            for st in stages:  # the next item's blocks continue each stage's fill count (Q: one fill an item)
-                base[k][st] += 1 if st[0] == "Q" else used[k][st]
+            for st in stages:  # the next item's blocks continue each stage's fill count (Q: one fill of its tile)
+                base[k][st] += (st == q_stage(k)) if st[0] == "Q" else used[k][st]
                 used[k][st] = 0
+            item_no[k] += 1
         if advance:
             stall = 0
             try:
@@ -166,19 +177,21 @@ def main() -> None:
                  "persistent 3, 1t, 6, 2t, 5": [(3, False), (1, True), (6, False), (2, True), (5, False)],
                  "causal 1, 2, 3t, 2t": [(1, False), (2, False), (3, True), (2, True)]}
     total = 0
-    for (name, items), pipe in itertools.product(item_sets.items(), (False, True)):
+    for (name, items), pipe, qt in itertools.product(item_sets.items(), (False, True), (1, 2)):
         for seed in range(schedules):
-            run(items, pipe, random.Random(seed))
+            run(items, pipe, random.Random(seed), q_tiles=qt)
             total += 1
-        print(f"ok  {name:28s} pipeline {'on ' if pipe else 'off'}: {schedules} random schedules")
-    for wrong in ("idle_keeps_q", "idle_no_wait"):
+        print(f"ok  {name:28s} pipeline {'on ' if pipe else 'off'}, {qt} Q tile{'s' if qt > 1 else ' '}: "
+              f"{schedules} random schedules")
+    for wrong, qt in (("idle_keeps_q", 1), ("idle_no_wait", 1), ("idle_keeps_q", 2), ("q2_one_tile", 2)):
         caught, why = 0, ""
         for seed in range(schedules):
             try:
-                run([(4, True), (4, False), (2, True)], True, random.Random(seed), wrong=wrong)
+                run([(4, True), (4, False), (2, True)], True, random.Random(seed), wrong=wrong, q_tiles=qt)
             except Fail as e:
                 caught, why = caught + 1, str(e)[:90]
-        print(f"wrong variant {wrong}: caught in {caught} of {schedules} schedules (e.g. {why})")
+        print(f"wrong variant {wrong}, {qt} Q tile{'s' if qt > 1 else ''}: caught in {caught} of {schedules} schedules "
+              f"(e.g. {why})")
         if caught == 0:
             raise SystemExit("the model missed a wrong variant")
     print(f"{total} schedules, no deadlock, every arrival in its fill's phase, no parity alias")
