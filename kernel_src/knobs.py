@@ -53,6 +53,10 @@ _INTS = tuple(k.name for k in table.KNOBS if not k.is_enum)
 WGMMA_N128_REGS = 90
 
 
+# the integer knobs whose values _Knobs._combination checks with a sentence of their own
+_INT_CHECKED = ("br", "bc", "warps", "kv_stages", "split_kv", "min_ctas")
+
+
 class KnobError(ValueError):
     """An unknown knob, a bad value or an invalid combination; the message names the knob."""
 
@@ -84,6 +88,10 @@ class _Knobs(BaseModel):
             raise ValueError(f"knob 'split_kv' must be 1 (no split), 2, 4 or 8, not {self.split_kv}")
         if self.min_ctas not in (0, 1, 2, 3, 4):
             raise ValueError(f"knob 'min_ctas' must be 0 (no bound) to 4, not {self.min_ctas}")
+        for k in table.KNOBS:  # the table's other integer knobs: one of their listed values
+            if not k.is_enum and k.name not in _INT_CHECKED and getattr(self, k.name) not in k.values:
+                raise ValueError(f"knob '{k.name}' must be one of {', '.join(map(str, k.values))}, "
+                                 f"not {getattr(self, k.name)}")
         values = self.model_dump(mode="json")
         for rule in table.RULES:  # the table's rules, in its order: the first one broken is the sentence
             if not rule.holds(values):

@@ -40,6 +40,10 @@ def test_ws_knob_rules_name_the_knob():
         Knobs.parse({**WS, "pipeline": "on", "q_buffers": 2})
     with pytest.raises(KnobError, match="q_buffers'=2 .*not O through the Q tile"):
         Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "o_store": "tma_in_q", "q_buffers": 2})
+    with pytest.raises(KnobError, match="knob 'q_buffers' must be one of 1, 2, not 3"):
+        Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "q_buffers": 3})
+    with pytest.raises(KnobError, match="knob 'ws_producer_regs' must be one of 0, 40, not 41"):
+        Knobs.parse({**WS, "ws_producer_regs": 41})
     two = Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "q_buffers": 2})
     assert two.smem_bytes(128) - two.replace(q_buffers=1).smem_bytes(128) == 128 * 128 * 2 + 16  # a Q tile, a barrier pair
 
