@@ -189,16 +189,10 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
             why = settle_reason([(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)], *settle, rule=settle_rule)
             if why:
                 break
-        first = i % 2 == 0
         torch.cuda.synchronize()  # the whole device, not one stream, around the timed pair
         if lead_cycles:
             torch.cuda._sleep(lead_cycles)
-        if first:
-            eb = block(run_base, cb)
-            ec = block(run_cand, cc)
-        else:
-            ec = block(run_cand, cc)
-            eb = block(run_base, cb)
+        eb, ec, first = _queue_pair(i, block, run_base, run_cand, cb, cc)
         torch.cuda.synchronize()
         base_ms.append(eb[0].elapsed_time(eb[1]))
         cand_ms.append(ec[0].elapsed_time(ec[1]))
@@ -217,6 +211,18 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
     return res
 
 
+def _queue_pair(i: int, block, run_base, run_cand, cb: int, cc: int):
+    """Alternation i's two blocks queued, AB when i is even and BA when odd: (base events, candidate events, AB?)."""
+    first = i % 2 == 0
+    if first:
+        eb = block(run_base, cb)
+        ec = block(run_cand, cc)
+    else:
+        ec = block(run_cand, cc)
+        eb = block(run_base, cb)
+    return eb, ec, first
+
+
 def _pipelined(block, run_base, run_cand, cb: int, cc: int, lead_cycles: int, deadline: float,
                settle: tuple[float, float] | None, settle_rule: str, base_ms: list, cand_ms: list,
                base_first: list) -> str | None:
@@ -226,14 +232,7 @@ def _pipelined(block, run_base, run_cand, cb: int, cc: int, lead_cycles: int, de
     import torch
 
     def enqueue(i: int):
-        first = i % 2 == 0
-        if first:
-            eb = block(run_base, cb)
-            ec = block(run_cand, cc)
-        else:
-            ec = block(run_cand, cc)
-            eb = block(run_base, cb)
-        return eb, ec, first
+        return _queue_pair(i, block, run_base, run_cand, cb, cc)
 
     torch.cuda.synchronize()
     if lead_cycles:
