@@ -56,8 +56,14 @@ class Lab:
     """The real, GPU-backed side of an experiment, for one problem shape on one device."""
 
     def __init__(self, shape: Shape, limits: ArchLimits, cache_dir: Path, *, budget_s: float = 3.0,
-                 jobs: int | None = None, l2: str = "warm", settle: bool | str = False, spare: bool = False):
+                 jobs: int | None = None, l2: str = "warm", settle: bool | str = False, spare: bool = False,
+                 quiet_pairs: bool = False):
         self.shape, self.limits, self.cache_dir = shape, limits, Path(cache_dir)
+        # a background build stopped for the whole of a job that times a pair (True), or left to run at nice 10 on all
+        # cores but two (False): beside synchronised pairs a compile put gaps between a fast kernel's launches (halves
+        # 1.05/0.75, results/2026-12-02_h200_fast_run); beside pipelined pairs, the only ones timed now, margins and
+        # A/A nulls read as in a quiet machine (results/2026-12-03_h200_builds_beside_pairs)
+        self.quiet_pairs = quiet_pairs
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
         # workers started ahead of the jobs (experiments.child.start_spare), so the next child has its imports done:
         # two of them: on the H200 torch's import (2.7-5.4 s in a spare) outlasts a settled job (from 2.4 s), so one
@@ -245,10 +251,9 @@ class Lab:
         validated into its type first."""
         spec = Job(steps=steps)
         t0 = time.perf_counter()
-        # a background build shares the CPU with this job (recorded); stopped while the job times anything: a
-        # compile beside a timed pair put gaps between a fast kernel's launches (AB/BA halves 1.05/0.75 on the
-        # H200, results/2026-12-02_h200_fast_run)
-        timed = any(isinstance(s, PairedStep) for s in spec.steps)
+        # a background build shares the CPU with this job (recorded); with quiet_pairs it is stopped for a job
+        # that times anything
+        timed = self.quiet_pairs and any(isinstance(s, PairedStep) for s in spec.steps)
         if timed:
             self._may_build.clear()
         paused = self._pause_ahead(True) if timed else None

@@ -175,3 +175,18 @@ def test_random_search_builds_its_next_draws_ahead(tmp_path):
     assert len(asked) == len(drawn)  # one request per experiment (the last one's draws are never made)
     hits = sum(drawn[i + 1] == a[0] for i, a in enumerate(asked[:-1]))
     assert hits >= len(drawn) - 1 - sum(e["outcome"] == "KEPT" for e in q.history(db, rid) if e["seq"] is not None)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_timed_job_stops_background_builds_only_with_quiet_pairs(tmp_path, monkeypatch, quiet):
+    """Beside pipelined pairs a background build runs on (results/2026-12-03_h200_builds_beside_pairs); with
+    quiet_pairs no build may start while a job times a pair, and may again once the job is done."""
+    import experiments.lab as lab_mod
+    from experiments.job import PairedStep
+
+    lab = Lab(SHAPE, TABLE["sm_80"], tmp_path, quiet_pairs=quiet)
+    seen = []
+    monkeypatch.setattr(lab_mod, "run_group", lambda *a, **k: (seen.append(lab._may_build.is_set()), (0, "", ""))[1])
+    arm = {"lib": "/nonexistent.so"}
+    lab.run_job([PairedStep(base=arm, cand=arm, shape=SHAPE, budget_s=0.1)], timeout=5)
+    assert seen == [not quiet] and lab._may_build.is_set()
