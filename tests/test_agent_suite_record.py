@@ -18,7 +18,8 @@ from store.db import open_db
 
 HERE = RESULTS / "2026-12-03_h200_agent_suite"
 RUNS = {"d128": ("call1", 13, 1.012), "d64": ("call2", 13, 0.940), "causal": ("call3", 13, 1.082),
-        "d64_p14": ("call4", 14, 1.087), "d128_p15": ("call7", 15, 0.946), "d128_pipelined": ("call8", 16, 1.023)}
+        "d64_p14": ("call4", 14, 1.087), "d128_p15": ("call7", 15, 0.946), "d128_pipelined": ("call8", 16, 1.023),
+        "causal_p16": ("call9", 16, 1.136), "d128_beside": ("call10", 16, 1.022), "d64_beside": ("call11", 16, 1.091)}
 
 
 def _printed(call: str, name: str) -> list[tuple]:
@@ -73,7 +74,7 @@ def test_the_database_holds_the_run_in_its_main_file_while_another_connection_is
 
 def test_the_three_shapes_finals_and_the_d64_run_left_on_four_warps():
     text = (HERE / "summary.txt").read_text()
-    assert text.count("stopped:") == 6
+    assert text.count("stopped:") == 9
     d64 = text.split("call2/d64:")[1].split("call3")[0]
     assert '"mainloop": "general", "br": 64, "bc": 64, "warps": 4' in d64 and "ws_" not in d64
     p14 = text.split("call4/d64_p14:")[1].split("call7")[0]
@@ -81,10 +82,14 @@ def test_the_three_shapes_finals_and_the_d64_run_left_on_four_warps():
     d128 = text.split("call1/d128:")[1].split("call2")[0]
     assert "ws_p_with_exp" in d128 and '"p_pack": "with_exp"' in d128
     # the same problem under the synchronised timer's order effect, and again with pipelined pairs
-    p15, piped = text.split("call7/d128_p15:")[1].split("call8")[0], text.split("call8/d128_pipelined:")[1]
+    p15, piped = text.split("call7/d128_p15:")[1].split("call8")[0], text.split("call8/d128_pipelined:")[1].split("call9")[0]
     assert "ws_p_with_exp" not in p15 and "0.946x SDPA cuDNN" in p15
     assert all(k in piped for k in ("lazy_rescale", "ws_p_with_exp", "ws_producer_40_regs", "ws_q_by_tma", "ws_pv_wide"))
     assert "1.023x SDPA cuDNN" in piped and '"p_pack": "with_exp", "pv_wide": "on", "rescale_lazy": "on"' in piped
+    # the causal problem again under policy 16 (P packed among the exponentials under the mask) and pipelined pairs
+    causal = text.split("call9/causal_p16:")[1].split("call10")[0]
+    assert "ws_p_with_exp" in causal and '"cta_order": "heaviest_first", "p_pack": "with_exp"' in causal
+    assert "1.136x SDPA cuDNN" in causal
 
 
 def test_policy_14_reaches_the_mainloop_from_the_kernel_policy_13_left():
@@ -174,3 +179,17 @@ def TABLE_SM90():
 KERNELS_WS_BASE = ("compute=wgmma layout=sw128 staging=tma exp=ex2 br=128 bc=128 warps=8 kv_stages=2 q_in=smem "
                    "rescale_skip=on causal_mask=predicate softmax=fused rescale_lazy=on pipeline=on kv_release=producer "
                    "pingpong=on mainloop=ws pv_wide=on o_store=tma")
+
+
+def test_builds_beside_the_pairs_run_the_n2048_problem_in_five_minutes_to_the_same_final(tmp_path_factory):
+    """Calls 8 and 10: the same command, source and problem; in call 10 the background builds ran beside the pipelined
+    pairs (experiments.lab.Lab.quiet_pairs=False, results/2026-12-03_h200_builds_beside_pairs)."""
+    text = (HERE / "summary.txt").read_text()
+    wall = {c: int(text.split(f"{c}/")[1].split(" s (the command)")[0].rsplit(" ", 1)[1]) for c in ("call8", "call10", "call11")}
+    assert wall == {"call8": 415, "call10": 275, "call11": 233}
+    finals = []
+    for call, name in (("call8", "d128_pipelined"), ("call10", "d128_beside")):
+        rec = unpack_recording(tmp_path_factory, HERE / call / f"{name}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+        _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+        finals.append([r for r in rows if r["outcome"] == "KEPT"][-1]["knobs"])
+    assert finals[0] == finals[1]  # the same kernel, the same 14 keeps

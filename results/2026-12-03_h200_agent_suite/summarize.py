@@ -16,7 +16,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RUNS = (("call1", "d128"), ("call2", "d64"), ("call3", "causal"), ("call4", "d64_p14"), ("call7", "d128_p15"),
-        ("call8", "d128_pipelined"))
+        ("call8", "d128_pipelined"), ("call9", "causal_p16"),
+        ("call10", "d128_beside"), ("call11", "d64_beside"))
 FINAL = ("mainloop", "br", "bc", "warps", "o_store", "q_load", "persistent", "cta_order", "p_pack", "pv_wide",
          "rescale_lazy")
 
