@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One device call of the race (agent vs random vs TPE, the same budget, timer and keep gate, each from the naive
+# seed on a fresh database and a cold build cache): the given strategy:seed runs at one problem, one after another,
+# each started only while 150 s of the call's 580 remain and interrupted by SIGINT at the call's end (then
+# `python3 -m agent run --resume --db ...` finishes it in the next call). Random and TPE read no profile.
+# Usage: SOURCE=<commit> bash race.sh NAME "RUN OPTIONS" STRATEGY:SEED [STRATEGY:SEED ...]
+#   e.g. SOURCE=01f371b bash race.sh d128 "" random:1 random:2
+#        SOURCE=01f371b bash race.sh d64 "--seqlen 8192 --head-dim 64" tpe:1 tpe:2
+name=$1; opts=$2; shift 2
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
+echo "$SOURCE" > $OUT/source.txt
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $OUT/gpu.txt
+for arm in "$@"; do
+  st=${arm%%:*}; seed=${arm##*:}; left=$((580 - SECONDS)); run=${name}_${st}_${seed}
+  if [ $left -lt 150 ]; then echo "$run: not started, $left s left"; continue; fi
+  prof=""; [ "$st" != agent ] && prof=--no-profile
+  d=/tmp/$run; mkdir -p $d
+  { date -u +%FT%TZ; echo "python3 -m agent run --db $d/fa5090.db --budget 20 $opts --strategy $st --rng-seed $seed $prof"
+    time (cd $d && timeout -s INT $((left - 10)) python3 -m agent run --db $d/fa5090.db --budget 20 $opts \
+      --strategy $st --rng-seed $seed $prof)
+    echo "exit $?"; date -u +%FT%TZ; } > $OUT/$run.txt 2>&1
+  tar czf $OUT/${run}_db.tgz -C $d fa5090.db fa5090_artifacts 2>/dev/null
+  echo "$run: $(grep -E '^summary|^stopped' $OUT/$run.txt | cut -c1-160 | tr '\n' ' ') $(grep real $OUT/$run.txt)"
+done
