@@ -24,6 +24,7 @@ from .anchors import calibration_of, ceiling_of, final, reanchor_best
 from .events import Say, quiet
 from .figures import build_ahead, with_figures
 from .nulls import first_null, gate_for, measure_null, settle_banded
+from .reanchor import link_noise
 from .shelf import conditions, due_for_rescreen
 from .state import ASK, ASK_ALL, Progress, Run, SearchError, SearchOptions, renoise_due
 from .strategies.base import Proposal, State, Trial
@@ -242,7 +243,7 @@ def _keep(run: Run, p: Progress, prop: Proposal, t: TrialRecord, entry: dict | N
     run.say(ev.Kept(seq=p.done, lever=prop.move.name, margin=pr["margin"], tflops=pr["tflops_cand"], diagnosis=diag,
                     why=why, rescreens=[r["lever"] for r in due] if run.strategy.rescreens_shelf else []))
     p.links.append(pr["margin"])
-    p.link_noise.append(p.noise.t_noise)
+    p.link_noise.append(link_noise(p.noise.t_noise, pr["margin"], (getattr(t.ev, "confirm", None) or {}).get("margin")))
     _after_keep(run, p, pr)
 
 

@@ -28,6 +28,7 @@ from . import levers as catalog
 from . import strategies
 from .events import RunStarted, Say, quiet
 from .loop import guarded
+from .reanchor import link_noise
 from .replay.settings import LATER_SETTINGS
 from .shelf import conditions
 from .state import Noise, Progress, Run, SearchError, SearchOptions, renoise_due
@@ -121,7 +122,8 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
             best_attrs = (_payload(full, "build") or {}).get("attributes") or bench.attributes(best)
             p.since_keep = 0
             p.links.append(r["margin"])
-            p.link_noise.append(noise.t_noise)
+            rep = next((m["value"] for m in full["measurements"] if m["kind"] == "replicate"), None)
+            p.link_noise.append(link_noise(noise.t_noise, r["margin"], rep))
             p.last_paired = _payload(full, "paired")
         else:
             p.since_keep += 1

@@ -223,6 +223,8 @@ def measurements(ev) -> list[dict]:
             out.append({"kind": tag, "ok": v["ok"], "payload": v})
     if ev.paired is not None:
         out.append({"kind": "paired", "ok": True, "value": ev.paired["margin"], "payload": ev.paired})
+    if getattr(ev, "confirm", None):  # the keep's replicate in a fresh process (the re-anchor reads its spread)
+        out.append({"kind": "replicate", "ok": True, "value": ev.confirm["margin"], "payload": ev.confirm})
     # where the experiment's wall time went: the build (0 when cached), the child of C1, the pair and C2, the replicate
     b = ev.build
     spent = {"build_s": b.seconds if b is not None and not b.cached and not b.ahead else 0.0,

@@ -28,8 +28,9 @@ OUTCOMES = ("KEPT", "SLOWER", "NULL", "WRONG", "COMPILE_FAIL", "RESOURCE_FAIL", 
 # timing: where an experiment's wall time went (build, the child of C1/pair/C2, the replicate, a keep's ncu profile)
 # owed_null: an experiment judged while its best's null was owed whose margin fell inside the band, so it was
 # measured again under the null (agent.loop, lazy_null): the first measurement's margin, and its pair
+# replicate: a keep's second pair in a fresh process (the re-anchor reads each keep's spread from it)
 MEASUREMENT_KINDS = ("c1", "c2", "paired", "aa", "build", "anchor", "comparator", "best_check", "timing",
-                     "owed_null")
+                     "owed_null", "replicate")
 SHELF_STATUSES = ("shelved", "rescreened", "resurrected")
 
 # The schema has no CHECK constraints (sqlite-utils cannot declare them), so closed sets are checked here.

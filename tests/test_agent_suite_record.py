@@ -193,3 +193,23 @@ def test_builds_beside_the_pairs_run_the_n2048_problem_in_five_minutes_to_the_sa
         _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
         finals.append([r for r in rows if r["outcome"] == "KEPT"][-1]["knobs"])
     assert finals[0] == finals[1]  # the same kernel, the same 14 keeps
+
+
+def test_a_reanchor_reads_each_keeps_replicate_spread_and_the_null_alone_misread_most():
+    """reanchor_noise.py: a keep's two fresh-process margins differ by a median 0.17% where the A/A nulls read a
+    median 0.04%; with each keep's spread in the tolerance 27 of 41 re-anchors are consistent (6 as printed), and
+    the large gaps (call 3's -3.2..-3.9%, call 1's +1.6-1.8%, call 8's -0.95%) still are not."""
+    text = (HERE / "reanchor_noise.txt").read_text()
+    assert "|first / replicate - 1| of 105 keeps, median 0.174%" in text and "t_noise median 0.036% over 18 nulls" in text
+    assert text.rstrip().endswith("{'consistent': 27, 'overshoot': 10, 'undershoot': 4}")
+    assert "{'consistent': 6, 'drift': 8, 'overshoot': 18, 'undershoot': 9}" in text
+    for line in ("gap -3.922%; printed tolerance 0.893% (overshoot), with the keeps' spread 2.251% (overshoot)",
+                 "gap -0.361%; printed tolerance 0.069% (overshoot), with the keeps' spread 0.759% (consistent)"):
+        assert line in text
+
+
+def test_a_replay_of_the_n2048_run_judges_its_last_reanchor_with_the_keeps_spread(tmp_path_factory):
+    rec = unpack_recording(tmp_path_factory, HERE / "call10" / "d128_beside_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    last = [r for r in rows if r["kind"] == "reanchor"][-1]
+    assert "product of 14 paired keeps" in last["detail"] and "gap -0.361% against 0.759%: consistent" in last["detail"]

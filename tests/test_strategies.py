@@ -287,6 +287,13 @@ def test_reanchor_adds_each_keeps_noise_in_quadrature():
     assert abs(mixed.tolerance - (0.003 ** 2 + 0.002 ** 2 + 0.001 ** 2) ** 0.5) < 1e-12
 
 
+def test_a_keeps_noise_is_the_null_or_its_replicates_spread_whichever_is_larger():
+    from agent.reanchor import link_noise
+    assert link_noise(0.0003, 1.0102, None) == 0.0003  # no replicate (a screen, a recorded run before replicates)
+    assert link_noise(0.0003, 1.0102, 1.0101) == 0.0003  # the two processes agree better than the null
+    assert abs(link_noise(0.0003, 2.9290, 2.9433) - abs(2.9290 / 2.9433 - 1) / 2 ** 0.5) < 1e-15
+
+
 def test_unknown_strategy_is_refused_with_the_known_ones():
     res = runner.invoke(app, ["run", "--strategy", "annealing", "--replay", "x.jsonl"])
     assert res.exit_code == 2 and "'annealing' is not one of 'agent', 'random', 'tpe', 'ladder'" in res.output
