@@ -213,3 +213,15 @@ def test_a_replay_of_the_n2048_run_judges_its_last_reanchor_with_the_keeps_sprea
     _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     last = [r for r in rows if r["kind"] == "reanchor"][-1]
     assert "product of 14 paired keeps" in last["detail"] and "gap -0.361% against 0.759%: consistent" in last["detail"]
+
+
+def test_the_race_table_reads_each_runs_own_closing_line(capsys):
+    """race_table.py: the agent's cells from calls 10 and 11; random and TPE not run yet."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("race_table", HERE / "race_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.read("call10/d128_beside") == {"flash": 1.972, "cudnn": 1.022, "wall_s": 275, "hits": "17/20"}
+    mod.main()
+    out = capsys.readouterr().out
+    assert "| B2 H16 N8192 D64 fp16 | 1.091 | not run | not run | 1.746 | 233 s, 13/20 |" in out

@@ -1,0 +1,52 @@
+"""The race table (agent vs random vs TPE from the naive seed, budget 20, the same timer and keep gate): for each
+problem, each run's final against SDPA cuDNN and flash in its own comparator rows, its wall time and prediction hit
+rate, read from what the device printed (callN/<name>.txt, `race.sh` and `call.sh` write them); random and TPE as
+the median (min-max) of their RNG seeds. A run not yet made reads "not run".
+CPU only: python3 results/2026-12-03_h200_agent_suite/race_table.py"""
+import re
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# problem -> strategy -> [callN/name, ...] (the agent's runs are calls 10 and 11; race.sh names its runs
+# <problem>_<strategy>_<seed>)
+RACE = {
+    "B2 H16 N2048 D128 fp16": {"agent": ["call10/d128_beside"], "random": [], "tpe": []},
+    "B2 H16 N8192 D64 fp16": {"agent": ["call11/d64_beside"], "random": [], "tpe": []},
+    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [], "random": [], "tpe": []},
+}
+
+
+def read(run: str) -> dict:
+    """One run's closing figures as the device printed them."""
+    text = (HERE / f"{run}.txt").read_text()
+    s = re.search(r"^summary: .*final ([0-9.]+)x SDPA flash, ([0-9.]+)x SDPA cuDNN", text, re.M)
+    m, sec = re.search(r"^real\t(\d+)m([\d.]+)s", text, re.M).groups()
+    hit = re.search(r"^predictions: (\d+) of (\d+) measured margins inside their band", text, re.M)
+    return {"flash": float(s.group(1)), "cudnn": float(s.group(2)), "wall_s": round(int(m) * 60 + float(sec)),
+            "hits": f"{hit.group(1)}/{hit.group(2)}" if hit else "-"}
+
+
+def cell(runs: list[str], key: str) -> str:
+    if not runs:
+        return "not run"
+    vals = [read(r)[key] for r in runs]
+    if len(vals) == 1:
+        return f"{vals[0]:.3f}"
+    return f"{statistics.median(vals):.3f} ({min(vals):.3f}-{max(vals):.3f}, {len(vals)} seeds)"
+
+
+def main() -> int:
+    print("| problem | agent x cuDNN | random x cuDNN | TPE x cuDNN | agent x flash | agent wall, predictions in band |")
+    print("|---|---|---|---|---|---|")
+    for prob, by in RACE.items():
+        a = read(by["agent"][0]) if by["agent"] else None
+        wall = f"{a['wall_s']} s, {a['hits']}" if a else "not run"
+        print(f"| {prob} | {cell(by['agent'], 'cudnn')} | {cell(by['random'], 'cudnn')} | {cell(by['tpe'], 'cudnn')} | "
+              f"{cell(by['agent'], 'flash')} | {wall} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
