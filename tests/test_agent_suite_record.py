@@ -203,6 +203,7 @@ def test_a_reanchor_reads_each_keeps_replicate_spread_and_the_null_alone_misread
     assert "|first / replicate - 1| of 105 keeps, median 0.174%" in text and "t_noise median 0.036% over 18 nulls" in text
     assert text.rstrip().endswith("{'consistent': 27, 'overshoot': 10, 'undershoot': 4}")
     assert "{'consistent': 6, 'drift': 8, 'overshoot': 18, 'undershoot': 9}" in text
+    assert "keeps of margin 1-1.01: 16, |first / replicate - 1| median 0.084%, max 0.491%" in text
     for line in ("gap -3.922%; printed tolerance 0.893% (overshoot), with the keeps' spread 2.251% (overshoot)",
                  "gap -0.361%; printed tolerance 0.069% (overshoot), with the keeps' spread 0.759% (consistent)"):
         assert line in text

@@ -18,7 +18,7 @@ from summarize import RUNS  # noqa: E402
 
 
 def main() -> None:
-    spreads, nulls, verdicts = [], [], {"device": {}, "now": {}}
+    spreads, nulls, verdicts, by_margin = [], [], {"device": {}, "now": {}}, []
     with tempfile.TemporaryDirectory() as d:
         for call, name in RUNS:
             tmp = Path(d)
@@ -36,6 +36,7 @@ def main() -> None:
             printed = re.findall(r"^  product of .* gap ([-+0-9.]+)% against ([0-9.]+)%: (\w+)", text, re.M)
             con.close()
             sp = [abs(m / rep[i] - 1) * 100 for i, k, o, m, _ in rows if o == "KEPT" and i in rep]
+            by_margin += [(m, abs(m / rep[i] - 1) * 100) for i, k, o, m, _ in rows if o == "KEPT" and i in rep]
             spreads += sp
             nulls += tn
             print(f"{call}/{name}: {len(sp)} keeps with a replicate, |first / replicate - 1| median {statistics.median(sp):.3f}%"
@@ -52,6 +53,10 @@ def main() -> None:
     print(f"all runs: |first / replicate - 1| of {len(spreads)} keeps, median {statistics.median(spreads):.3f}%, "
           f"quartiles {statistics.quantiles(spreads, n=4)[0]:.3f}-{statistics.quantiles(spreads, n=4)[2]:.3f}%, max "
           f"{max(spreads):.3f}%; A/A null t_noise median {statistics.median(nulls):.3f}% over {len(nulls)} nulls")
+    for lo, hi in ((1.0, 1.01), (1.01, 1.05), (1.05, 1.5), (1.5, 100.0)):
+        band = sorted(x for m, x in by_margin if lo <= m < hi)
+        print(f"keeps of margin {lo:g}-{hi:g}: {len(band)}, |first / replicate - 1| median {statistics.median(band):.3f}%, "
+              f"max {max(band):.3f}%")
     print(f"re-anchor verdicts as printed: {dict(sorted(verdicts['device'].items()))}; with the keeps' spread: "
           f"{dict(sorted(verdicts['now'].items()))}")
 
