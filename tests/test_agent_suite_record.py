@@ -225,4 +225,17 @@ def test_the_race_table_reads_each_runs_own_closing_line(capsys):
     assert mod.read("call10/d128_beside") == {"flash": 1.972, "cudnn": 1.022, "wall_s": 275, "hits": "17/20"}
     mod.main()
     out = capsys.readouterr().out
-    assert "| B2 H16 N8192 D64 fp16 | 1.091 | not run | not run | 1.746 | 233 s, 13/20 |" in out
+    assert "| B2 H16 N8192 D64 fp16 | 1.091 | not run | not run | 1.746 | not run | - | 233 s, 13/20 |" in out
+
+
+def test_the_race_table_takes_a_sweeps_fastest_timed_row(tmp_path, monkeypatch):
+    """The rows as agent.sweep writes them (`sweep --json`): an untimed row has no vs_sdpa."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("race_table", HERE / "race_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    (tmp_path / "s.json").write_text(json.dumps([{"label": "a", "status": "timed", "vs_sdpa": 1.41},
+                                                 {"label": "b", "status": "timed", "vs_sdpa": 1.87},
+                                                 {"label": "c", "status": "COMPILE_FAIL"}]))
+    monkeypatch.setattr(mod, "HERE", tmp_path)
+    assert mod.sweep_best("s") == 1.87

@@ -3,6 +3,7 @@ problem, each run's final against SDPA cuDNN and flash in its own comparator row
 rate, read from what the device printed (callN/<name>.txt, `race.sh` and `call.sh` write them); random and TPE as
 the median (min-max) of their RNG seeds. A run not yet made reads "not run".
 CPU only: python3 results/2026-12-03_h200_agent_suite/race_table.py"""
+import json
 import re
 import statistics
 import sys
@@ -10,12 +11,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # problem -> strategy -> [callN/name, ...] (the agent's runs are calls 10 and 11; race.sh names its runs
-# <problem>_<strategy>_<seed>)
+# <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are in <name>.json)
 RACE = {
-    "B2 H16 N2048 D128 fp16": {"agent": ["call10/d128_beside"], "random": [], "tpe": []},
-    "B2 H16 N8192 D64 fp16": {"agent": ["call11/d64_beside"], "random": [], "tpe": []},
-    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [], "random": [], "tpe": []},
+    "B2 H16 N2048 D128 fp16": {"agent": ["call10/d128_beside"], "random": [], "tpe": [], "sweep": []},
+    "B2 H16 N8192 D64 fp16": {"agent": ["call11/d64_beside"], "random": [], "tpe": [], "sweep": []},
+    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [], "random": [], "tpe": [], "sweep": []},
 }
+
+
+def sweep_best(run: str) -> float:
+    """The sweep's fastest configuration against SDPA flash (ours over theirs)."""
+    return max(r["vs_sdpa"] for r in json.loads((HERE / f"{run}.json").read_text()) if r.get("vs_sdpa"))
 
 
 def read(run: str) -> dict:
@@ -38,13 +44,17 @@ def cell(runs: list[str], key: str) -> str:
 
 
 def main() -> int:
-    print("| problem | agent x cuDNN | random x cuDNN | TPE x cuDNN | agent x flash | agent wall, predictions in band |")
-    print("|---|---|---|---|---|---|")
+    print("| problem | agent x cuDNN | random x cuDNN | TPE x cuDNN | agent x flash | sweep best x flash | "
+          "agent / sweep best | agent wall, predictions in band |")
+    print("|---|---|---|---|---|---|---|---|")
     for prob, by in RACE.items():
         a = read(by["agent"][0]) if by["agent"] else None
         wall = f"{a['wall_s']} s, {a['hits']}" if a else "not run"
+        top = max((sweep_best(r) for r in by["sweep"]), default=None)
+        ceiling = f"{top:.3f}" if top else "not run"
+        share = f"{a['flash'] / top:.3f}" if a and top else "-"
         print(f"| {prob} | {cell(by['agent'], 'cudnn')} | {cell(by['random'], 'cudnn')} | {cell(by['tpe'], 'cudnn')} | "
-              f"{cell(by['agent'], 'flash')} | {wall} |")
+              f"{cell(by['agent'], 'flash')} | {ceiling} | {share} | {wall} |")
     return 0
 
 
