@@ -62,7 +62,7 @@ class Lab:
         # a background build stopped for the whole of a job that times a pair (True), or left to run at nice 10 on all
         # cores but two (False): beside synchronised pairs a compile put gaps between a fast kernel's launches (halves
         # 1.05/0.75, results/2026-12-02_h200_fast_run); beside pipelined pairs, the only ones timed now, margins and
-        # A/A nulls read as in a quiet machine (results/2026-12-03_h200_builds_beside_pairs)
+        # A/A nulls read as in a quiet machine (results/2026-12-03_h200_builds_beside_pairs, a 16-core host)
         self.quiet_pairs = quiet_pairs
         self.budget_s, self.jobs, self.l2 = budget_s, jobs, l2
         # workers started ahead of the jobs (experiments.child.start_spare), so the next child has its imports done:
