@@ -24,6 +24,12 @@ CHAIN_SHARE_MIN = 0.35  # v4: wait 1.66 + barrier 0.40 at 2 warps/SMSP, a serial
 # other one reads at most
 # 38% (an issue_latency_chain, causal N16384), so 40% names this one and moves no other.
 ISSUE_STALL_SHARE_MIN = 0.40
+# Not a label (no lever is measured to relieve it on the warp-specialised mainloop: exp_poly lost there,
+# results/2026-12-02_h200_q_tile_poly) but a note on any label: the XU (MUFU) pipe at least this share of its peak
+# and at least the tensor pipe's. H200 ncu at N512 D64: ours 44.4-47.5% against tensor 40.9-44.1%, cuDNN's 42.8%
+# against 41.0% (results/2026-12-03_h200_q_buffers, ../2026-12-03_h200_tail_rows); at causal N1024 D128 both
+# 22-30% against 42-58% (results/2026-12-03_h200_agent_suite, calls 5-6).
+XU_NOTE_PCT = 40.0
 SMSPS_PER_SM = 4  # every architecture this tool targets (sm_80..sm_120)
 
 Label = Literal["tensor_idle_scalar_fma", "smem_bank_conflicts", "global_latency", "tensor_bound",
@@ -44,6 +50,7 @@ class Metrics(BaseModel):
     tensor_pipe_pct: float | None = None
     tensor_inst: float | None = None
     fma_pipe_pct: float | None = None
+    xu_pipe_pct: float | None = None  # gh100: MUFU against the XU pipe's peak (None in older profiles)
     sm_throughput_pct: float | None = None
     dram_throughput_pct: float | None = None
     l2_hit_pct: float | None = None
@@ -104,6 +111,7 @@ class Diagnosis(BaseModel):
     ctas_per_sm: float | None = None  # theoretical, the smallest launch__occupancy_limit_*
     warps_per_sm: float | None = None  # achieved
     waves_per_sm: float | None = None
+    xu_pipe_pct: float | None = None
 
 
 def stall_shares(stalls: dict[str, float]) -> list[tuple[str, float]]:
@@ -207,10 +215,16 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
         # on Hopper the fastest attention kernels issue warpgroup MMAs, a quarter of the
         # tensor instructions for the same work, which mma.sync cannot reach
         text = text[:-1] + "; this part has warpgroup MMA (wgmma), which this mma.sync kernel does not use: lever wgmma."
+    xu = m.xu_pipe_pct
+    if xu is not None and xu >= XU_NOTE_PCT and (tp is None or xu >= tp):
+        # the exponentials as costly as the GEMMs (D=64): a share of them on the FMA pipe is FlashAttention-4's answer
+        text = (text[:-1] + f"; the XU (MUFU: exp2) pipe at {xu:.1f}% of peak, at or above the tensor pipe's "
+                f"{'n/a' if tp is None else f'{tp:.1f}%'}: the exponentials bound the block as much as the GEMMs.")
     smem = None
     if m.smem_static_per_block is not None or m.smem_dynamic_per_block is not None:
         smem = (m.smem_static_per_block or 0) + (m.smem_dynamic_per_block or 0)
     return Diagnosis(label=label, summary=text, top_stalls=shares[:3], tensor_pipe_pct=tp,
                      wavefronts_per_shared_ld=per, ideal_wavefronts_per_shared_ld=ideal,
                      conflict_factor=factor, occupancy_limiter=limiter, registers=m.registers_per_thread,
-                     smem_per_cta=smem, ctas_per_sm=ctas, warps_per_sm=warps, waves_per_sm=m.waves_per_sm)
+                     smem_per_cta=smem, ctas_per_sm=ctas, warps_per_sm=warps, waves_per_sm=m.waves_per_sm,
+                     xu_pipe_pct=xu)

@@ -111,6 +111,9 @@ _ONLY: dict[str, dict[str, str]] = {
         "gmma_inst": "sm__inst_executed_pipe_tensor_op_gmma.sum",
         "shared_gmma_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
         "shared_gmma_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
+        # MUFU (ex2, rcp) instructions against the XU pipe's peak, captured on the H200 (results/2026-12-03_h200_q_buffers:
+        # at N512 D64 44-48% beside a tensor pipe of 41-44%); not yet checked on the other chips' lists
+        "xu_pipe_pct": "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
     },
 }
 

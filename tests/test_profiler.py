@@ -71,7 +71,8 @@ def test_metrics_model_has_a_field_per_logical_metric():
 
 def test_metric_names_per_arch():
     for arch in ARCHS:  # every chip its table, gh100 (Hopper) also its warpgroup-MMA counters
-        extra = {"gmma_inst", "shared_gmma_wavefronts", "shared_gmma_bank_conflicts"} if compute_capability(arch) == 90 else set()
+        extra = ({"gmma_inst", "shared_gmma_wavefronts", "shared_gmma_bank_conflicts", "xu_pipe_pct"}
+                 if compute_capability(arch) == 90 else set())
         assert metric_names(arch).keys() == METRICS.keys() | extra
     assert metric_names("sm_90")["tensor_pipe_pct"].startswith("sm__pipe_tensor_op_hmma_cycles_active.")
     assert "_v2." in metric_names("sm_89")["tensor_pipe_pct"]
