@@ -83,7 +83,11 @@ def guarded(run: Run, progress: Progress | None = None) -> int:
         q.interrupt_run(db, run_id, f"{type(e).__name__}: {e}"[:500], status="error")
         raise
     q.update_run(db, run_id, status=status, stop_reason=reason, finished_at=q.now())
-    run.say(ev.Done(run_id=run_id, status=status, reason=reason, summary=run_summary(db, run_id)))
+    sm = run_summary(db, run_id)
+    if sm.get("time"):  # a replay's child processes took the recorded seconds, its wall time is its own
+        from .bench import Replay
+        sm["time"]["replayed"] = isinstance(run.bench, Replay)
+    run.say(ev.Done(run_id=run_id, status=status, reason=reason, summary=sm))
     return run_id
 
 

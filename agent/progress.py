@@ -137,6 +137,15 @@ class Reporter:
             bands = (f"predictions: {sm['inside_band']} of {sm['banded']} measured margins inside their band"
                      if sm["banded"] else "predictions: none (this strategy predicts no band)")
             self._line(f"{bands}; median {med} per experiment; {sm['kept']} kept of {sm['experiments']}")
+        t = sm.get("time")
+        if t and t["children_s"]:
+            parts = (f"the experiments' child processes {t['children_s']:.0f} s, their replicates {t['replicates_s']:.0f} s, "
+                     f"ncu profiles {t['profiles_s']:.0f} s, A/A nulls {t['nulls_s']:.0f} s")
+            if t.get("replayed"):  # the seconds the recording holds; this replay's own wall time says nothing
+                self._line(f"time, as recorded: {parts}")
+            else:
+                self._line(f"time: {t['wall_s']:.0f} s from start to finish; {parts}, waiting for builds "
+                           f"{t['builds_waited_s']:.0f} s")
         sp = sm.get("speculation")
         if sp and sp.get("discarded"):
             self._line(f"{sp['measured']} evaluation(s) measured against a superseded best were discarded "

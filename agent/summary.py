@@ -24,9 +24,10 @@ def run_summary(db, run_id: int) -> dict:
     anchor = next((e for e in reversed(hist) if e["kind"] == "reanchor" and e["margin"]), None)
     against = [against_sdpa(hist, b) for b in YARDSTICK]
     flash, cudnn = against
-    wall = None
-    if run.get("finished_at") and rows:
-        wall = (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds() / len(rows)
+    wall = total = None
+    if run.get("finished_at"):
+        total = (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds()
+        wall = total / len(rows) if rows else None
     best = best_of_run(db, run_id)
     return {"run_id": run_id, "strategy": run.get("strategy") or "ladder", "status": run["status"],
             "stop_reason": run["stop_reason"], "gpu": run["gpu_name"], "problem": run["problem_key"],
@@ -39,6 +40,8 @@ def run_summary(db, run_id: int) -> dict:
             "sdpa_cudnn_tflops": cudnn["theirs_tflops"], "final_tflops_vs_sdpa_cudnn": cudnn["ours_tflops"],
             "vs_sdpa_cudnn": cudnn["vs"], "against_sdpa": against, "against_sdpa_text": against_text(against),
             "nulls": len(run.get("noise") or []) or None,
+            # where the time went (a resumed run's wall time holds its pause between the calls)
+            "time": {"wall_s": total, **q.time_spent(db, run_id), "replayed": False} if total is not None else None,
             "speculation": (run.get("options") or {}).get("speculation")}
 
 

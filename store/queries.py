@@ -351,6 +351,24 @@ def history(db: Database, run_id: int | None = None) -> list[dict]:
     return _select(db, "experiments", {"run_id": run_id})
 
 
+def time_spent(db: Database, run_id: int) -> dict[str, float]:
+    """Where a run's time went, from the timing its experiments recorded: the experiments' child processes
+    (C1, the pair, C2), their replicates, the keeps' ncu profiles, the waits for builds before an experiment, and
+    the A/A nulls' children. Seconds; zero where a run recorded none."""
+    out = {"children_s": 0.0, "replicates_s": 0.0, "profiles_s": 0.0, "builds_waited_s": 0.0, "nulls_s": 0.0}
+    sql = ("SELECT e.kind, m.kind, m.payload FROM measurements m JOIN experiments e ON e.id = m.experiment_id "
+           "WHERE e.run_id = ? AND m.kind IN ('timing', 'aa')")
+    for ekind, mkind, payload in db.execute(sql, [run_id]).fetchall():
+        p = json.loads(payload) if payload else {}
+        if mkind == "timing":
+            for key, into in (("job_s", "children_s"), ("replicate_s", "replicates_s"), ("profile_s", "profiles_s"),
+                              ("figures_s", "builds_waited_s")):
+                out[into] += p.get(key) or 0.0
+        elif ekind == "aa_null":
+            out["nulls_s"] += p.get("job_s") or 0.0
+    return out
+
+
 def lever_evidence(db: Database, base_key: str, before_run: int, *, source_hash: str | None = None,
                    nvcc: str | None = None, problem_key: str | None = None) -> dict[str, dict]:
     """The latest paired margin of each lever measured against this base in earlier runs of this

@@ -5,6 +5,7 @@ mainloop moves' reach under policy 13 and within it under 14; and a run's databa
 once the command ends (the archives of calls 1 and 4 held only the header)."""
 import json
 import shutil
+import tarfile
 import sqlite3
 
 import pytest
@@ -239,3 +240,24 @@ def test_the_race_table_takes_a_sweeps_fastest_timed_row(tmp_path, monkeypatch):
                                                  {"label": "c", "status": "COMPILE_FAIL"}]))
     monkeypatch.setattr(mod, "HERE", tmp_path)
     assert mod.sweep_best("s") == 1.87
+
+
+def test_a_run_says_where_its_time_went(tmp_path_factory, tmp_path):
+    """From call 10's own database (what the device wrote): the sums its timing rows hold; a replay of it says the
+    recorded seconds and not its own wall time."""
+    from sqlite_utils import Database
+
+    from agent.summary import run_summary
+    from store.queries import time_spent
+
+    with tarfile.open(HERE / "call10" / "d128_beside_db.tgz") as tf:
+        tf.extractall(tmp_path, filter="data")
+    db = Database(sqlite3.connect(f"file:{tmp_path / 'fa5090.db'}?immutable=1", uri=True))
+    got = {k: round(v) for k, v in time_spent(db, 1).items()}
+    assert got == {"children_s": 73, "replicates_s": 17, "profiles_s": 40, "builds_waited_s": 70, "nulls_s": 29}
+    t = run_summary(db, 1)["time"]
+    assert round(t["wall_s"]) == 271 and not t["replayed"]
+    rec = unpack_recording(tmp_path_factory, HERE / "call10" / "d128_beside_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, _ = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    assert ("time, as recorded: the experiments' child processes 73 s, their replicates 17 s, ncu profiles 40 s, "
+            "A/A nulls 29 s") in out
