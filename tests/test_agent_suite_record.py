@@ -261,3 +261,23 @@ def test_a_run_says_where_its_time_went(tmp_path_factory, tmp_path):
     out, _ = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     assert ("time, as recorded: the experiments' child processes 73 s, their replicates 17 s, ncu profiles 40 s, "
             "A/A nulls 29 s") in out
+
+
+def test_compare_sets_two_runs_time_side_by_side(tmp_path):
+    """Calls 10 and 11 as the device wrote them: `compare` reads where each run's time went."""
+    from recorded import app, runner
+
+    dbs = []
+    for call, name in (("call10", "d128_beside"), ("call11", "d64_beside")):
+        with tarfile.open(HERE / call / f"{name}_db.tgz") as tf:
+            tf.extractall(tmp_path / call, filter="data")
+        dbs.append(str(tmp_path / call / "fa5090.db"))
+    res = runner.invoke(app, ["compare", *dbs, "--json"])
+    assert res.exit_code == 0, res.output
+    got = [{k: round(v) for k, v in s["time"].items() if k != "replayed"} for s in json.loads(res.output)]
+    assert got == [{"wall_s": 271, "children_s": 73, "replicates_s": 17, "profiles_s": 40, "builds_waited_s": 70,
+                    "nulls_s": 29},
+                   {"wall_s": 228, "children_s": 79, "replicates_s": 17, "profiles_s": 43, "builds_waited_s": 15,
+                    "nulls_s": 34}]
+    table = runner.invoke(app, ["compare", *dbs]).output
+    assert "73 / 17 / 40 / 29" in table and "79 / 17 / 43 / 34" in table

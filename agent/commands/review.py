@@ -219,7 +219,7 @@ def compare(
     """Runs side by side (two strategies, two GPUs, two problems): experiments, keeps, seed -> final
     TFLOP/s, the final kernel against SDPA flash and SDPA cuDNN, each in its own comparator pair (a run
     recorded before the cuDNN pair says "not measured"), predictions inside their band, time per
-    experiment, final knobs. Read-only. Example:
+    experiment and where the run's time went (child processes, replicates, ncu, nulls, waits for builds), final knobs. Read-only. Example:
     `compare results/2026-11-30_h200_agent_vs_random/n8192_agent.db results/2026-11-30_h200_agent_vs_random/n8192_random.db`."""
     from agent.summary import run_summary
 
@@ -252,11 +252,18 @@ def compare(
               ("SDPA flash TFLOP/s", "sdpa_flash_tflops"), ("final vs SDPA cuDNN (its pair)", "vs_sdpa_cudnn"),
               ("SDPA cuDNN TFLOP/s", "sdpa_cudnn_tflops"), ("margins inside band", "inside_band"),
               ("median s / experiment", "median_seconds"), ("wall s / experiment", "wall_seconds_per_experiment"),
-              ("A/A nulls", "nulls"), ("final kernel", "final_knobs")]
+              ("wall s, start to finish", "time.wall_s"), ("s in child processes / replicates / ncu / nulls", "time"),
+              ("s waiting for builds", "time.builds_waited_s"), ("A/A nulls", "nulls"), ("final kernel", "final_knobs")]
     for label, key in fields:
         cells = []
         for s in sums:
             v = s.get(key)
+            tm = s.get("time") or {}
+            if key.startswith("time."):
+                v = tm.get(key[5:])
+            elif key == "time":  # where the time went (a replay holds the recorded run's seconds)
+                v = (" / ".join(f"{tm[k]:.0f}" for k in ("children_s", "replicates_s", "profiles_s", "nulls_s"))
+                     if tm.get("children_s") else None)
             if key == "inside_band":
                 v = f"{s['inside_band']} of {s['banded']}" if s["banded"] else "no predictions"
             elif key in ("vs_sdpa_flash", "vs_sdpa_cudnn"):  # no pair: why (unavailable, failed, not measured)
