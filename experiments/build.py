@@ -266,21 +266,46 @@ def process_tree(root: int) -> list[int]:
     return out if os.path.exists(f"/proc/{root}") else []
 
 
-def pause_build(proc: subprocess.Popen, pause: bool) -> None:
+def _state(pid: int) -> str | None:
+    """A process's state letter from /proc (R, S, T, Z...), None where it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def pause_build(proc: subprocess.Popen, pause: bool, settle_s: float = 2.0) -> None:
     """A running ninja and its compilers stopped (SIGSTOP, ninja first so it starts nothing new) or continued
-    (SIGCONT): no compile shares the CPU with a timed measurement."""
+    (SIGCONT): no compile shares the CPU with a timed measurement.
+
+    A stop takes effect when its process next runs, and a compiler signalled a moment before it forks has a child
+    the tree read before did not hold: the pause reads the tree again until every process in it is stopped (or a
+    zombie its stopped parent has not reaped), for at most `settle_s`, and returns then."""
     import signal
 
     done: set[int] = set()
-    for _ in range(2 if pause else 1):  # again: a compile started between the tree's reading and ninja's stop
-        for pid in process_tree(proc.pid):
-            if pid in done:
-                continue
+    deadline = time.monotonic() + settle_s
+    while True:
+        # states first, the tree after: a child forked before its parent stopped is in a tree read after the stop
+        settled = all(_state(pid) in (None, "T", "t", "Z") for pid in done)
+        new = [pid for pid in process_tree(proc.pid) if pid not in done]
+        if not pause or (settled and not new) or time.monotonic() > deadline:
+            if not pause:
+                for pid in new:
+                    _signal(pid, signal.SIGCONT)
+            return
+        for pid in new:
             done.add(pid)
-            try:
-                os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _signal(pid, signal.SIGSTOP)
+        time.sleep(0.002)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def build_file(source: Path, library: Path, archs: list[str], timeout: float = 1200) -> BuildResult:
