@@ -113,7 +113,7 @@ CATALOG: tuple[Lever, ...] = (
         predicted=(1.1, 1.6),
         # only from scalar staging: on a TMA kernel the lever read as a move back to cp.async with the
         # scalar->cp.async band; a causal TMA run spent 3 of its 8 experiments on such compounds, predicted
-        # 1.10-1.60, measured 0.55-0.58 (results/2026-11-30_h200_session6/tma_c8192.txt)
+        # 1.10-1.60, measured 0.55-0.58 (results/2026-11-30_h200_tma_pipeline_tier/tma_c8192.txt)
         requires={"staging": ("scalar",)},
         hypothesis="Scalar 2-byte staging moves 64 B per warp-instruction through registers and the load "
         "must land before its store issues; 16-byte cp.async moves 512 B per warp-instruction with no "
@@ -153,7 +153,7 @@ CATALOG: tuple[Lever, ...] = (
         # kv_overlap) are not the cost they are under a latency diagnosis; what it buys is one K/V copy (its
         # cp.async or TMA issue, addresses and barrier) for two warpgroups' GEMMs: fewer instructions per FLOP.
         reliefs=(Relief(label="issue_bound", compute=("wgmma",), predicted=(1.0, 1.2),
-                        evidence="H200 (results/2026-11-30_h200_session6): kept at 1.1437 from the TMA t64x64 two-stage seed (causal N8192); "
+                        evidence="H200 (results/2026-11-30_h200_tma_pipeline_tier): kept at 1.1437 from the TMA t64x64 two-stage seed (causal N8192); "
                         "the cp.async t128x64w8 seed ran 309.7 TFLOP/s where t64x64 ran 283.5 (separate runs, N8192)"),),
     ),
     Lever(
@@ -323,7 +323,7 @@ CATALOG: tuple[Lever, ...] = (
         "issue active 59%, tensor pipe 31%) and frees registers (127 against 156 at t64x64, two stages). "
         "Bitwise identical (the same bytes in the same places).",
         reliefs=(Relief(label="issue_bound", compute=("wgmma",), predicted=(1.05, 1.3),
-                        evidence="H200 (results/2026-11-30_h200_session6): kept at 1.2526 on wgmma cp_async t128x64w8 BC 32 (N8192, "
+                        evidence="H200 (results/2026-11-30_h200_tma_pipeline_tier): kept at 1.2526 on wgmma cp_async t128x64w8 BC 32 (N8192, "
                         "309.7 -> 408 TFLOP/s with narrow_kv_tile kept before it)"),),
     ),
     Lever(
@@ -338,7 +338,7 @@ CATALOG: tuple[Lever, ...] = (
         # kv_overlap measured 1.11 over the two-stage cp.async ring this returns to (wgmma t64x64, N8192), so part
         # of `tma`'s 1.25 is spent undoing it: a lower floor than `tma`'s own band
         reliefs=(Relief(label="issue_bound", compute=("wgmma",),
-                        evidence="H200 (results/2026-11-30_h200_session6): tma kept at 1.2526 from the cp.async ring (t128x64w8); "
+                        evidence="H200 (results/2026-11-30_h200_tma_pipeline_tier): tma kept at 1.2526 from the cp.async ring (t128x64w8); "
                         "kv_overlap 1.1100 over that ring at t64x64"),),
     ),
     Lever(
@@ -350,14 +350,14 @@ CATALOG: tuple[Lever, ...] = (
         targets=("issue_latency_chain", "tensor_bound"), requires={"compute": ("mma",), "staging": ("cp_async",)},
         predicted=(1.1, 2.0),
         reliefs=(Relief(label="issue_bound", compute=("mma",),
-                        evidence="H200 (results/2026-11-30_h200_session6): this kernel ran 508-528 TFLOP/s non-causal N8192 fp16 (563.6 against "
+                        evidence="H200 (results/2026-11-30_h200_tma_pipeline_tier): this kernel ran 508-528 TFLOP/s non-causal N8192 fp16 (563.6 against "
                         "SDPA flash's 319.6 in its comparator pair) where the best mma.sync kernels ran 306-307 "
-                        "(results/2026-11-30_h200_session5); different runs, so a lead, not a paired margin"),),
+                        "(results/2026-11-30_h200_wgmma_first_battery); different runs, so a lead, not a paired margin"),),
         hypothesis="On Hopper (sm_90a; refused before any build elsewhere) move in one step to the arm's form that "
         "measured fastest, rather than to its first synchronous tile: wgmma for both GEMMs, K/V by TMA into a "
         "two-stage mbarrier ring, and two consumer warpgroups of 64 rows on each staged K/V tile (BR 128, 8 warps, "
         "BC 64). Each of those three is a lever on the arm (wgmma, tma, tall_q_tile), but the first alone measured "
-        "NULL then SLOWER against a tuned mma.sync kernel (results/2026-11-30_h200_session5), so a search that takes them one at a time "
+        "NULL then SLOWER against a tuned mma.sync kernel (results/2026-11-30_h200_wgmma_first_battery), so a search that takes them one at a time "
         "never keeps the first. H200, N8192 fp16: this kernel 508 TFLOP/s; the wgmma t64x64 cp.async seed 280-284.",
     ),
     Lever(
@@ -368,7 +368,7 @@ CATALOG: tuple[Lever, ...] = (
         "for) and the warp that completes the count issues the buffer's refill, so no warp waits for another and a "
         "fast warpgroup runs a block ahead of a slow one. The TMA two-warpgroup kernel reads barrier-bound on the H200 "
         "(t128x64w8 causal N8192: barrier 26-30% of stall weight). Same arithmetic in the same order: bitwise equal. "
-        "Built before its first GPU run (results/2026-11-30_h200_session6).",
+        "Built before its first GPU run (results/2026-11-30_h200_tma_pipeline_tier).",
     ),
     Lever(
         name="producer_warpgroup", sets={"kv_release": "producer"}, targets=("barrier_bound",),
@@ -385,7 +385,7 @@ CATALOG: tuple[Lever, ...] = (
         "232 at t128x64w8 on one CTA/SM). The consumers' instruction stream loses the copies and the refill "
         "decisions, and the ring runs a full stage ahead of the slowest consumer. Costs a CTA/SM where two fitted "
         "(t128x64w8: 384 threads, one CTA), which the larger tiles it affords (BC 128 with the pipeline: 168 "
-        "registers at entry, no spill) may pay back. Same arithmetic: bitwise equal. H200 (results/2026-11-30_h200_session7), the first "
+        "registers at entry, no spill) may pay back. Same arithmetic: bitwise equal. H200 (results/2026-11-30_h200_kv_release_ws), the first "
         "form (the producer thread polling a per-stage count with ld.acquire, taking issue slots from the consumers "
         "on its sub-partition): 0.72x and 0.80x against kv_release=barrier at N8192; the mbarrier wait is not yet run.",
     ),

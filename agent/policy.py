@@ -27,24 +27,24 @@ class Policy(BaseModel):
     compound_band: Literal["product", "first_lever"]
     # the levers whose knobs the Hopper arm shares apply to a compute=wgmma kernel, and the arm's whole space
     # (TMA staging, its pipeline) is searched; without it a wgmma-seeded run had nothing to tune and stopped
-    # "exhausted" (results/2026-11-30_h200_session5/README.md)
+    # "exhausted" (results/2026-11-30_h200_wgmma_first_battery/README.md)
     wgmma_arm: bool
     # the diagnosis names `issue_bound` (profiler.diagnosis); without it an issue-bound wgmma kernel read
     # `unknown` and the run stopped on the plateau at 0.906x SDPA flash with TMA and the two-warpgroup tile out
-    # of reach (results/2026-11-30_h200_session6)
+    # of reach (results/2026-11-30_h200_tma_pipeline_tier)
     diagnose_issue_bound: bool
     # the levers' declared reliefs of a diagnosis on a compute arm (agent.levers.Relief) rank and band them
     reliefs: bool
     # a move that shares a lever with moves already measured against the current best takes its band from
     # them (agent.strategies.lever_factors); without it a run from the naive seed spent 12 of 20 experiments
     # on compounds whose shared lever had already lost at that very best, each still predicted from the
-    # catalog (results/2026-11-30_h200_session7/naive_n8192.txt)
+    # catalog (results/2026-11-30_h200_kv_release_ws/naive_n8192.txt)
     shared_margins: bool
     # a compound's margin is not carried to the single move of a lever the compound held as a restorer (a
     # later lever, brought to give back the first one's cost): that loss says more about the first lever.
     # Without it a qk_pipeline+padding loss of 0.8958 put 83% of itself on padding, which was never measured
     # alone, and the run stopped at 0.969x SDPA flash on the swizzled layout where the padded one had run
-    # 1.006-1.012x (results/2026-11-30_h200_session8)
+    # 1.006-1.012x (results/2026-11-30_h200_mma_reaches_flash)
     restorer_margins: bool
     # a move to the warp-specialised mainloop (Lever.asynchronous) hides latency by asynchrony, a producer
     # warpgroup's TMA and asynchronous wgmma, not by rows in flight: its loss of rows/SM is no cost under a

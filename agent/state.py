@@ -70,7 +70,7 @@ class SearchOptions(BaseModel):
     screen_singles_first: bool = True
     # the SDPA backends the final kernel is paired against at the end, one fresh process each: flash,
     # and cuDNN, the fastest a PyTorch user gets on an H200 (the `baseline` rows there: cuDNN at 1.54x
-    # flash's TFLOP/s at D64 and 1.86-1.90x at D128, N8192, results/2026-11-30_h200_session8/s8b/); runs
+    # flash's TFLOP/s at D64 and 1.86-1.90x at D128, N8192, results/2026-11-30_h200_mma_reaches_flash/call2/); runs
     # recorded before this setting paired flash only
     comparators: tuple[str, ...] = ("flash", "cudnn")
 

@@ -86,7 +86,7 @@ def against_text(against: list[dict]) -> str:
 def closing_pair(hist: list[dict], backend: str) -> dict | None:
     """The run's own closing pair against SDPA `backend` (its comparator row, lever sdpa_<backend>), or None.
     A later `baseline` row (lever <backend>@<shape>) is another command's measurement: it never stands in
-    for it (results/2026-11-30_h200_session8/stacked_n8192.db holds flash 335.7 TFLOP/s in the run's pair
+    for it (results/2026-11-30_h200_mma_reaches_flash/stacked_n8192.db holds flash 335.7 TFLOP/s in the run's pair
     and cuDNN 617.5 in a baseline row after it; reading the last comparator row showed cuDNN as flash)."""
     return next((e for e in reversed(hist) if e["kind"] == "comparator" and e["lever"] == f"sdpa_{backend}"), None)
 

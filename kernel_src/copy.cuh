@@ -30,16 +30,16 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // Unrolled copies (FA_COPIES=1). The strided loop of stage() compiles, per tile, to a loop whose trip
 // count ptxas cannot see (it starts at threadIdx.x), each chunk with its own 64-bit address, row
 // test and branch: in the sm_90 build of the t128x32w4 two-stage kernel of
-// results/2026-11-30_h200_session5 the key loop holds 1,033 SASS instructions against its 128 HMMA, 844 with
+// results/2026-11-30_h200_wgmma_first_battery the key loop holds 1,033 SASS instructions against its 128 HMMA, 844 with
 // the copies unrolled (IMAD 111 -> 59, LEA 59 -> 19; results/2026-11-30_cpu_build_checks/unrolled_copies.txt).
 // Here a thread's chunks are a fixed count PER, RSTEP rows apart in one column: one address per tile and
 // immediate offsets, no row test unless the tile crosses N (then src-size 0 zero-fills, as in the loop).
 // The same bytes reach the same places. Hypothesis: the kernel is issue-bound (wait + short_scoreboard 68%
-// of stalls at 2 warps per scheduler, results/2026-11-30_h200_session5 exp 21), so the copies' issue slots
+// of stalls at 2 warps per scheduler, results/2026-11-30_h200_wgmma_first_battery exp 21), so the copies' issue slots
 // and their address chains go back to the MMAs and the softmax: FlashAttention-2 issues its tile copies
 // from pointers computed once. H200 against that kernel: 1.1234 KEPT at N=8192 fp16, 1.1188 KEPT at
 // causal N=32768 bf16; with it the kernel runs 1.006-1.012x SDPA flash at N=8192 in six processes
-// (results/2026-11-30_h200_session8).
+// (results/2026-11-30_h200_mma_reaches_flash).
 template <class K, int D, int ROWS, typename T>
 __device__ __forceinline__ void stage_unrolled(T* s, const T* g, int row0, int N, bool commit) {
   if constexpr (K::STAGING != STAGE_SCALAR) {

@@ -114,7 +114,7 @@ def hopper_set() -> list[Knobs]:
              dict(softmax="fused"), dict(causal_mask="predicate"), dict(causal_mask="split"),
              dict(cta_order="heaviest_first"), dict(persistent="on"), dict(split_kv=2), dict(kv_overlap="on"),
              dict(exp="expf"), dict(min_ctas=2), dict(store="cs")]
-    # TMA staging (its tier first passed on the H200 in results/2026-11-30_h200_session6): each tile, the ring at 2 and 3
+    # TMA staging (its tier first passed on the H200 in results/2026-11-30_h200_tma_pipeline_tier): each tile, the ring at 2 and 3
     # stages (persistent, where the barrier phases cross items), split-KV with the split causal loop,
     # and the stack of shared knobs the mma.sync searches kept
     tma = base.replace(staging="tma")
@@ -123,11 +123,11 @@ def hopper_set() -> list[Knobs]:
         tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2),
         tma.replace(kv_stages=2, rescale_skip="on", rescale_lazy="on", softmax="fused", min_ctas=3,
                     cta_order="heaviest_first")]
-    # the intra-warpgroup overlap (pipeline=on on the arm, first passed in results/2026-11-30_h200_session6): cp.async and TMA
+    # the intra-warpgroup overlap (pipeline=on on the arm, first passed in results/2026-11-30_h200_tma_pipeline_tier): cp.async and TMA
     # rings, and three TMA stages on a persistent grid with causal split loops
     pipe_set = [base.replace(kv_stages=2, pipeline="on"), tma.replace(kv_stages=2, pipeline="on"),
                 tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split")]
-    # kv_release=last_warp (first passed in results/2026-11-30_h200_session7): the TMA ring without its block barrier, on the
+    # kv_release=last_warp (first passed in results/2026-11-30_h200_kv_release_ws): the TMA ring without its block barrier, on the
     # tile that ran 1.743x SDPA flash (t128x64w8, two stages, lazy rescale), the one-warpgroup tile, three
     # stages on a persistent grid with the pipeline (counts carried across items) and split-KV with the
     # causal split loop; each pairs bitwise with its cp.async build in scripts/device_ladder.py
@@ -136,13 +136,13 @@ def hopper_set() -> list[Knobs]:
                    tma.replace(bc=32, kv_stages=3, pipeline="on", persistent="on", causal_mask="split",
                                kv_release="last_warp"),
                    tma.replace(br=128, warps=8, kv_stages=2, causal_mask="split", split_kv=2, kv_release="last_warp")]
-    # kv_release=producer (first passed in results/2026-11-30_h200_session7): warp specialisation with setmaxnreg on the 1.743x
+    # kv_release=producer (first passed in results/2026-11-30_h200_kv_release_ws): warp specialisation with setmaxnreg on the 1.743x
     # tile, on BC 128 with the pipeline (FlashAttention-3's shape: one CTA/SM, 168 registers at entry) and
     # on three stages of a persistent grid with the causal split loop (the producer's counts across items)
     producer_set = [tma.replace(br=128, warps=8, kv_stages=2, rescale_skip="on", rescale_lazy="on", kv_release="producer"),
                     tma.replace(br=128, warps=8, bc=128, kv_stages=2, pipeline="on", kv_release="producer"),
                     tma.replace(bc=32, kv_stages=3, persistent="on", causal_mask="split", kv_release="producer")]
-    # pingpong=on (first passed in results/2026-11-30_h200_session7/s7b): the producer kernel's two consumer warpgroups in turns, on the
+    # pingpong=on (first passed in results/2026-11-30_h200_kv_release_ws/call2): the producer kernel's two consumer warpgroups in turns, on the
     # measured tile, on BC 128 with the pipeline (its first QK^T a turn of its own), on three stages of a persistent
     # grid with the causal split loop and the pipeline (turns across items of different lengths and both loops) and
     # on split-KV with the causal split loop (empty splits take no turn). scripts/device_ladder.py pairs each

@@ -7,7 +7,7 @@
 // (synchronous); with FA_PIPELINE the next block's group is issued by qk_ahead() and waited for with
 // this block's PV. Hypothesis: the same work in 1/4 of mma.sync's issue slots, with no ldmatrix at
 // all. H200, t128x64w8 with TMA, two stages, from the mma.sync kernel at N=8192: KEPT 2.0144
-// (221.8 -> 447.0 TFLOP/s, results/2026-11-30_h200_session7).
+// (221.8 -> 447.0 TFLOP/s, results/2026-11-30_h200_kv_release_ws).
 #pragma once
 #include <stdint.h>
 
@@ -26,7 +26,7 @@ namespace fa {
 // QK^T runs under warpgroup 0's softmax and warpgroup 0's PV under warpgroup 1's. Costs a wait before each
 // issue (ptxas also sinks the last few P packs and l sums past it). The same wgmma in the same order within
 // each warpgroup: bitwise equal. H200 on the producer kernel (t128x64w8, TMA, two stages, lazy rescale) at
-// N=8192: KEPT 1.0336, replicate 1.0407 (results/2026-11-30_h200_session7/s7b), still about 0.76x of the
+// N=8192: KEPT 1.0336, replicate 1.0407 (results/2026-11-30_h200_kv_release_ws/call2), still about 0.76x of the
 // kernel without warp specialisation.
 // The bookkeeping: warpgroup 1 arrives once on warpgroup 0's barrier at the start of each item with a key
 // block, so warpgroup 0 goes first. Both take the same turns in the same order (the pipeline's first QK^T,

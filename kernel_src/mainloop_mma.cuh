@@ -99,8 +99,8 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
   // each thread waits on the barrier itself, so no block barrier publishes a landed tile. The ring's
   // order and buffers are the cp.async ring's; the barrier that frees a buffer is the same.
   // Hypothesis: the wgmma kernel is issue-bound (H200 seed t64x64, two stages: issue active 59%,
-  // tensor pipe 31%, results/2026-11-30_h200_session5): the copies' issue slots go to the softmax.
-  // H200 from the cp.async t128x64w8 kernel at N=8192: KEPT 1.2526 (results/2026-11-30_h200_session6).
+  // tensor pipe 31%, results/2026-11-30_h200_wgmma_first_battery): the copies' issue slots go to the softmax.
+  // H200 from the cp.async t128x64w8 kernel at N=8192: KEPT 1.2526 (results/2026-11-30_h200_tma_pipeline_tier).
   constexpr bool TMA = K::STAGING == STAGE_TMA;
   uint64_t* kbar = reinterpret_cast<uint64_t*>(Vs + K::BC * NS * TL::STRIDE);
   uint64_t* vbar = kbar + NS;
@@ -153,7 +153,7 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
     // the copies' issue and the refill decisions leave the consumers' instruction stream entirely
     // (the arm is issue-bound), and the ring runs NS blocks ahead of the slowest consumer warpgroup.
     // The first form polled a per-stage count with ld.acquire in a spin loop: H200, N=8192 fp16, paired
-    // against kv_release=barrier, 0.72x and 0.80x (results/2026-11-30_h200_session7, arm_screen and
+    // against kv_release=barrier, 0.72x and 0.80x (results/2026-11-30_h200_kv_release_ws, arm_screen and
     // naive_n8192), and ncu reads this kernel family issue-bound (not_selected + dispatch ~45-48% of
     // stalls): the spinning thread took issue slots from the consumer warps of its SM sub-partition.
     // Now it waits as FlashAttention-3's and CUTLASS's pipelines do: mbarrier.try_wait.parity on the
@@ -163,7 +163,7 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
     // that is the phase before the first, which a fresh barrier reads as complete. A stage's phase
     // cannot run two ahead of its fills (its n-th phase needs the n-th fill consumed), so one parity
     // bit names the phase. H200, the same pair with this wait: SLOWER 0.7322 (582.6 -> 425.5 TFLOP/s,
-    // results/2026-11-30_h200_session7/s7b): the spin was not what made warp specialisation lose here.
+    // results/2026-11-30_h200_kv_release_ws/call2): the spin was not what made warp specialisation lose here.
     if constexpr (producer) {
       if (threadIdx.x == K::THREADS) {
         for (int kb = kb_lo; kb < kb_hi; ++kb) {
@@ -231,7 +231,7 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
   // block's QK^T is an asynchronous wgmma group issued before the softmax and waited for with this
   // block's PV: the tensor cores run under the softmax inside one warpgroup; ptxas serialises nothing
   // (results/2026-11-30_cpu_build_checks/wgmma_pipeline_build.txt); it passed the tier on the H200
-  // (results/2026-11-30_h200_session6), its speed not yet measured.
+  // (results/2026-11-30_h200_tma_pipeline_tier), its speed not yet measured.
   constexpr bool PIPE = K::PIPELINE && NS > 1;
   float ahead[PIPE ? MT : 1][PIPE ? NT : 1][4];
   if constexpr (PIPE) {
@@ -396,7 +396,7 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
     // registers), so FA2's 128 x 64 tile on 4 warps fits in 255 registers without spilling (sm_80/sm_90).
     // The cost: this block's V is waited for before its exponentials, not under them. Each row's sum and
     // each accumulator add the same terms in the same order: bitwise equal. H200, the lean 128 x 64 kernel
-    // with it: 1.004-1.006x SDPA flash at N=8192 D=128 fp16, 1.033x causal (results/2026-11-30_h200_session9).
+    // with it: 1.004-1.006x SDPA flash at N=8192 D=128 fp16, 1.033x causal (results/2026-11-30_h200_pv_slab_lean_tile).
     constexpr bool SLAB = K::PV_SLAB;
     if constexpr (SLAB && NS > 1) {
       cp_async_wait<2 * NS - 2>();  // this block's V, before any P
@@ -437,14 +437,14 @@ __device__ __forceinline__ void mainloop_mma(const T* Qg, const T* Kg, const T* 
       // warp that completes the count issues the refill, so no warp waits for another, and a warp
       // runs at most NS - 1 blocks ahead of the slowest (the next block's data waits for that refill).
       // Hypothesis: the TMA kernel with two consumer warpgroups is barrier-bound (H200 causal N8192,
-      // t128x64w8: barrier 26-30% of stall weight, results/2026-11-30_h200_session6/tma_c8192.txt) and
+      // t128x64w8: barrier 26-30% of stall weight, results/2026-11-30_h200_tma_pipeline_tier/tma_c8192.txt) and
       // one warpgroup no longer waits for the other at every block. Same arithmetic in the same order:
       // bitwise equal. The count is an acq_rel atomic: each warp's release publishes that its reads are
       // done, and the last warp's acquire sees every one before its TMA overwrites the buffer (CUTLASS
       // orders a consumer's release and a producer's copy the same way through an mbarrier; thread 0
       // waiting on one here cost 11 registers at t128x64w8, 127 -> 138, a CTA/SM at 256 threads).
       // H200 at N=8192 on the t128x64w8 TMA kernel: SLOWER 0.9181, 0.9279, 0.8953 in three screens
-      // (results/2026-11-30_h200_session7).
+      // (results/2026-11-30_h200_kv_release_ws).
       __syncwarp();
       if constexpr (K::PRODUCER) {
         if (lane == 0) mbar_arrive(empty + stage_of(kb));  // the producer refills it

@@ -34,7 +34,7 @@ __device__ __forceinline__ float fexp(float x) {
 // on the FMA and ALU pipes for one MUFU: a trade for an MUFU-bound kernel, a loss for an issue-bound
 // one (the H200's mma.sync kernels read issue-bound). Not bitwise: within the tier's bound. H200
 // against the unrolled-copies kernel: quarter 0.955 / half 0.924 at N=8192 fp16, 0.966 / 0.903 at
-// causal N=32768 bf16, all SLOWER (results/2026-11-30_h200_session8/s8b); the 5090 not measured.
+// causal N=32768 bf16, all SLOWER (results/2026-11-30_h200_mma_reaches_flash/call2); the 5090 not measured.
 __device__ __forceinline__ float ex2_poly(float x) {
   const float xc = fmaxf(x, -127.f);
   const float t = xc + 12582912.f;

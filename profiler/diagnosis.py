@@ -17,7 +17,7 @@ MIN_WARPS_PER_SMSP = 2.0  # v0: 8.3% occupancy, "almost nothing in flight to hid
 BARRIER_SHARE_MIN = 0.25  # v5: barrier waits tripled as more CTAs shared __syncthreads
 CHAIN_SHARE_MIN = 0.35  # v4: wait 1.66 + barrier 0.40 at 2 warps/SMSP, a serial QK->softmax->PV chain
 # Not the seed's ladder but the H200's wgmma arm (t64x64w4 after kv_overlap was kept,
-# results/2026-11-30_h200_session6/wgmma_n8192):
+# results/2026-11-30_h200_tma_pipeline_tier/wgmma_n8192):
 # not_selected 27% + dispatch_stall 17% = 45% of stall weight at tensor pipe 34% and issue active 64%,
 # warps ready and waiting for the scheduler's one issue slot. Its seed (two K/V stages) read 31% with
 # wait 34% ahead; of the ncu profiles recorded up to that run (76 files, copies included) every

@@ -26,14 +26,14 @@ range in s, 0.5 / 8), KILL_AFTER_ROW_P (1/3), HANG_TIMEOUT (`tool`, the default,
 (replaces `python3 -m agent`, for a dry run without a GPU), FAULTS_TAG (set by device_faults.sh).
 The pure parts (database checks, the comparison, the summary's format, the kill phase's plan) import
 nothing of torch and are tested on synthetic inputs in tests/test_device_faults.py.
-Run on an H200: results/2026-11-30_h200_session6 (faults*) and results/2026-11-30_h200_session7 (faults.tgz).
+Run on an H200: results/2026-11-30_h200_tma_pipeline_tier (faults*) and results/2026-11-30_h200_kv_release_ws (faults.tgz).
 
 Time. The kill phase plans before its first kill (`plan_kills`, recorded in
 kills.json "plan" and printed): the final resume is reserved what the reference run cost less the time
 it spent building candidates (the gaps before its experiments in its `history --json`: the killed run
 finds those builds in the cache), for the part of its rows still to do, padded x1.2; each kill costs a
 delay, the checks after it (~6 s) and, with probability KILL_AFTER_ROW_P, a resume's start-up (~10 s,
-assumed) and one more row. The first battery's kill phase (results/2026-11-30_h200_session6) reserved 1.3 x the whole 241 s reference (333 s, builds
+assumed) and one more row. The first battery's kill phase (results/2026-11-30_h200_tma_pipeline_tier) reserved 1.3 x the whole 241 s reference (333 s, builds
 included; the final resume took 148 s) and, with 218 s left, made no kill.
 Does `PHASES="build ref kills" TOTAL=560` fit 20 kills? With the old run (--budget 6, 5-process nulls:
 a 241 s reference, 84 s of it builds, 12 rows) the plan gives 17.6 s a kill and 456 s for 20 kills and

@@ -30,8 +30,8 @@
 # Environment: TOTAL (540), PHASES, FAULTS_RUN_ARGS, KILLS (20), KILL_SEED (11), KILL_MIN / KILL_MAX (0.5 / 8 s),
 # KILL_AFTER_ROW_P (0.33), HANG_TIMEOUT (`tool` or seconds), FAULTS_W (/tmp/w/faults), FAULTS_AGENT (a dry run's
 # stand-in for `python3 -m agent`).
-# Run on an H200: results/2026-11-30_h200_session6 (the kill phase made no kill there: its plan is new since),
-# results/2026-11-30_h200_session7 (20 kills, then resume).
+# Run on an H200: results/2026-11-30_h200_tma_pipeline_tier (the kill phase made no kill there: its plan is new since),
+# results/2026-11-30_h200_kv_release_ws (20 kills, then resume).
 set -uo pipefail
 T0=$(date +%s); TOTAL=${TOTAL:-540}; DEADLINE=$((T0 + TOTAL - ${PACK_S:-20}))
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl || exit 1

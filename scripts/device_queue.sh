@@ -1,4 +1,4 @@
-# Sourced by a device call's queue script (results/*/device_session*.sh.as_run show how): queues of runs
+# Sourced by a device call's queue script (results/*/device_call*.sh.as_run show how): queues of runs
 # on the GPUs of one device machine that outlive a 10-minute call. `queue_env` writes $W/env.sh with
 # `one DEADLINE GPUS NAME CMD...` (a step on those GPUs, its own build cache unless CACHE is set, its
 # printed output in NAME.txt with its command, GPU and start time, killed at DEADLINE); `queue_start`
@@ -9,7 +9,7 @@ queue_env() {  # W
   local W=$1
   # The queue runs from its own copy of the source: the device tool copies the working tree again at the start of
   # every call, so a step that started (imported the package) while the next call's copy was under way failed
-  # (results/2026-11-30_h200_session8: a `baseline` with "cannot import name 'queries' from 'store'" and a random run's A/A null, each at
+  # (results/2026-11-30_h200_mma_reaches_flash: a `baseline` with "cannot import name 'queries' from 'store'" and a random run's A/A null, each at
   # the second the `wait` call began).
   local SRC=$W/src
   mkdir -p $SRC && cp -r agent experiments kernel_src profiler store scripts pyproject.toml $SRC/

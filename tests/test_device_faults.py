@@ -157,7 +157,7 @@ def test_the_final_resume_is_reserved_the_warm_run_for_the_part_left(df):
     full, half = df.reserve_s(warm, 0.0), df.reserve_s(warm, 0.5)
     assert full == pytest.approx(df.STARTUP_S + df.RESERVE_FACTOR * (warm - df.STARTUP_S) + df.FINAL_SLACK_S)
     assert half < full and df.reserve_s(warm, 1.0) == df.reserve_s(warm, 0.9) > df.STARTUP_S + df.FINAL_SLACK_S
-    # the first battery's run (results/2026-11-30_h200_session6; synthetic restatement of its recorded times): a 241 s reference, 84 s of it builds; the
+    # the first battery's run (results/2026-11-30_h200_tma_pipeline_tier; synthetic restatement of its recorded times): a 241 s reference, 84 s of it builds; the
     # final resume from scratch took 148 s, and the old reservation was 1.3 x 241 + 20 = 333 s
     assert 148 < df.reserve_s(241 - 84, 0.0) < 333
 

@@ -153,7 +153,7 @@ def test_a_replicate_is_judged_with_the_t_keep_of_the_worker_that_measured_it():
 def test_a_task_longer_than_the_client_s_poll_is_waited_for(tmp_path, client):
     """A worker's answer that takes longer than one 2 s poll (every real seed check does) is
     waited for, not raised as a TimeoutError: on the H200 `--gpus 2` died there, after experiment 0
-    (results/2026-11-30_h200_session5)."""
+    (results/2026-11-30_h200_wgmma_first_battery)."""
     bench = DaskBench(client, SlowSimBench, SimBench(), null_repeats=2)
     db = open_db(tmp_path / "slow.db")
     rid = run_search(bench, db, shape=SHAPE, seed=FINAL, artifacts=tmp_path / "slow_art",
@@ -316,7 +316,7 @@ def test_the_h200_random_run_replayed_on_two_workers_through_the_cli(tmp_path_fa
     """The H200's random run (N=8192, twenty draws, two keeps) replayed with --scheduler: each worker
     answers from its own copy of the recording, the draws measured ahead of a keep are not in it
     (one GPU never measured them) and are discarded unasked; the decisions are the one-process replay's."""
-    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_agent_vs_random" / "session1_artifacts.tgz",
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_agent_vs_random" / "call1_artifacts.tgz",
                      "random_artifacts/run-1/recording.jsonl")
 
     def replay(db, *more):

@@ -53,6 +53,14 @@ def test_no_test_file_is_named_for_a_session_an_issue_or_an_agent_version():
     assert named == []
 
 
+def test_no_record_is_named_for_a_session_or_an_issue():
+    """results/ names each record and each call in it by what it measured (callN for a record's later calls)."""
+    history = re.compile(r"session|issue_?\d|^s\d[a-z]?$", re.IGNORECASE)
+    named = [p.relative_to(ROOT) for p in (ROOT / "results").rglob("*") if history.search(p.name)]
+    assert named == []
+    assert not list(ROOT.glob("-*")), "a folder named like an option at the top (a script given --help as its output)"
+
+
 def test_scripts_hold_the_device_kit_named_for_what_it_does():
     files = sorted(p.name for p in (ROOT / "scripts").iterdir() if p.is_file())
     # a kit, not a drawer: each file is a reusable device tool with its row in the README (one-off drivers live

@@ -28,7 +28,7 @@ def _copy(tmp_path, rel: str) -> Path:
 def test_a_later_baseline_row_never_stands_in_for_the_runs_own_flash_pair(tmp_path):
     """stacked_n8192.db: the run's closing pair has SDPA flash at 335.7 TFLOP/s; a `baseline` process
     afterwards stored cuDNN at 617.5 as the last comparator row, which `compare` used to show as flash."""
-    db = _copy(tmp_path, "2026-11-30_h200_session8/stacked_n8192.db")
+    db = _copy(tmp_path, "2026-11-30_h200_mma_reaches_flash/stacked_n8192.db")
     s = json.loads(invoke("compare", db, "--json").output)[0]
     assert s["sdpa_flash_tflops"] == pytest.approx(335.68, abs=0.01)
     assert s["vs_sdpa_flash"] == pytest.approx(1 / 0.9942298890258903)

@@ -136,7 +136,7 @@ def test_fa2_knobs_compile_for_three_archs_without_spills(build_cache):
             assert rec.spill_stores == 0 and rec.spill_loads == 0, (spec.knobs.label(), spec.arch, rec)
 
 
-# the mma.sync kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_session8): BR 128 x BC 32 on
+# the mma.sync kernel that runs 1.006-1.012x SDPA flash on the H200 (results/2026-11-30_h200_mma_reaches_flash): BR 128 x BC 32 on
 # 4 warps, two m16 tiles a warp, unrolled copies
 S5_UNROLLED = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, kv_stages=2,
                     q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on", copies="unrolled")
@@ -159,14 +159,14 @@ def _every_instantiation_on_three_archs(knobs: Knobs, cache) -> list[tuple[str, 
 
 def test_the_unrolled_s5_kernel_compiles_for_three_archs_without_spills(build_cache):
     """Every instantiation (fp16/bf16, D 64/128, causal or not) on sm_80, sm_90 and sm_120, 0 spills; the same tile
-    on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/issue9_spills.txt)."""
+    on BC 64 spills in its D=128 causal instantiation (results/2026-11-30_cpu_build_checks/mma_spills.txt)."""
     for arch, rec in _every_instantiation_on_three_archs(S5_UNROLLED, build_cache):
         assert rec.registers <= 234 and rec.spill_stores == 0 and rec.spill_loads == 0, (arch, rec)
 
 
 # FlashAttention-2's 128 x 64 tile on 4 warps, register-lean: P slab by slab (pv_slab), the predicate
 # mask (interior blocks carry no mask code), one K/V stage (fits sm_120's 99 KB); on the H200: 1.004-1.006x
-# SDPA flash at N8192 D128 fp16, 1.033x causal (results/2026-11-30_h200_session9)
+# SDPA flash at N8192 D128 fp16, 1.033x causal (results/2026-11-30_h200_pv_slab_lean_tile)
 B64_LEAN = S5_UNROLLED.replace(bc=64, persistent="on", causal_mask="predicate", pv_slab="on", kv_stages=1)
 
 
@@ -193,7 +193,7 @@ def test_wgmma_probe_builds_for_sm90a_only(tmp_path):
     assert bad.returncode != 0 and "not supported on .target 'sm_90'" in bad.stderr
 
 
-# The Hopper arm as a knob family, built here (no GPU); on the H200: results/2026-11-30_h200_session5.
+# The Hopper arm as a knob family, built here (no GPU); on the H200: results/2026-11-30_h200_wgmma_first_battery.
 WGMMA = Knobs(compute="wgmma", layout="sw128", staging="cp_async", exp="ex2", q_in="smem")
 
 
@@ -259,7 +259,7 @@ def test_static_refuses_the_wgmma_arm_off_hopper_and_counts_hgmma_on_it(cli_buil
         assert row["census"].get("HGMMA") == 16 and not row["census"].get("HMMA") and not row["census"].get("LDSM")
 
 
-# TMA staging on the wgmma arm, built here (no GPU); on the H200: results/2026-11-30_h200_session6.
+# TMA staging on the wgmma arm, built here (no GPU); on the H200: results/2026-11-30_h200_tma_pipeline_tier.
 def test_tma_staging_builds_for_sm90a_with_tensor_copies_and_no_spill(build_cache):
     """staging=tma: every dtype, head dim and mask mode at one and two stages, persistent (barrier
     phases carried across items) and split-KV; no spill, and fewer registers than the cp.async build

@@ -1,6 +1,6 @@
 """Agent version 5: a margin measured against the current best carries to the moves that share its levers.
 
-Agent version 4 from the naive seed on the H200 (results/2026-11-30_h200_session7/naive_n8192.txt,
+Agent version 4 from the naive seed on the H200 (results/2026-11-30_h200_kv_release_ws/naive_n8192.txt,
 B2 H16 N8192 D128 fp16, budget 20) kept six levers by #7 (wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/
 q_in=smem, 535.3 TFLOP/s), read barrier_bound, measured last_warp_refill+narrow_kv_tile at 0.6671 (#8)
 and spent #9-#15 on seven more compounds built on last_warp_refill (0.65-0.93) and #16-#19 on four built
@@ -27,7 +27,7 @@ from experiments.problem import Shape
 from kernel_src.knobs import SEED
 from store.db import open_db
 
-RES = RESULTS / "2026-11-30_h200_session7"
+RES = RESULTS / "2026-11-30_h200_kv_release_ws"
 recordings = recordings_fixture(RES)
 BEST = "wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/q_in=smem"  # the best after #7 (exp2 kept)
 T_KEEP = 1.00921  # the A/A null on that best (naive_n8192.txt)

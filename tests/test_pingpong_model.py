@@ -1,7 +1,7 @@
 """kv_release=producer's barriers with pingpong on and off, as a model under random schedules
 (scripts/model_pingpong.py): no deadlock, no named-barrier arrival left pending at an item's end or the kernel's,
 no mbarrier parity that could alias; three deliberately wrong variants are caught. It checks the protocol that
-the tensor-core mainloop's comments state (kernel_src/gemm_sm90.cuh), not the compiled kernel (the H200 tier, results/2026-11-30_h200_session7/s7b, does that)."""
+the tensor-core mainloop's comments state (kernel_src/gemm_sm90.cuh), not the compiled kernel (the H200 tier, results/2026-11-30_h200_kv_release_ws/call2, does that)."""
 import subprocess
 import sys
 from pathlib import Path

@@ -6,8 +6,8 @@ import tarfile
 
 from recorded import RESULTS
 
-FAULTS_FIRST = RESULTS / "2026-11-30_h200_session6"  # illegal address, side stream, hang; the kill phase planned short
-FAULTS_KILLS = RESULTS / "2026-11-30_h200_session7"  # faults.tgz: SIGKILL x20 then resume
+FAULTS_FIRST = RESULTS / "2026-11-30_h200_tma_pipeline_tier"  # illegal address, side stream, hang; the kill phase planned short
+FAULTS_KILLS = RESULTS / "2026-11-30_h200_kv_release_ws"  # faults.tgz: SIGKILL x20 then resume
 
 
 def test_the_gpu_fault_battery_as_far_as_it_ran():

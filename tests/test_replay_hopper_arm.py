@@ -17,9 +17,9 @@ from kernel_src.knobs import Knobs
 from store import queries as q
 from store.db import open_db
 
-FIRST_ARM = RESULTS / "2026-11-30_h200_session5"  # the wgmma probe, the arm's first battery, the wgmma-seeded run
-TMA_ARM = RESULTS / "2026-11-30_h200_session6"  # TMA and the arm's pipeline: the tier, the runs past SDPA flash
-RELEASE_ARM = RESULTS / "2026-11-30_h200_session7"  # kv_release, the arm against cuDNN, its margin table, s7b/
+FIRST_ARM = RESULTS / "2026-11-30_h200_wgmma_first_battery"  # the wgmma probe, the arm's first battery, the wgmma-seeded run
+TMA_ARM = RESULTS / "2026-11-30_h200_tma_pipeline_tier"  # TMA and the arm's pipeline: the tier, the runs past SDPA flash
+RELEASE_ARM = RESULTS / "2026-11-30_h200_kv_release_ws"  # kv_release, the arm against cuDNN, its margin table, call2/
 first_arm_recordings = recordings_fixture(FIRST_ARM)
 tma_arm_recordings = recordings_fixture(TMA_ARM)
 release_arm_recordings = recordings_fixture(RELEASE_ARM)
@@ -142,7 +142,7 @@ def test_the_hopper_tier_with_kv_release_passed():
 
 def test_the_arm_against_sdpa_flash_and_cudnn_paired_in_three_processes():
     """The arm's bar and stretch (>= 0.9x cuDNN), `baseline --backend flash --backend cudnn` in the same process, three
-    fresh processes on one H200 (device_session7_cudnn.sh.as_run): the kernel of release_t128_n8192 (the
+    fresh processes on one H200 (device_call_cudnn.sh.as_run): the kernel of release_t128_n8192 (the
     1.743x kernel plus softmax_ffma, kept 1.0567) against SDPA flash margin 0.5392-0.5414 (1.85x)
     and SDPA cuDNN 1.0627-1.0658 (0.938-0.941x cuDNN, stretch >= 0.9x). The 1.743x kernel alone in
     the first call: cuDNN 1.1169 (0.895x), AB 1.172 / BA 1.051."""
@@ -199,20 +199,20 @@ def test_the_margin_table_of_the_arms_levers(release_arm_recordings, tmp_path):
 
 
 def test_the_producer_wait_and_pingpong_pass_the_tier_and_what_they_measured():
-    """s7b/ (one nvidia-h200 call at 381108a): the kv_release tier with the producer's
+    """call2/ (one nvidia-h200 call at 381108a): the kv_release tier with the producer's
     empty-mbarrier wait and knob pingpong, 11 configurations, 19 libraries, 15 bitwise pairs, 0
     failures. Against kv_release=barrier on the 0.94x-cuDNN kernel the producer warpgroup is SLOWER
     0.7322 (the spinning form: 0.7226, 0.8042); on the producer kernel pingpong is KEPT 1.0336
     (replicate 1.0407). The release_arm_recordings did not come back, so these are read from the databases."""
-    s7b = RELEASE_ARM / "s7b"
-    tier = (s7b / "hopper_tier.txt").read_text()
+    call2 = RELEASE_ARM / "call2"
+    tier = (call2 / "hopper_tier.txt").read_text()
     assert "--only kv_release=: 11 configurations" in tier and "96 configurations x 19 libraries + 15 bitwise pairs" in tier
     assert "failures: 0" in tier.splitlines()
     assert sum("kv_release=producer" in k.label() and k.pingpong.value == "on" for k in hopper_set()) >= 1
-    prod = [r for r in _rows(s7b / "producer_screen.db") if r["seq"] is not None]
+    prod = [r for r in _rows(call2 / "producer_screen.db") if r["seq"] is not None]
     assert [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in prod] == [("producer_warpgroup", "SLOWER", 0.7322)]
     assert prod[0]["base_knobs"]["softmax"] == "fused" and prod[0]["base_knobs"]["kv_release"] == "barrier"
-    ping = [r for r in _rows(s7b / "pingpong_screen.db") if r["seq"] is not None]
+    ping = [r for r in _rows(call2 / "pingpong_screen.db") if r["seq"] is not None]
     assert [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in ping] == [("pingpong", "KEPT", 1.0336)]
     assert "replicate 1.0407" in ping[0]["detail"] and "C2 passed twice, bitwise equal" in ping[0]["detail"]
     assert ping[0]["base_knobs"]["kv_release"] == "producer" and ping[0]["knobs"]["pingpong"] == "on"

@@ -12,11 +12,11 @@ from recorded import replay as _replay
 from kernel_src.covering import covering_set
 from kernel_src.knobs import Knobs
 
-STACKED_RUNS = RESULTS / "2026-11-30_h200_session5"  # the FA2-era winners stacked on the agent's N8192 kernel
-UNROLLED_RUNS = RESULTS / "2026-11-30_h200_session8"  # copies=unrolled; s8b/ exp_poly and more processes
+STACKED_RUNS = RESULTS / "2026-11-30_h200_wgmma_first_battery"  # the FA2-era winners stacked on the agent's N8192 kernel
+UNROLLED_RUNS = RESULTS / "2026-11-30_h200_mma_reaches_flash"  # copies=unrolled; call2/ exp_poly and more processes
 stacked_recordings = recordings_fixture(STACKED_RUNS)
 unrolled_recordings = recordings_fixture(UNROLLED_RUNS)
-poly_recordings = recordings_fixture(UNROLLED_RUNS / "s8b")
+poly_recordings = recordings_fixture(UNROLLED_RUNS / "call2")
 S5 = Knobs(compute="mma", layout="pad", staging="cp_async", exp="ex2", br=128, warps=4, bc=32, kv_stages=2,
            q_in="smem", rescale_skip="on", softmax="fused", epilogue="smem", rescale_lazy="on")  # 0.902x (naive seed, version 2)
 S5U = S5.replace(copies="unrolled")
@@ -61,7 +61,7 @@ def test_the_covering_set_with_unrolled_copies_passed_bitwise_against_loop():
 def test_the_tiers_with_exp_poly_passed(name, libs, pairs, worst):
     """--move exp_poly=half / quarter on the covering set (the 9 of 60 configurations with exp=ex2) and --hopper
     --move exp_poly=half: every library on 96 shapes within the tier's bound, the other bitwise knobs paired."""
-    s = read_record(UNROLLED_RUNS / "s8b" / f"{name}_correctness.json")
+    s = read_record(UNROLLED_RUNS / "call2" / f"{name}_correctness.json")
     assert s["failures"] == [] and len(s["libraries"]) == libs and len(s["pairs"]) == pairs and len(s["configs"]) == 96
     assert round(s["worst_fraction_of_bound"], 4) == worst
     want = "exp_poly=half" if "half" in name else "exp_poly=quarter"
@@ -82,8 +82,8 @@ def test_unrolled_copies_margin_table(unrolled_recordings, tmp_path):
 def test_exp_poly_margin_table(poly_recordings, tmp_path):
     """`run --screen` of the two exp_poly levers against S5 unrolled: SLOWER at both problems, more so at half (the
     H200's kernel is issue-bound; the MUFU relief it is for was not measured: no RTX 5090 here)."""
-    assert outcomes(recorded(UNROLLED_RUNS, "s8b/poly_n8192")) == [("exp_poly_quarter", "SLOWER", 0.9551), ("exp_poly_half", "SLOWER", 0.9242)]
-    assert outcomes(recorded(UNROLLED_RUNS, "s8b/poly_c32768")) == [("exp_poly_quarter", "SLOWER", 0.9658), ("exp_poly_half", "SLOWER", 0.9031)]
+    assert outcomes(recorded(UNROLLED_RUNS, "call2/poly_n8192")) == [("exp_poly_quarter", "SLOWER", 0.9551), ("exp_poly_half", "SLOWER", 0.9242)]
+    assert outcomes(recorded(UNROLLED_RUNS, "call2/poly_c32768")) == [("exp_poly_quarter", "SLOWER", 0.9658), ("exp_poly_half", "SLOWER", 0.9031)]
     _, rows = _replay(poly_recordings / "poly_n8192_artifacts/run-1/recording.jsonl", tmp_path / "p.db", "--seqlen", "8192")
     assert outcomes(rows) == [("exp_poly_quarter", "SLOWER", 0.9551), ("exp_poly_half", "SLOWER", 0.9242)]
 
@@ -94,21 +94,21 @@ def test_mma_sync_at_and_past_sdpa_flash_at_n8192(unrolled_recordings, tmp_path)
     S5 unrolled on BC 64 with the persistent grid (the BC-64 run's keep) in four, 1.017-1.021x. The 1.05x goal
     is not reached. cuDNN stays 1.94-1.97x ahead (0.51x)."""
     s5u = []
-    for name in ("copies_n8192", "stacked_n8192", "s8b/poly_n8192", "s8b/copies_n8192_b1", "s8b/copies_n8192_b2"):
+    for name in ("copies_n8192", "stacked_n8192", "call2/poly_n8192", "call2/copies_n8192_b1", "call2/copies_n8192_b2"):
         rows = recorded(UNROLLED_RUNS, name)
-        assert (_final(rows) or Knobs.parse(rows[0]["knobs"])) == S5U or name.startswith("s8b/copies")
-        s5u += _flash(rows) if not name.startswith("s8b/copies") else _flash(rows)[1:]  # b1/b2: the baseline row
+        assert (_final(rows) or Knobs.parse(rows[0]["knobs"])) == S5U or name.startswith("call2/copies")
+        s5u += _flash(rows) if not name.startswith("call2/copies") else _flash(rows)[1:]  # b1/b2: the baseline row
     b64 = []
-    for name in ("stacked64_n8192", "s8b/b64_more", "s8b/stacked64_n8192_b1", "s8b/stacked64_n8192_b2"):
+    for name in ("stacked64_n8192", "call2/b64_more", "call2/stacked64_n8192_b1", "call2/stacked64_n8192_b2"):
         rows = recorded(UNROLLED_RUNS, name)
-        b64 += _flash(rows)[1:] if name.startswith("s8b/stacked") else _flash(rows)
-    assert _final(recorded(UNROLLED_RUNS, "stacked64_n8192")) == B64 and _final(recorded(UNROLLED_RUNS, "s8b/b64_more")) is None
+        b64 += _flash(rows)[1:] if name.startswith("call2/stacked") else _flash(rows)
+    assert _final(recorded(UNROLLED_RUNS, "stacked64_n8192")) == B64 and _final(recorded(UNROLLED_RUNS, "call2/b64_more")) is None
     assert len(s5u) == 6 and len(b64) == 4
     assert all(m < 1 for m in s5u + b64)  # theirs / ours: ours faster in every process
     assert round(1 / max(s5u), 3) == 1.006 and round(1 / min(s5u), 3) == 1.012
     assert round(1 / max(b64), 3) == 1.017 and round(1 / min(b64), 3) == 1.021
-    cudnn = [r["margin"] for n in ("stacked_n8192", "s8b/stacked64_n8192_b1", "s8b/stacked64_n8192_b2", "s8b/copies_n8192_b1",
-                                   "s8b/copies_n8192_b2") for r in recorded(UNROLLED_RUNS, n) if (r["lever"] or "").startswith("cudnn@")]
+    cudnn = [r["margin"] for n in ("stacked_n8192", "call2/stacked64_n8192_b1", "call2/stacked64_n8192_b2", "call2/copies_n8192_b1",
+                                   "call2/copies_n8192_b2") for r in recorded(UNROLLED_RUNS, n) if (r["lever"] or "").startswith("cudnn@")]
     assert len(cudnn) == 5 and all(1.94 < m < 1.97 for m in cudnn)
     # the BC-64 kernel's run replays (its persistent grid kept at 1.0621)
     _, rows = _replay(unrolled_recordings / "stacked64_n8192_artifacts/run-1/recording.jsonl", tmp_path / "b.db", "--seqlen", "8192")
@@ -121,10 +121,10 @@ def test_causal_and_d64():
     three processes; the BC-64 kernel at D=64: 1.000x (one process). Causal N32768 bf16 (S5 unrolled): 1.003x, 1.002x."""
     c = recorded(UNROLLED_RUNS, "mma_c8192")
     assert ("heaviest_first", "KEPT", 1.1214) in outcomes(c) and round(1 / _flash(c)[0], 3) == 1.116
-    d64 = _flash(recorded(UNROLLED_RUNS, "mma_d64")) + _flash(recorded(UNROLLED_RUNS, "s8b/mma_d64_b1"))[1:] + _flash(recorded(UNROLLED_RUNS, "s8b/mma_d64_b2"))[1:]
+    d64 = _flash(recorded(UNROLLED_RUNS, "mma_d64")) + _flash(recorded(UNROLLED_RUNS, "call2/mma_d64_b1"))[1:] + _flash(recorded(UNROLLED_RUNS, "call2/mma_d64_b2"))[1:]
     assert [round(1 / m, 3) for m in d64] == [0.968, 0.972, 0.973] and all(1 / m >= 0.95 for m in d64)
-    assert round(1 / _flash(recorded(UNROLLED_RUNS, "s8b/b64_d64"))[0], 3) == 1.0
-    c32 = _flash(recorded(UNROLLED_RUNS, "copies_c32768")) + _flash(recorded(UNROLLED_RUNS, "s8b/poly_c32768"))
+    assert round(1 / _flash(recorded(UNROLLED_RUNS, "call2/b64_d64"))[0], 3) == 1.0
+    c32 = _flash(recorded(UNROLLED_RUNS, "copies_c32768")) + _flash(recorded(UNROLLED_RUNS, "call2/poly_c32768"))
     assert [round(1 / m, 3) for m in c32] == [1.003, 1.002]
 
 

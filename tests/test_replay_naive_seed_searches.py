@@ -8,9 +8,9 @@ from recorded import spy_replay as _spy_replay
 
 from kernel_src.knobs import Knobs
 
-V2_RUNS = RESULTS / "2026-11-30_h200_session5"  # agent version 2, the whole catalog (naive_n8192)
-V4_RUNS = RESULTS / "2026-11-30_h200_session7"  # agent version 4, to the wgmma arm (naive_n8192, resumed)
-V6_RUNS = RESULTS / "2026-11-30_h200_session9"  # agent version 6 and random search, the wgmma arm excluded
+V2_RUNS = RESULTS / "2026-11-30_h200_wgmma_first_battery"  # agent version 2, the whole catalog (naive_n8192)
+V4_RUNS = RESULTS / "2026-11-30_h200_kv_release_ws"  # agent version 4, to the wgmma arm (naive_n8192, resumed)
+V6_RUNS = RESULTS / "2026-11-30_h200_pv_slab_lean_tile"  # agent version 6 and random search, the wgmma arm excluded
 v2_recordings = recordings_fixture(V2_RUNS)
 v4_recordings = recordings_fixture(V4_RUNS)
 v6_recordings = recordings_fixture(V6_RUNS)
@@ -79,7 +79,7 @@ def test_agent_v4_from_the_naive_seed_moves_to_the_arm_on_its_own_diagnosis(v4_r
 def test_agent_v6_from_the_naive_seed_reaches_sdpa_flash(v6_recordings, tmp_path, monkeypatch):
     """Agent version 6 (pv_slab in its catalog) from the naive seed, N8192 fp16, budget 20, the wgmma arm excluded: ten
     keeps, plateau after #17 with 3 unspent, final S5U without the smem epilogue, 1.010x SDPA flash in its own pair
-    and 1.000x, 0.997x, 1.005x in three later `baseline` processes (s9c): parity with FlashAttention-2, not the
+    and 1.000x, 0.997x, 1.005x in three later `baseline` processes (call3): parity with FlashAttention-2, not the
     1.05x goal. pv_slab was tried (#10, SLOWER 0.9927) and re-screened after padding's keep (#13, SLOWER 0.9620).
     The recording replays to the same seventeen decisions."""
     rows = recorded(V6_RUNS, "v6_naive_n8192")
@@ -88,16 +88,16 @@ def test_agent_v6_from_the_naive_seed_reaches_sdpa_flash(v6_recordings, tmp_path
     assert got[12] == ("pv_slab", "SLOWER", 0.962) and sum(o == "KEPT" for _, o, _ in got) == 10
     final = Knobs.parse([r for r in rows if r["outcome"] == "KEPT"][-1]["knobs"])
     assert final == S5U.replace(epilogue="direct")
-    flash = _flash(rows) + [m for i in (1, 2, 3) for m in _flash(recorded(V6_RUNS, f"s9c/v6_naive_n8192_b{i}"))[1:]]
+    flash = _flash(rows) + [m for i in (1, 2, 3) for m in _flash(recorded(V6_RUNS, f"call3/v6_naive_n8192_b{i}"))[1:]]
     assert [round(1 / m, 3) for m in flash] == [1.01, 1.0, 0.997, 1.005]
     assert "3 of 20 experiments unspent" in (V6_RUNS / "v6_naive_n8192.txt").read_text()
     _, events, _ = _spy_replay(v6_recordings / "v6_naive_n8192_artifacts/run-1/recording.jsonl", tmp_path, 6, monkeypatch)
     decided = [(k["lever"], "KEPT" if e == "kept" else k["outcome"].value, round(k["margin"], 4))
                for e, k in events if e in ("kept", "rejected")]
     assert decided == got
-    # s9b's three `baseline` processes meant for this run found no database (copied after the queue had moved
+    # call2's three `baseline` processes meant for this run found no database (copied after the queue had moved
     # into its source copy) and compared the naive seed at N2048 instead: recorded, not counted
-    assert "no database at" in (V6_RUNS / "s9b/v6_baseline_1.txt").read_text()
+    assert "no database at" in (V6_RUNS / "call2/v6_baseline_1.txt").read_text()
 
 
 def test_random_search_on_the_same_space_stays_far_below(v6_recordings, tmp_path):

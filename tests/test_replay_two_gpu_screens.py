@@ -13,9 +13,9 @@ from agent.strategies.limiter import LimiterAgent
 from kernel_src.arch import limits
 from kernel_src.knobs import Knobs
 
-SCREEN_12 = RESULTS / "2026-11-30_h200_session5"  # 12 levers; the first attempt's TimeoutError
-SCREEN_30 = RESULTS / "2026-11-30_h200_session6"  # 30 experiments from the mma seed; random search on both GPUs
-SCREEN_SINGLES = RESULTS / "2026-11-30_h200_session7"  # every single lever from the mma seed, singles first
+SCREEN_12 = RESULTS / "2026-11-30_h200_wgmma_first_battery"  # 12 levers; the first attempt's TimeoutError
+SCREEN_30 = RESULTS / "2026-11-30_h200_tma_pipeline_tier"  # 30 experiments from the mma seed; random search on both GPUs
+SCREEN_SINGLES = RESULTS / "2026-11-30_h200_kv_release_ws"  # every single lever from the mma seed, singles first
 screen_12_recordings = recordings_fixture(SCREEN_12)
 screen_30_recordings = recordings_fixture(SCREEN_30)
 screen_singles_recordings = recordings_fixture(SCREEN_SINGLES)

@@ -40,7 +40,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("agent_vs_random")
-    for tgz in ("session1_artifacts.tgz", "session2_artifacts.tgz", "session3_artifacts.tgz"):
+    for tgz in ("call1_artifacts.tgz", "call2_artifacts.tgz", "call3_artifacts.tgz"):
         with tarfile.open(RES / tgz) as t:
             t.extractall(out, filter="data")
     return out

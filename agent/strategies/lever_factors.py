@@ -1,6 +1,6 @@
 """What the margins measured against one best say about each lever (Policy.shared_margins).
 
-The agent without it, from the naive seed (results/2026-11-30_h200_session7/naive_n8192.txt), measured
+The agent without it, from the naive seed (results/2026-11-30_h200_kv_release_ws/naive_n8192.txt), measured
 last_warp_refill+narrow_kv_tile at 0.667 against its best and then spent seven more experiments on
 compounds built on last_warp_refill, each still predicted 0.97-1.15 from the catalog: nothing carried
 one move's margin to another move that shares a lever with it at the same best.

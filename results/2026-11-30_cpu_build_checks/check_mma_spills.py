@@ -2,7 +2,7 @@
 (BR 128 x BC 32 on 4 warps, 1.006-1.012x SDPA flash on the H200) and the same on BC 64 with the persistent grid
 (FlashAttention-2's 128 x 64 on 4 warps, 1.017-1.021x), each built as the tool builds it (fp16/bf16, D 64/128,
 causal or not), one line per instantiation.
-  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_issue9_spills.py [CACHE_DIR]"""
+  PYTHONPATH=. python3 results/2026-11-30_cpu_build_checks/check_mma_spills.py [CACHE_DIR]"""
 import re
 import sys
 
@@ -18,7 +18,7 @@ B64 = S5U.replace(bc=64, persistent="on")
 def main() -> None:
     specs = [BuildSpec(knobs=k, arch=a, dtypes=("float16", "bfloat16"), dims=(64, 128)) for k in (S5U, B64)
              for a in ("sm_80", "sm_90", "sm_120")]
-    res = build(specs, sys.argv[1] if len(sys.argv) > 1 else "/tmp/issue9_spills_cache")
+    res = build(specs, sys.argv[1] if len(sys.argv) > 1 else "/tmp/mma_spills_cache")
     print(f"nvcc {nvcc_version()}")
     for s in specs:
         r = res[s.key()]
