@@ -228,9 +228,26 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         return;
       }
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
-      for (int i = blockIdx.x; i < total; i += gridDim.x)
-        run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                        Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+      if constexpr (K::TURN_ROUNDS) {
+        // FA_TURN_ROUNDS=1: round r holds items r x grid .. r x grid + grid - 1, and CTA c takes item (c + r) mod grid
+        // of it. Hypothesis: launch order decodes item i to query tile i mod tiles, so with a grid that tiles divides
+        // (132 SMs, 3 tiles of 192 rows at N512) CTA c takes tile c mod tiles of every head, and one CTA in three runs
+        // every tail item: with tail_rows=skip those CTAs end early and the others set the time (ncu at N512 D64: the
+        // busiest SM 87.9 k cycles, the idlest 60.1 k). Turned, each CTA's items run over every tile, neighbouring CTAs
+        // still take neighbouring items (a head's tiles at once, its K/V shared in L2), and the busiest SM is predicted
+        // at 82.6 k (results/2026-12-03_cpu_turned_rounds). Not yet measured. Only the round's first item lives across
+        // an item (the turn is derived from it and gridDim.x each round: the same spills as in place, ptxas sm_90a).
+        for (int first = 0; first < total; first += gridDim.x) {
+          const int i = first + (int)((blockIdx.x + first / gridDim.x) % gridDim.x);
+          if (i < total)
+            run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
+                                            scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+        }
+      } else {
+        for (int i = blockIdx.x; i < total; i += gridDim.x)
+          run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
+                                          Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+      }
       return;
     }
 #endif

@@ -1,0 +1,47 @@
+"""The persistent schedule's rounds turned (turn_rounds, kernel_src/fa_fwd.cu): the schedule as a model of it states it
+(each item once; with a grid that a head's query tiles divide, a CTA in place takes one tile of every head, turned all
+of them), and the CPU record of why (results/2026-12-03_cpu_turned_rounds: the recorded ncu counters at N512 D64 and
+the prediction), which this machine computes again."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-03_cpu_turned_rounds"
+spec = importlib.util.spec_from_file_location("schedule_model", REC / "schedule_model.py")
+model = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(model)
+
+
+@pytest.mark.parametrize("total", [1, 131, 132, 133, 768, 1408, 1376, 5000])
+def test_every_item_is_run_once_in_place_and_turned(total):
+    for turned in (False, True):
+        got = sorted(i for c in range(model.G) for i in model.items_of(c, total, turned))
+        assert got == list(range(total))
+        for c in range(model.G):  # a CTA's items, round after round
+            its = model.items_of(c, total, turned)
+            assert all(b // model.G == a // model.G + 1 for a, b in zip(its, its[1:]))
+
+
+def test_in_place_a_cta_takes_one_tile_of_every_head_and_turned_every_tile():
+    tiles, bh = 3, 256  # B16 H16 N512, 192 rows a tile
+    total = tiles * bh
+    for c in range(model.G):
+        in_place = {model.decode(i, tiles, bh, "launch")[0] for i in model.items_of(c, total, False)}
+        turned = {model.decode(i, tiles, bh, "launch")[0] for i in model.items_of(c, total, True)}
+        assert in_place == {c % tiles} and turned == {0, 1, 2}
+        # neighbouring CTAs still take neighbouring items within a round (a head's tiles at once)
+        r0 = model.items_of(c, total, True)[1]
+        assert r0 == model.G + (c + 1) % model.G
+
+
+def test_the_record_computes_again_on_this_machine():
+    out = subprocess.run([sys.executable, str(REC / "schedule_model.py")], capture_output=True, text=True, check=True).stdout
+    assert out == (REC / "schedule_model.txt").read_text()
+    # what the README states from it
+    assert "tail_rows=skip     busiest   87865 (recorded 87865)  idlest   60088 (recorded 60088)" in out
+    assert "launch          turned   skip         82612           1.064                      0.980" in out
+    assert "heaviest_first  in place skip         82612           1.064" in out
+    assert "launch          in place skip         87865           1.000" in out
