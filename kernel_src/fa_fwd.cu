@@ -228,17 +228,24 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         return;
       }
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
-      if constexpr (K::TURN_ROUNDS) {
-        // FA_TURN_ROUNDS=1: round r holds items r x grid .. r x grid + grid - 1, and CTA c takes item (c + r) mod grid
-        // of it. Hypothesis: launch order decodes item i to query tile i mod tiles, so with a grid that tiles divides
-        // (132 SMs, 3 tiles of 192 rows at N512) CTA c takes tile c mod tiles of every head, and one CTA in three runs
-        // every tail item: with tail_rows=skip those CTAs end early and the others set the time (ncu at N512 D64: the
-        // busiest SM 87.9 k cycles, the idlest 60.1 k). Turned, each CTA's items run over every tile, neighbouring CTAs
-        // still take neighbouring items (a head's tiles at once, its K/V shared in L2), and the busiest SM is predicted
-        // at 82.6 k (results/2026-12-03_cpu_turned_rounds). Not yet measured. Only the round's first item lives across
-        // an item (the turn is derived from it and gridDim.x each round: the same spills as in place, ptxas sm_90a).
+      if constexpr (K::ROUND_ORDER != ROUND_ORDER_IN_PLACE) {
+        // FA_ROUND_ORDER: round r holds items r x grid .. r x grid + grid - 1; in place CTA c takes item c of it.
+        // Turned (1), item (c + r) mod grid. Hypothesis: launch order decodes item i to query tile i mod tiles, so with
+        // a grid that tiles divides (132 SMs, 3 tiles of 192 rows at N512) CTA c takes tile c mod tiles of every head,
+        // and with tail_rows=skip the CTAs of the last tile end early while the others set the time (ncu at N512 D64:
+        // busiest SM 87.9 k cycles, idlest 60.1 k, average cuDNN's). Turned, each CTA's items run over every tile, and
+        // neighbouring CTAs still take neighbouring items (a head's tiles at once, its K/V shared in L2).
+        // Snake (2), item grid - 1 - c in odd rounds. Hypothesis: in heaviest-first order under a causal mask each
+        // round's items get lighter from its first CTA to its last, so in place CTA 0 takes the heaviest item of every
+        // round (a model of block counts: the busiest CTA 3-6% above the average at causal N8192 and N16384, 15% at
+        // causal N4096 D64 on BR 192); reversed every other round, 0.1-1.8%.
+        // Model and predictions: results/2026-12-03_cpu_round_order. Not yet measured. Only the round's first item
+        // lives across an item (the order is derived from it and gridDim.x each round: ptxas sm_90a, the non-causal
+        // builds spill what the rounds in place do).
         for (int first = 0; first < total; first += gridDim.x) {
-          const int i = first + (int)((blockIdx.x + first / gridDim.x) % gridDim.x);
+          const int r = first / gridDim.x;
+          const int i = first + (K::ROUND_ORDER == ROUND_ORDER_TURNED ? (int)((blockIdx.x + r) % gridDim.x)
+                                 : (r & 1) ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x);
           if (i < total)
             run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);

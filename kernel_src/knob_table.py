@@ -259,11 +259,15 @@ KNOBS: tuple[Knob, ...] = (
          "warp has issued this item's last QK^T | two Q tiles: the next item's Q goes into the other one as soon as "
          "the producer has issued this item's K/V, blocks before this item ends (bitwise the same)",
          arms=("wgmma",), later=True, pinned=1),
-    Knob("turn_rounds", SWITCH, "off",
+    Knob("round_order", ("in_place", "turned", "snake"), "in_place",
          "(mainloop=ws, persistent) round r of the static schedule gives CTA c item r x grid + c | item r x grid + "
-         "(c + r) mod grid, each round turned one CTA further: where the grid is a multiple of a head's query tiles "
-         "(132 SMs, 3 or 11 tiles of 192 rows) a CTA no longer takes the same tile of every head (bitwise the same)",
-         py_enum="Switch", arms=("wgmma",), later=True, pinned="off"),
+         "(c + r) mod grid, each round turned one CTA further (a grid that a head's query tiles divide no longer gives "
+         "CTA c the same tile of every head) | item r x grid + c in even rounds, r x grid + grid - 1 - c in odd ones "
+         "(with heaviest first, the CTA that took one of a round's heaviest items takes one of the next round's "
+         "lightest) (bitwise the same)",
+         py_enum="RoundOrder", arms=("wgmma",), later=True, pinned="in_place",
+         value_docs=("CTA c: items c, c + grid, c + 2 grid, ...", "round r turned by r CTAs",
+                     "odd rounds in reverse: boustrophedon")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -354,11 +358,12 @@ RULES: tuple[Rule, ...] = (
          "direct or tma (not O through the Q tile), not mainloop={mainloop}, persistent={persistent}, "
          "q_load={q_load}, item_stream={item_stream}, o_store={o_store}",
          "two Q tiles are the persistent warp-specialised mainloop's, with Q by TMA, outside the item stream"),
-    Rule({"turn_rounds": _vals("on")}, {"mainloop": _vals("ws"), "persistent": _vals("on"), "item_stream": _vals("off")},
-         "knob 'turn_rounds'=on turns the rounds of the warp-specialised mainloop's static persistent schedule: it "
-         "needs mainloop=ws, persistent=on and item_stream=off (the item stream walks its own rounds), not "
+    Rule({"round_order": _vals("turned", "snake")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+                                                   "item_stream": _vals("off")},
+         "knob 'round_order'={round_order} orders the rounds of the warp-specialised mainloop's static persistent "
+         "schedule: it needs mainloop=ws, persistent=on and item_stream=off (the item stream walks its own rounds), not "
          "mainloop={mainloop}, persistent={persistent}, item_stream={item_stream}",
-         "turned rounds are the static persistent schedule's, outside the item stream"),
+         "the rounds' order is the static persistent schedule's, outside the item stream"),
     Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
     Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},

@@ -96,10 +96,11 @@
 //       item's Q once every consumer warp has issued this item's last QK^T | two Q tiles: the next item's Q goes
 //       into the other one as soon as the producer has issued this item's K/V, blocks before this item ends
 //       (bitwise the same)
-//   FA_TURN_ROUNDS (0 off | 1 on; default off): (mainloop=ws, persistent) round r of the static schedule gives CTA
-//       c item r x grid + c | item r x grid + (c + r) mod grid, each round turned one CTA further: where the grid
-//       is a multiple of a head's query tiles (132 SMs, 3 or 11 tiles of 192 rows) a CTA no longer takes the same
-//       tile of every head (bitwise the same)
+//   FA_ROUND_ORDER (0 in_place | 1 turned | 2 snake; default in_place): (mainloop=ws, persistent) round r of the
+//       static schedule gives CTA c item r x grid + c | item r x grid + (c + r) mod grid, each round turned one CTA
+//       further (a grid that a head's query tiles divide no longer gives CTA c the same tile of every head) | item
+//       r x grid + c in even rounds, r x grid + grid - 1 - c in odd ones (with heaviest first, the CTA that took
+//       one of a round's heaviest items takes one of the next round's lightest) (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -217,8 +218,8 @@
 #ifndef FA_Q_BUFFERS
 #define FA_Q_BUFFERS 1
 #endif
-#ifndef FA_TURN_ROUNDS
-#define FA_TURN_ROUNDS 0
+#ifndef FA_ROUND_ORDER
+#define FA_ROUND_ORDER 0
 #endif
 
 namespace fa {
@@ -243,10 +244,11 @@ enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
 enum { ROW_MAX_CHAIN = 0, ROW_MAX_TREE = 1 };  // row_max
 enum { P_PACK_AFTER = 0, P_PACK_WITH_EXP = 1, P_PACK_MID_WAIT = 2 };  // p_pack
 enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
+enum { ROUND_ORDER_IN_PLACE = 0, ROUND_ORDER_TURNED = 1, ROUND_ORDER_SNAKE = 2 };  // round_order
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int TURN_ROUNDS_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -286,7 +288,7 @@ enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
   static constexpr int P_PACK = P_PACK_; \
   static constexpr int TAIL_ROWS = TAIL_ROWS_; \
   static constexpr int Q_BUFFERS = Q_BUFFERS_; \
-  static constexpr int TURN_ROUNDS = TURN_ROUNDS_;
+  static constexpr int ROUND_ORDER = ROUND_ORDER_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -326,7 +328,7 @@ enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
   static_assert((P_PACK == P_PACK_AFTER || P_PACK == P_PACK_WITH_EXP || P_PACK == P_PACK_MID_WAIT), "knob p_pack: one of its values"); \
   static_assert((TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP), "knob tail_rows: one of its values"); \
   static_assert((Q_BUFFERS == 1 || Q_BUFFERS == 2), "knob q_buffers: one of its values"); \
-  static_assert((TURN_ROUNDS == 0 || TURN_ROUNDS == 1), "knob turn_rounds: one of its values"); \
+  static_assert((ROUND_ORDER == ROUND_ORDER_IN_PLACE || ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE), "knob round_order: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -355,7 +357,7 @@ enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
   static_assert(COMPUTE == WGMMA || P_PACK == P_PACK_AFTER, "knob p_pack is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || TAIL_ROWS == TAIL_ROWS_COMPUTE, "knob tail_rows is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || Q_BUFFERS == 1, "knob q_buffers is the wgmma arm's"); \
-  static_assert(COMPUTE == WGMMA || TURN_ROUNDS == 0, "knob turn_rounds is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || ROUND_ORDER == ROUND_ORDER_IN_PLACE, "knob round_order is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -367,7 +369,7 @@ enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
   static_assert(!(P_PACK == P_PACK_WITH_EXP || P_PACK == P_PACK_MID_WAIT) || (MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0), "P packed with its exponentials is the warp-specialised mainloop's, outside the item stream"); \
   static_assert(!(TAIL_ROWS == TAIL_ROWS_SKIP) || (MAINLOOP == MAINLOOP_WS && PINGPONG == 0 && ITEM_STREAM == 0), "a warpgroup past N sits out only in the warp-specialised mainloop without turns or the item stream"); \
   static_assert(!(Q_BUFFERS == 2) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && Q_LOAD == Q_LOAD_TMA && ITEM_STREAM == 0 && (O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA)), "two Q tiles are the persistent warp-specialised mainloop's, with Q by TMA, outside the item stream"); \
-  static_assert(!(TURN_ROUNDS == 1) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0), "turned rounds are the static persistent schedule's, outside the item stream"); \
+  static_assert(!(ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0), "the rounds' order is the static persistent schedule's, outside the item stream"); \
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
   static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \
   static_assert(!(PV_SLAB == 1) || (COMPUTE == MMA && PIPELINE == 0 && KV_OVERLAP == 0), "P slab by slab: mma.sync's register fragments, the plain block schedule"); \
@@ -378,7 +380,7 @@ enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
   static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_TURN_ROUNDS
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
 #define FA_CONFIG_COUNT 39
 #define FA_CONFIG_WRITE(out) \
@@ -420,4 +422,4 @@ enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
   out[35] = FA_P_PACK; \
   out[36] = FA_TAIL_ROWS; \
   out[37] = FA_Q_BUFFERS; \
-  out[38] = FA_TURN_ROUNDS;
+  out[38] = FA_ROUND_ORDER;

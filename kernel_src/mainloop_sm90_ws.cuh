@@ -61,8 +61,9 @@
 //                  on the two-consumer 128-key tile at non-causal D=128.
 //   FA_TAIL_ROWS=1 a consumer warpgroup whose rows all lie past N only keeps pace on the barriers (ws_idle). Not yet
 //                  measured.
-//   FA_TURN_ROUNDS=1 the persistent schedule's rounds turned one CTA each (fa_fwd.cu): with a grid that a head's
-//                  query tiles divide, CTA c no longer takes tile c mod tiles of every head. Not yet measured.
+//   FA_ROUND_ORDER the persistent schedule's rounds turned one CTA each (1) or every other one reversed (2)
+//                  (fa_fwd.cu): CTA c no longer takes tile c mod tiles of every head where the grid is a multiple of
+//                  the tiles, nor the heaviest item of every heaviest-first round. Not yet measured.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once

@@ -262,16 +262,23 @@ for _n in Q2:  # the same values in the same order: bitwise each kernel's own
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_q2", _n])
 BEST[64] += [f"{n}_q2" for n in Q2]
 BEST[128] += [f"{n}_q2" for n in Q2 if not d64_only(n)]
-# the static persistent schedule turned one CTA a round (turn_rounds), or heaviest first, with and without the idle tail
-# warpgroup: at N512 D64 the launch order gives CTA c query tile c mod 3 of every head (132 = 44 x 3), so the skip
-# shortened only the CTAs that hold every tail item (results/2026-12-03_cpu_turned_rounds)
+# the static persistent schedule's rounds in another order (round_order): turned one CTA a round, or every other round
+# reversed (snake), with and without the idle tail warpgroup; and heaviest first at non-causal D=64. At N512 D64 launch
+# order gives CTA c query tile c mod 3 of every head (132 = 44 x 3), so the skip shortened only the CTAs that hold every
+# tail item; under a causal mask heaviest first in place gives CTA 0 the heaviest item of every round
+# (results/2026-12-03_cpu_round_order)
 KERNELS["ws3_lazy_qp_hf_ot_pm"] = {**KERNELS["ws3_lazy_qp_hf_ot"], "p_pack": "mid_wait"}
 KERNELS["ws3_lazy_qp_hf_ot_pm_ts"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm"], "tail_rows": "skip"}
-KERNELS["ws3_lazy_qp_ot_pm_tr"] = {**KERNELS["ws3_lazy_qp_ot_pm"], "turn_rounds": "on"}
+KERNELS["ws3_lazy_qp_ot_pm_tr"] = {**KERNELS["ws3_lazy_qp_ot_pm"], "round_order": "turned"}
 KERNELS["ws3_lazy_qp_ot_pm_tr_ts"] = {**KERNELS["ws3_lazy_qp_ot_pm_tr"], "tail_rows": "skip"}
-TR = ["ws3_lazy_qp_hf_ot_pm", "ws3_lazy_qp_hf_ot_pm_ts", "ws3_lazy_qp_ot_pm_tr", "ws3_lazy_qp_ot_pm_tr_ts"]
+KERNELS["ws3_lazy_qp_hf_ot_pm_sn_ts"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts"], "round_order": "snake"}
+KERNELS["ws_op_lazy_qp_hf_w_ot_pr_pk_sn"] = {**KERNELS["ws_op_lazy_qp_hf_w_ot_pr_pk"], "round_order": "snake"}
+TR = ["ws3_lazy_qp_hf_ot_pm", "ws3_lazy_qp_hf_ot_pm_ts", "ws3_lazy_qp_ot_pm_tr", "ws3_lazy_qp_ot_pm_tr_ts",
+      "ws3_lazy_qp_hf_ot_pm_sn_ts"]
 TIER[(64,)] += [[n, "ws3_lazy_qp_ot_pm"] for n in TR]  # the same items in another order: bitwise the same
-BEST[64] += TR
+TIER[(64, 128)] += [["ws_op_lazy_qp_hf_w_ot_pr_pk_sn", "ws_op_lazy_qp_hf_w_ot_pr_pk"]]
+BEST[64] += TR + ["ws_op_lazy_qp_hf_w_ot_pr_pk_sn"]
+BEST[128] += ["ws_op_lazy_qp_hf_w_ot_pr_pk_sn"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

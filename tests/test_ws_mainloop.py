@@ -44,10 +44,10 @@ def test_ws_knob_rules_name_the_knob():
         Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "q_buffers": 3})
     with pytest.raises(KnobError, match="knob 'ws_producer_regs' must be one of 0, 40, not 41"):
         Knobs.parse({**WS, "ws_producer_regs": 41})
-    with pytest.raises(KnobError, match="turn_rounds'=on .*persistent=on"):  # the static persistent schedule's
-        Knobs.parse({**WS, "pipeline": "on", "turn_rounds": "on"})
-    with pytest.raises(KnobError, match="turn_rounds'=on .*item_stream=off"):  # the stream walks its own rounds
-        Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "item_stream": "on", "turn_rounds": "on"})
+    with pytest.raises(KnobError, match="round_order'=turned .*persistent=on"):  # the static persistent schedule's
+        Knobs.parse({**WS, "pipeline": "on", "round_order": "turned"})
+    with pytest.raises(KnobError, match="round_order'=snake .*item_stream=off"):  # the stream walks its own rounds
+        Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "item_stream": "on", "round_order": "snake"})
     two = Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "q_buffers": 2})
     assert two.smem_bytes(128) - two.replace(q_buffers=1).smem_bytes(128) == 128 * 128 * 2 + 16  # a Q tile, a barrier pair
 
@@ -93,23 +93,23 @@ def test_two_q_tiles_build_as_one_does(cli_build_cache):
     assert rows[1]["registers"] == rows[0]["registers"] == 128 and rows[1]["spill_bytes"] == rows[0]["spill_bytes"]
 
 
-def test_turned_rounds_build_as_rounds_in_place_do(cli_build_cache):
-    """turn_rounds=on on the persistent three-warpgroup kernel with Q by TMA (heaviest first and launch order): built
-    for sm_90a with the registers and the spills of the rounds in place (only the round's first item lives across an
-    item, as i does in place)."""
+def test_rounds_turned_or_snaking_build_as_rounds_in_place_do(cli_build_cache):
+    """round_order turned and snake on the persistent three-warpgroup kernel with Q by TMA (launch order and heaviest
+    first): built for sm_90a with the registers and the spills of the rounds in place (only the round's first item
+    lives across an item, as i does in place)."""
     for order in ("launch", "heaviest_first"):
         rows = []
-        for turn in ("off", "on"):
+        for rounds in ("in_place", "turned", "snake"):
             args = ["static", "--arch", "sm_90", "--json", "--head-dim", "64"]
             for kv in [f"{k}={v}" for k, v in WS.items()] + ["pipeline=on", "warps=12", "br=192", "persistent=on",
-                                                             "q_load=tma", f"cta_order={order}", f"turn_rounds={turn}"]:
+                                                             "q_load=tma", f"cta_order={order}", f"round_order={rounds}"]:
                 args += ["--knob", kv]
             res = CliRunner().invoke(app, args)
             assert res.exit_code == 0, res.output
             (row,) = json.loads(res.output)
             assert row["built"] and row["refusal"] is None
             rows.append(row)
-        assert rows[1]["registers"] == rows[0]["registers"] == 128 and rows[1]["spill_bytes"] == rows[0]["spill_bytes"], rows
+        assert all(r["registers"] == 128 and r["spill_bytes"] == rows[0]["spill_bytes"] for r in rows), rows
 
 
 def _confirm(folder: str) -> dict:

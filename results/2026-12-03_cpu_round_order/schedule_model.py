@@ -3,14 +3,16 @@
 Reads the ncu rows of `../2026-12-03_h200_tail_rows/call1/an.tgz` (B16 H16 N512 D64 fp16, ws3_lazy_qp_ot_pm with and
 without tail_rows=skip, SDPA cuDNN beside each) and prints, for each kernel, the elapsed cycles, the SM active cycles
 (average, busiest and idlest SM), the dead time (elapsed - busiest SM: no SM has a warp) and the imbalance (busiest -
-average). Then a model of the schedule: CTA c of a grid of G runs items c, c + G, ... (turned: in round r the item
-r G + (c + r) mod G), each decoded as scheduler.cuh does (launch order or heaviest first); an item costs F, or T when
+average). Then a model of the schedule: CTA c of a grid of G runs item r G + c of round r (round_order: in place), or
+r G + (c + r) mod G (turned), or r G + G - 1 - c in odd rounds (snake), each decoded as scheduler.cuh does (launch
+order or heaviest first); an item costs F, or T when
 its query tile leaves a consumer warpgroup without a row before N and that warpgroup sits out (tail_rows=skip). F and T
 are read off the recorded rows (F: the busiest SM of the kernel without the skip over its 6 items; T: the idlest SM of
 the kernel with it, which runs 5 tail items), the model's busiest / idlest / average SM set beside the recorded ones,
-and its prediction for the orders not yet run.
+and its prediction for the orders not yet run. Last, the same schedules under a causal mask, an item costing its key
+blocks plus a fixed share of one block (0, 0.5 or 1: the item's start and end), the busiest CTA over the average.
 
-    python3 results/2026-12-03_cpu_turned_rounds/schedule_model.py
+    python3 results/2026-12-03_cpu_round_order/schedule_model.py
 """
 import csv
 import io
@@ -52,24 +54,28 @@ def decode(i: int, tiles: int, bh: int, order: str) -> tuple[int, int]:
     return i % tiles, (i // tiles) % bh
 
 
-def items_of(c: int, total: int, turned: bool) -> list[int]:
+ROUNDS = ("in_place", "turned", "snake")
+
+
+def items_of(c: int, total: int, rounds: str) -> list[int]:
+    """CTA c's items, round after round, as fa_fwd.cu's static persistent loop takes them."""
     out, r = [], 0
     while r * G < total:
-        i = r * G + ((c + r) % G if turned else c)
-        if i < total:
-            out.append(i)
+        j = {"in_place": c, "turned": (c + r) % G, "snake": G - 1 - c if r % 2 else c}[rounds]
+        if r * G + j < total:
+            out.append(r * G + j)
         r += 1
     return out
 
 
-def per_cta(n: int, br: int, bh: int, order: str, turned: bool, skip: bool, f: float, t: float) -> list[float]:
+def per_cta(n: int, br: int, bh: int, order: str, rounds: str, skip: bool, f: float, t: float) -> list[float]:
     """Each CTA's summed item cost: an item of the last query tile costs t when its last consumer warpgroup (64 rows)
     lies wholly past N and sits out (skip), else f."""
     tiles = math.ceil(n / br)
     tail_idle = (tiles * br - n) >= 64  # the last tile leaves a warpgroup without a row
     cost = lambda q: t if (skip and tail_idle and q == tiles - 1) else f
     total = tiles * bh
-    return [sum(cost(decode(i, tiles, bh, order)[0]) for i in items_of(c, total, turned)) for c in range(G)]
+    return [sum(cost(decode(i, tiles, bh, order)[0]) for i in items_of(c, total, rounds)) for c in range(G)]
 
 
 def main() -> int:
@@ -94,7 +100,7 @@ def main() -> int:
           f"T = {t:.0f} (idlest SM of the skipping kernel / {total // G})")
     print("\nmodel against the record (launch order, rounds not turned):")
     for tag, c, ff in (("compute", plain, f), ("skip", skip, f_skip)):
-        s = per_cta(n, br, bh, "launch", False, tag == "skip", ff, t)
+        s = per_cta(n, br, bh, "launch", "in_place", tag == "skip", ff, t)
         print(f"  tail_rows={tag:8s} busiest {max(s):7.0f} (recorded {c['max']:.0f})  idlest {min(s):7.0f} "
               f"(recorded {c['min']:.0f})  average {sum(s) / G:7.0f} (recorded {c['avg']:.0f})")
     print("\nwhy: 132 = 44 x 3, so in launch order CTA c takes query tile c mod 3 of every head in every round; the 44 CTAs "
@@ -102,11 +108,11 @@ def main() -> int:
     print("\nprediction, busiest SM (the kernel's end) and its ratio to today's kernel with the skip, F and T as above:")
     print(f"  {'order':15s} {'rounds':8s} {'tail_rows':9s} {'busiest':>8s} {'vs launch+skip':>15s} {'+ dead, vs cuDNN elapsed':>26s}")
     for order in ("launch", "heaviest_first"):
-        for turned in (False, True):
+        for rounds in ROUNDS:
             for sk in (False, True):
-                s = per_cta(n, br, bh, order, turned, sk, f_skip if sk else f, t)
+                s = per_cta(n, br, bh, order, rounds, sk, f_skip if sk else f, t)
                 el = max(s) + skip["dead"]
-                print(f"  {order:15s} {'turned' if turned else 'in place':8s} {'skip' if sk else 'compute':9s} "
+                print(f"  {order:15s} {rounds:8s} {'skip' if sk else 'compute':9s} "
                       f"{max(s):8.0f} {skip['max'] / max(s):15.3f} {rec['cuDNN']['elapsed'] / el:26.3f}")
     print("\nother suite shapes on the same kernels (BR 192, G 132), busiest CTA in items of cost F (T = "
           f"{t / f_skip:.2f} F):")
@@ -114,12 +120,34 @@ def main() -> int:
                           ("B16 H16 N512 D64", 512, 16 * 16)):
         tiles = math.ceil(n2 / br)
         cells = []
-        for turned in (False, True):
-            s = per_cta(n2, br, bh2, "launch", turned, True, 1.0, t / f_skip)
-            cells.append(f"{'turned' if turned else 'in place'} {max(s):.2f}")
+        for rounds in ROUNDS:
+            s = per_cta(n2, br, bh2, "launch", rounds, True, 1.0, t / f_skip)
+            cells.append(f"{rounds} {max(s):.2f}")
         print(f"  {name:20s} tiles {tiles:3d} (G mod tiles = {G % tiles:3d}), items {tiles * bh2:5d}, launch + skip: "
               + ", ".join(cells))
+    causal()
     return 0
+
+
+def causal() -> None:
+    """Heaviest first under a causal mask: each round's items lighten from its first CTA to its last."""
+    print("\ncausal, heaviest first, the busiest CTA over the average (an item: its key blocks + a fixed share of one):")
+    print(f"  {'shape (kernel tile)':38s} {'items':>6s} " + " ".join(f"{r + ' +' + str(o):>14s}" for r in ROUNDS
+                                                              for o in (0, 0.5, 1)))
+    for name, n, br, bc, bh in (("B8 H32/8 N1024 D128 (128 x 128)", 1024, 128, 128, 8 * 32),
+                                ("B2 H16 N8192 D128 (128 x 128)", 8192, 128, 128, 2 * 16),
+                                ("B1 H32/4 N16384 D128 (128 x 176)", 16384, 128, 176, 32),
+                                ("B2 H16 N4096 D64 (192 x 128)", 4096, 192, 128, 2 * 16)):
+        tiles = math.ceil(n / br)
+        total = tiles * bh
+        cells = []
+        for rounds in ROUNDS:
+            for over in (0, 0.5, 1):
+                cost = lambda q: min(math.ceil((q + 1) * br / bc), math.ceil(n / bc)) + over
+                s = [sum(cost(decode(i, tiles, bh, "heaviest_first")[0]) for i in items_of(c, total, rounds))
+                     for c in range(G)]
+                cells.append(f"{max(s) / (sum(s) / G):14.3f}")
+        print(f"  {name:38s} {total:6d} " + " ".join(cells))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,53 @@
+"""The order of the persistent schedule's rounds (round_order, kernel_src/fa_fwd.cu): the schedule as a model of it
+states it (each item once, in place, turned and snake; with a grid that a head's query tiles divide, a CTA in place
+takes one tile of every head, turned all of them; under a causal mask snake evens heaviest first out), and the CPU
+record of why (results/2026-12-03_cpu_round_order: the recorded ncu counters at N512 D64 and the predictions), which
+this machine computes again."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-03_cpu_round_order"
+spec = importlib.util.spec_from_file_location("schedule_model", REC / "schedule_model.py")
+model = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(model)
+
+
+@pytest.mark.parametrize("total", [1, 131, 132, 133, 768, 1408, 1376, 5000])
+def test_every_item_is_run_once_in_each_round_order(total):
+    for rounds in model.ROUNDS:
+        got = sorted(i for c in range(model.G) for i in model.items_of(c, total, rounds))
+        assert got == list(range(total)), rounds
+        for c in range(model.G):  # a CTA's items, one a round
+            its = model.items_of(c, total, rounds)
+            assert all(b // model.G == a // model.G + 1 for a, b in zip(its, its[1:]))
+
+
+def test_in_place_a_cta_takes_one_tile_of_every_head_and_turned_every_tile():
+    tiles, bh = 3, 256  # B16 H16 N512, 192 rows a tile
+    total = tiles * bh
+    for c in range(model.G):
+        tiles_of = lambda rounds: {model.decode(i, tiles, bh, "launch")[0] for i in model.items_of(c, total, rounds)}
+        assert tiles_of("in_place") == {c % tiles} and tiles_of("turned") == {0, 1, 2}
+        # turned, neighbouring CTAs still take neighbouring items within a round (a head's tiles at once)
+        assert model.items_of(c, total, "turned")[1] == model.G + (c + 1) % model.G
+        # snake: the CTA that takes the first item of a round takes the last of the next
+        assert model.items_of(c, total, "snake")[:2] == [c, 2 * model.G - 1 - c]
+
+
+def test_the_record_computes_again_on_this_machine():
+    out = subprocess.run([sys.executable, str(REC / "schedule_model.py")], capture_output=True, text=True, check=True).stdout
+    assert out == (REC / "schedule_model.txt").read_text()
+    # what the README states from it
+    assert "tail_rows=skip     busiest   87865 (recorded 87865)  idlest   60088 (recorded 60088)" in out
+    assert "launch          turned   skip         82612           1.064                      0.980" in out
+    assert "heaviest_first  in_place skip         82612           1.064" in out
+    assert "heaviest_first  snake    skip         82612           1.064" in out
+    assert "launch          in_place skip         87865           1.000" in out
+    rows = {line.split("  ")[1].strip(): line.split()[-9:] for line in out.splitlines() if line.startswith("  B") and "items" not in line
+            and len(line.split()) > 12}
+    assert rows["B2 H16 N8192 D128 (128 x 128)"][1] == "1.062" and rows["B2 H16 N8192 D128 (128 x 128)"][7] == "1.001"
+    assert rows["B2 H16 N4096 D64 (192 x 128)"][1] == "1.149" and rows["B2 H16 N4096 D64 (192 x 128)"][7] == "1.018"
