@@ -30,6 +30,12 @@ ISSUE_STALL_SHARE_MIN = 0.40
 # against 41.0% (results/2026-12-03_h200_q_buffers, ../2026-12-03_h200_tail_rows); at causal N1024 D128 both
 # 22-30% against 42-58% (results/2026-12-03_h200_agent_suite, calls 5-6).
 XU_NOTE_PCT = 40.0
+# Also a note, not a label: the busiest SM's active cycles at least this share of the kernel's elapsed cycles above the
+# average SM's, so the CTAs with the most or the longest items set its end. H200 ncu (results/2026-12-03_cpu_round_order):
+# ws3_lazy_qp_ot_pm with tail_rows=skip at N512 D64 0.113 (its static schedule gives a third of the CTAs every short
+# item); the same kernel without the skip 0.046, cuDNN 0.031-0.035 there and at N2048-N8192, 0.063-0.067 under a
+# causal mask; every other kernel of ours recorded with the counters 0.030-0.071.
+IMBALANCE_NOTE = 0.08
 SMSPS_PER_SM = 4  # every architecture this tool targets (sm_80..sm_120)
 
 Label = Literal["tensor_idle_scalar_fma", "smem_bank_conflicts", "global_latency", "tensor_bound",
@@ -51,6 +57,10 @@ class Metrics(BaseModel):
     tensor_inst: float | None = None
     fma_pipe_pct: float | None = None
     xu_pipe_pct: float | None = None  # gh100: MUFU against the XU pipe's peak (None in older profiles)
+    elapsed_cycles: float | None = None  # the slowest GPC's (None in profiles before these four were collected)
+    sm_active_cycles_avg: float | None = None
+    sm_active_cycles_max: float | None = None
+    sm_active_cycles_min: float | None = None
     sm_throughput_pct: float | None = None
     dram_throughput_pct: float | None = None
     l2_hit_pct: float | None = None
@@ -112,6 +122,7 @@ class Diagnosis(BaseModel):
     warps_per_sm: float | None = None  # achieved
     waves_per_sm: float | None = None
     xu_pipe_pct: float | None = None
+    sm_imbalance: float | None = None  # (busiest SM's active cycles - the average's) / elapsed cycles
 
 
 def stall_shares(stalls: dict[str, float]) -> list[tuple[str, float]]:
@@ -220,6 +231,14 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
         # the exponentials as costly as the GEMMs (D=64): a share of them on the FMA pipe is FlashAttention-4's answer
         text = (text[:-1] + f"; the XU (MUFU: exp2) pipe at {xu:.1f}% of peak, at or above the tensor pipe's "
                 f"{'n/a' if tp is None else f'{tp:.1f}%'}: the exponentials bound the block as much as the GEMMs.")
+    imb = None
+    if m.elapsed_cycles and m.sm_active_cycles_max is not None and m.sm_active_cycles_avg is not None:
+        imb = (m.sm_active_cycles_max - m.sm_active_cycles_avg) / m.elapsed_cycles
+        if imb >= IMBALANCE_NOTE:
+            # the work, not its speed: a static schedule's rounds (round_order) or the last wave's items
+            text = (text[:-1] + f"; the SMs' work is uneven: the busiest SM active {m.sm_active_cycles_max / m.elapsed_cycles:.1%}"
+                    f" of the kernel's cycles, the average {m.sm_active_cycles_avg / m.elapsed_cycles:.1%}, so the CTAs "
+                    "with the most or the longest items set its end.")
     smem = None
     if m.smem_static_per_block is not None or m.smem_dynamic_per_block is not None:
         smem = (m.smem_static_per_block or 0) + (m.smem_dynamic_per_block or 0)
@@ -227,4 +246,4 @@ def diagnose(m: Metrics, tiles_per_warp: int = 1, issue_bound: bool = True) -> D
                      wavefronts_per_shared_ld=per, ideal_wavefronts_per_shared_ld=ideal,
                      conflict_factor=factor, occupancy_limiter=limiter, registers=m.registers_per_thread,
                      smem_per_cta=smem, ctas_per_sm=ctas, warps_per_sm=warps, waves_per_sm=m.waves_per_sm,
-                     xu_pipe_pct=xu)
+                     xu_pipe_pct=xu, sm_imbalance=imb)

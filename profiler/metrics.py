@@ -53,6 +53,12 @@ METRICS: dict[str, str] = {
     "smem_dynamic_per_block": "launch__shared_mem_per_block_dynamic",
     "waves_per_sm": "launch__waves_per_multiprocessor",
     "grid_size": "launch__grid_size",
+    # How evenly the SMs share the work: cycles with a warp in flight on the average, busiest and idlest SM, beside
+    # the kernel's elapsed cycles (its slowest GPC). Every chip has both counters (the SpeedOfLight section's).
+    "elapsed_cycles": "gpc__cycles_elapsed.max",
+    "sm_active_cycles_avg": "sm__cycles_active.avg",
+    "sm_active_cycles_max": "sm__cycles_active.max",
+    "sm_active_cycles_min": "sm__cycles_active.min",
     "block_size": "launch__block_size",
     **{f"stall_{r}": _STALL.format(r) for r in STALL_REASONS},
 }

@@ -51,3 +51,29 @@ def test_the_record_computes_again_on_this_machine():
             and len(line.split()) > 12}
     assert rows["B2 H16 N8192 D128 (128 x 128)"][1] == "1.062" and rows["B2 H16 N8192 D128 (128 x 128)"][7] == "1.001"
     assert rows["B2 H16 N4096 D64 (192 x 128)"][1] == "1.149" and rows["B2 H16 N4096 D64 (192 x 128)"][7] == "1.018"
+
+
+def test_the_diagnosis_notes_uneven_sms_in_the_recorded_profiles(tmp_path):
+    """The recorded ncu rows at N512 D64 (../2026-12-03_h200_tail_rows/call1/an.tgz), read as a run reads a profile:
+    the kernel with the idle tail warpgroup, whose static schedule gives a third of the CTAs every short item, is
+    noted uneven (0.113); the same kernel without it (0.046) and cuDNN beside each (0.034-0.035) are not. A profile
+    without the counters (every one recorded before them) reads None and no note."""
+    import tarfile
+
+    from profiler.diagnosis import IMBALANCE_NOTE, diagnose, metrics_from_row
+    from profiler.ncu import parse_raw_csv
+
+    with tarfile.open(REC.parent / "2026-12-03_h200_tail_rows" / "call1" / "an.tgz") as tf:
+        tf.extractall(tmp_path, filter="data")
+    read = lambda name: [diagnose(metrics_from_row(r, "sm_90")) for r in
+                         parse_raw_csv((tmp_path / "an" / f"B16_H16_N512_D64_fp16__{name}.csv").read_text())]
+    cudnn, skip = read("ws3_lazy_qp_ot_pm_ts")
+    cudnn2, plain = read("ws3_lazy_qp_ot_pm")
+    assert round(skip.sm_imbalance, 3) == 0.113 and skip.sm_imbalance >= IMBALANCE_NOTE
+    assert "the SMs' work is uneven: the busiest SM active 96.9% of the kernel's cycles, the average 85.6%" in skip.summary
+    assert round(plain.sm_imbalance, 3) == 0.046 and all(round(d.sm_imbalance, 3) in (0.034, 0.035) for d in (cudnn, cudnn2))
+    assert all("uneven" not in d.summary for d in (cudnn, cudnn2, plain))
+    assert skip.label == plain.label  # a note, not a label
+    row = parse_raw_csv((tmp_path / "an" / "B16_H16_N512_D64_fp16__ws3_lazy_qp_ot_pm.csv").read_text())[1]
+    old = {k: v for k, v in row.items() if not k.startswith(("sm__cycles_active", "gpc__cycles_elapsed"))}
+    assert diagnose(metrics_from_row(old, "sm_90")).sm_imbalance is None
