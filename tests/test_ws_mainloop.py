@@ -76,20 +76,23 @@ def test_ws_builds_without_spilling_and_splits_registers_as_asked(extra, cli_bui
         assert row["census"].get("HGMMA", 0) > 0 and not row["census"].get("HMMA")
 
 
+def _static_d64_persistent(*extra: str) -> dict:
+    """`static`'s JSON row of the persistent three-warpgroup kernel with Q by TMA at D=64, sm_90a, with `extra` knobs."""
+    args = ["static", "--arch", "sm_90", "--json", "--head-dim", "64"]
+    for kv in [f"{k}={v}" for k, v in WS.items()] + ["pipeline=on", "warps=12", "br=192", "persistent=on",
+                                                     "q_load=tma", *extra]:
+        args += ["--knob", kv]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert row["built"] and row["refusal"] is None
+    return row
+
+
 def test_two_q_tiles_build_as_one_does(cli_build_cache):
     """q_buffers=2 on the persistent three-warpgroup kernel with Q by TMA: built for sm_90a with the registers and the
     spills of its one-tile build (that build already spills 56 B at this configuration, the lazy rescale off)."""
-    rows = []
-    for q in (1, 2):
-        args = ["static", "--arch", "sm_90", "--json", "--head-dim", "64"]
-        for kv in [f"{k}={v}" for k, v in WS.items()] + ["pipeline=on", "warps=12", "br=192", "persistent=on",
-                                                         "q_load=tma", f"q_buffers={q}"]:
-            args += ["--knob", kv]
-        res = CliRunner().invoke(app, args)
-        assert res.exit_code == 0, res.output
-        (row,) = json.loads(res.output)
-        assert row["built"] and row["refusal"] is None
-        rows.append(row)
+    rows = [_static_d64_persistent(f"q_buffers={q}") for q in (1, 2)]
     assert rows[1]["registers"] == rows[0]["registers"] == 128 and rows[1]["spill_bytes"] == rows[0]["spill_bytes"]
 
 
@@ -98,17 +101,7 @@ def test_rounds_turned_or_snaking_build_as_rounds_in_place_do(cli_build_cache):
     first): built for sm_90a with the registers and the spills of the rounds in place (only the round's first item
     lives across an item, as i does in place)."""
     for order in ("launch", "heaviest_first"):
-        rows = []
-        for rounds in ("in_place", "turned", "snake"):
-            args = ["static", "--arch", "sm_90", "--json", "--head-dim", "64"]
-            for kv in [f"{k}={v}" for k, v in WS.items()] + ["pipeline=on", "warps=12", "br=192", "persistent=on",
-                                                             "q_load=tma", f"cta_order={order}", f"round_order={rounds}"]:
-                args += ["--knob", kv]
-            res = CliRunner().invoke(app, args)
-            assert res.exit_code == 0, res.output
-            (row,) = json.loads(res.output)
-            assert row["built"] and row["refusal"] is None
-            rows.append(row)
+        rows = [_static_d64_persistent(f"cta_order={order}", f"round_order={r}") for r in ("in_place", "turned", "snake")]
         assert all(r["registers"] == 128 and r["spill_bytes"] == rows[0]["spill_bytes"] for r in rows), rows
 
 
