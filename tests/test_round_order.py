@@ -51,6 +51,8 @@ def test_the_record_computes_again_on_this_machine():
             and len(line.split()) > 12}
     assert rows["B2 H16 N8192 D128 (128 x 128)"][1] == "1.062" and rows["B2 H16 N8192 D128 (128 x 128)"][7] == "1.001"
     assert rows["B2 H16 N4096 D64 (192 x 128)"][1] == "1.149" and rows["B2 H16 N4096 D64 (192 x 128)"][7] == "1.018"
+    assert rows["B8 H32/8 N1024 D128 (128 x 128)"][1] == "1.031"  # in place, beside the one recorded causal kernel:
+    assert "ws_op_lazy_qp_hf_w_ot_pk at B8 H32/8 N1024 D128 causal: busiest SM / average 1.034" in out
 
 
 def test_the_diagnosis_notes_uneven_sms_in_the_recorded_profiles(tmp_path):
