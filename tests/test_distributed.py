@@ -377,10 +377,9 @@ def test_a_worker_finds_a_build_by_its_content_key_or_asks_for_the_bytes(tmp_pat
 
 
 
-def test_tune_with_gpus_runs_each_search_on_the_cluster_and_decides_as_one_process(tmp_path, client, monkeypatch):
-    """`tune --gpus 2`: one cluster for the campaign, each bucket's search a DaskBench on it (its top
-    proposals measured ahead, one per worker), the problems one after another; the same runs and
-    decisions as the campaign in one process. The workers' benches are SimBench (fakes.sim_worker_bench)."""
+def _sim_campaign(tmp_path, client, monkeypatch, worker_bench=None):
+    """`tune` over a Llama-like config at N512 and N2048 (budget 4) as a function of the database and extra options,
+    with GpuBench's place on the client and each worker's bench simulated (SimBench, or `worker_bench`)."""
     from contextlib import contextmanager
 
     import agent.bench
@@ -400,7 +399,7 @@ def test_tune_with_gpus_runs_each_search_on_the_cluster_and_decides_as_one_proce
 
     monkeypatch.setattr(agent.bench, "GpuBench", Sim)
     monkeypatch.setattr(agent.distributed, "open_cluster", this_cluster)
-    monkeypatch.setattr(agent.distributed, "gpu_worker_bench", sim_worker_bench)
+    monkeypatch.setattr(agent.distributed, "gpu_worker_bench", worker_bench or sim_worker_bench)
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "num_attention_heads": 32, "num_key_value_heads": 8,
                                "head_dim": 128, "torch_dtype": "bfloat16"}))
@@ -412,7 +411,14 @@ def test_tune_with_gpus_runs_each_search_on_the_cluster_and_decides_as_one_proce
         conn = open_db(db)
         return conn, [[(e["lever"], e["outcome"], round(e["margin"], 6)) for e in q.history(conn, r["id"]) if e["seq"]]
                       for r in q.runs(conn)]
+    return campaign
 
+
+def test_tune_with_gpus_runs_each_search_on_the_cluster_and_decides_as_one_process(tmp_path, client, monkeypatch):
+    """`tune --gpus 2`: one cluster for the campaign, each bucket's search a DaskBench on it (its top
+    proposals measured ahead, one per worker), the problems one after another; the same runs and
+    decisions as the campaign in one process. The workers' benches are SimBench (fakes.sim_worker_bench)."""
+    campaign = _sim_campaign(tmp_path, client, monkeypatch)
     _, alone = campaign(tmp_path / "alone.db")
     conn, spread = campaign(tmp_path / "spread.db", "--gpus", "2")
     assert spread == alone and len(spread) == 2 and all(spread)
@@ -421,3 +427,29 @@ def test_tune_with_gpus_runs_each_search_on_the_cluster_and_decides_as_one_proce
     workers = {json.loads(p)["device"]["worker"] for (p,) in
                conn.execute("select payload from measurements where kind = 'paired'").fetchall() if json.loads(p).get("device")}
     assert len(workers) == 2
+
+
+def test_a_worker_killed_mid_campaign_requeues_its_candidate_and_nothing_is_lost_or_doubled(tmp_path, client, monkeypatch):
+    """`tune --gpus 2` where the worker that takes one candidate of the second problem's search dies (os._exit, as an
+    OOM kill or a lost node ends a Dask worker) once: the candidate is measured again on a worker, the campaign
+    decides as the one-process campaign did, and each run records each experiment once."""
+    campaign = _sim_campaign(tmp_path, client, monkeypatch)
+    conn, alone = campaign(tmp_path / "alone.db")
+    second = q.runs(conn)[1]
+    dies_on = next(Knobs.parse(e["knobs"]).key() for e in q.history(conn, second["id"]) if e["seq"] == 2)
+    marker = tmp_path / "died_once"
+
+    def dying_worker_bench(shape, budget_s, l2, profile):  # the second problem's benches only
+        return DyingSimBench(dies_on, str(marker)) if shape.N == 2048 else SimBench()
+
+    campaign = _sim_campaign(tmp_path, client, monkeypatch, partial(dying_worker_bench))
+    conn, spread = campaign(tmp_path / "spread.db", "--gpus", "2")
+    assert marker.exists()  # a worker died on it
+    assert spread == alone and all(r["status"] != "error" for r in q.runs(conn))
+    for r in q.runs(conn):  # nothing doubled: one experiment a sequence number, each with its one first pair
+        seqs = [e["seq"] for e in q.history(conn, r["id"]) if e["seq"]]
+        assert len(seqs) == len(set(seqs))
+    died = [(r["problem_key"], e["seq"]) for r in q.runs(conn) for e in q.history(conn, r["id"])
+            if "re-queued once after worker" in (e["detail"] or "")]
+    assert died == [("B1-H32-Hkv8-N2048-D128-bfloat16-causal", 2)]
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts its worker before the next test
