@@ -17,13 +17,15 @@ spec.loader.exec_module(model)
 
 
 @pytest.mark.parametrize("total", [1, 131, 132, 133, 768, 1408, 1376, 5000])
-def test_every_item_is_run_once_in_each_round_order(total):
+@pytest.mark.parametrize("grid", [1, 7, 78, 132])  # the grid is min(items, CTAs resident): any SM count
+def test_every_item_is_run_once_in_each_round_order(total, grid):
+    grid = min(grid, total)
     for rounds in model.ROUNDS:
-        got = sorted(i for c in range(model.G) for i in model.items_of(c, total, rounds))
+        got = sorted(i for c in range(grid) for i in model.items_of(c, total, rounds, grid))
         assert got == list(range(total)), rounds
-        for c in range(model.G):  # a CTA's items, one a round
-            its = model.items_of(c, total, rounds)
-            assert all(b // model.G == a // model.G + 1 for a, b in zip(its, its[1:]))
+        for c in range(grid):  # a CTA's items, one a round
+            its = model.items_of(c, total, rounds, grid)
+            assert all(b // grid == a // grid + 1 for a, b in zip(its, its[1:]))
 
 
 def test_in_place_a_cta_takes_one_tile_of_every_head_and_turned_every_tile():

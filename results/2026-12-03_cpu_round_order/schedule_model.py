@@ -57,13 +57,13 @@ def decode(i: int, tiles: int, bh: int, order: str) -> tuple[int, int]:
 ROUNDS = ("in_place", "turned", "snake")
 
 
-def items_of(c: int, total: int, rounds: str) -> list[int]:
-    """CTA c's items, round after round, as fa_fwd.cu's static persistent loop takes them."""
+def items_of(c: int, total: int, rounds: str, g: int = G) -> list[int]:
+    """CTA c's items, round after round, as fa_fwd.cu's static persistent loop takes them on a grid of g."""
     out, r = [], 0
-    while r * G < total:
-        j = {"in_place": c, "turned": (c + r) % G, "snake": G - 1 - c if r % 2 else c}[rounds]
-        if r * G + j < total:
-            out.append(r * G + j)
+    while r * g < total:
+        j = {"in_place": c, "turned": (c + r) % g, "snake": g - 1 - c if r % 2 else c}[rounds]
+        if r * g + j < total:
+            out.append(r * g + j)
         r += 1
     return out
 
