@@ -37,7 +37,15 @@ def check(conn) -> list[dict]:
 
 
 def main(argv: list[str]) -> int:
-    rows = check(open_db(Path(argv[0])))
+    import argparse
+
+    ap = argparse.ArgumentParser(description="whether a tune campaign's database lost or doubled anything")
+    ap.add_argument("db", type=Path, help="the campaign's database (tune --db)")
+    db = ap.parse_args(argv).db
+    if not db.is_file():  # open_db would create an empty one
+        print(f"no database at {db}", file=sys.stderr)
+        return 2
+    rows = check(open_db(db))
     for x in rows:
         print(f"run {x['run']} {x['problem']}: {x['status']}, {x['experiments']} experiments; doubled {x['doubled'] or 'none'}; "
               f"re-queued {x['requeued'] or 'none'}; CRASH {x['crashed'] or 'none'}; two first pairs {x['two_first_pairs'] or 'none'}")
