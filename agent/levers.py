@@ -59,6 +59,9 @@ class Lever(BaseModel):
     asynchronous: bool = False
     # the head dims where the move changes the kernel (empty: every one); elsewhere it builds the same code
     head_dims: tuple[int, ...] = ()
+    # acts only on a last query tile that leaves a consumer warpgroup's 64 rows empty (N mod BR in 1..BR - 64):
+    # where N is a multiple of BR it builds a kernel that measures the same
+    needs_tail: bool = False
 
     def relief(self, label: str | None, compute: str) -> Relief | None:
         """The declared relief of diagnosis `label` on `compute`, if any."""
@@ -68,12 +71,15 @@ class Lever(BaseModel):
         """The diagnoses it targets on `compute`: `targets`, plus the ones it declares a relief of there."""
         return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute and r.label not in self.targets)
 
-    def applies_to(self, knobs: Knobs, causal: bool = False, head_dim: int | None = None) -> bool:
+    def applies_to(self, knobs: Knobs, causal: bool = False, head_dim: int | None = None,
+                   seqlen: int | None = None) -> bool:
         if self.causal_only and not causal:
             return False
         if self.noncausal_only and causal:
             return False
         if self.head_dims and head_dim is not None and head_dim not in self.head_dims:
+            return False
+        if self.needs_tail and seqlen is not None and not 0 < seqlen % knobs.br <= knobs.br - 64:
             return False
         cur = knobs.model_dump(mode="json")
         if any(cur[k] not in allowed for k, allowed in self.requires.items()):
@@ -603,6 +609,33 @@ CATALOG: tuple[Lever, ...] = (
         "producer spills, 0.9996 at causal N1024 GQA where it does not (results/2026-12-02_h200_softmax_chain); "
         "with P packed among the exponentials on top, 1.030 over the same kernel at N2048 D128 "
         "(results/2026-12-03_h200_p_pack).",
+    ),
+    Lever(
+        name="ws_idle_tail_tile_major", sets={"tail_rows": "skip", "cta_order": "heaviest_first"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "persistent": ("on",), "pingpong": ("off",), "item_stream": ("off",),
+                  "round_order": ("in_place",)},
+        predicted=(0.99, 1.035), sampled=False, needs_tail=True, noncausal_only=True,
+        hypothesis="Where N leaves the last query tile a consumer warpgroup short (N512 at BR 192: 128 rows), that "
+        "warpgroup only keeps pace on the barriers (tail_rows=skip), and the items go in the heaviest-first decode, "
+        "which without a mask is tile-major (every head's last tile first): the static persistent schedule in launch "
+        "order hands CTA c tile c mod tiles of every head where the grid is a multiple of the tiles (132 = 44 x 3), "
+        "so the skip shortened only the CTAs of the last tile and the others set the time (ncu at N512 D64: busiest "
+        "SM 87.9 k cycles, idlest 60.1 k). Bitwise the same output. H200 on the three-warpgroup persistent kernel: "
+        "1.022 at N512 D64 B16 (0.964x cuDNN, was 0.944), 1.027 at N2048 D64 GQA; the skip alone 0.995, turned rounds "
+        "with the skip 1.012 and 1.008 (results/2026-12-03_h200_round_order).",
+    ),
+    Lever(
+        name="ws_snake_rounds", sets={"round_order": "snake"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "persistent": ("on",), "item_stream": ("off",), "cta_order": ("heaviest_first",)},
+        predicted=(0.99, 1.06), sampled=False, causal_only=True,
+        hypothesis="Under a causal mask in heaviest-first order each round of the static persistent schedule gets "
+        "lighter from its first CTA to its last, so in place CTA 0 takes the heaviest item of every round (a model of "
+        "key-block counts puts the busiest CTA 3-15% above the average, results/2026-12-03_cpu_round_order); every "
+        "other round reversed, the CTA that took a heavy item takes a light one next. Bitwise the same output. H200: "
+        "1.057 at causal N8192 D128 over the persistent kernel in place; there still 0.94 of the one-item-a-CTA "
+        "kernel, and 0.985 of it on three warpgroups at causal N4096 D64 (results/2026-12-03_h200_round_order).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

@@ -175,7 +175,8 @@ def _state(run: Run, p: Progress, evidence: dict) -> State:
     return State(best=p.best, seed=run.seed, diagnosis=p.diag, trials=tuple(p.trials),
                  shelf=tuple(q.shelf(run.db, run.run_id, status="shelved")), conditions=p.conds,
                  t_noise=p.noise.t_noise if p.noises else 0.0, t_keep=p.noise.t_keep if p.noises else 1.0,
-                 budget_left=run.o.budget - p.done, causal=run.shape.causal, head_dim=run.shape.D, levers=run.levers,
+                 budget_left=run.o.budget - p.done, causal=run.shape.causal, head_dim=run.shape.D,
+                 seqlen=run.shape.N, levers=run.levers,
                  evidence=evidence, limits=run.dev.limits)
 
 

@@ -114,8 +114,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-03_h200_tail_rows)
     Policy(version=16, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the catalog gains the persistent schedule's balance: the idle tail warpgroup with the items
+    # tile-major (ws_idle_tail_tile_major, only where N leaves the last tile a warpgroup short) and snaking rounds
+    # under a causal mask (ws_snake_rounds): 1.022 at N512 D64, 1.057 at causal N8192 D128
+    # (results/2026-12-03_h200_round_order)
+    Policy(version=17, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[16]
+CURRENT = POLICIES[17]
 
 
 class UnknownPolicy(ValueError):

@@ -239,7 +239,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         // round's items get lighter from its first CTA to its last, so in place CTA 0 takes the heaviest item of every
         // round (a model of block counts: the busiest CTA 3-6% above the average at causal N8192 and N16384, 15% at
         // causal N4096 D64 on BR 192); reversed every other round, 0.1-1.8%.
-        // Model and predictions: results/2026-12-03_cpu_round_order. Not yet measured. Only the round's first item
+        // Model and predictions: results/2026-12-03_cpu_round_order. H200 (results/2026-12-03_h200_round_order): turned
+        // with tail_rows=skip 1.012 at N512 D64, where the busiest SM fell 87.9 k -> 85.7 k cycles (the model: 82.6 k);
+        // turned alone 0.978; snake 1.057 at causal N8192 D128 over in place. Only the round's first item
         // lives across an item (the order is derived from it and gridDim.x each round: ptxas sm_90a, the non-causal
         // builds spill what the rounds in place do).
         for (int first = 0; first < total; first += gridDim.x) {

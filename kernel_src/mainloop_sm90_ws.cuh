@@ -59,11 +59,14 @@
 //                  exponentials (ws_softmax's MID_WAIT) and packs P beside the second half. H200: 1.011 at causal N1024
 //                  GQA, 1.013 at N2048 D64 GQA (three warpgroups), 1.016 at N512 D64 (two consumers, persistent); 0.935-0.947
 //                  on the two-consumer 128-key tile at non-causal D=128.
-//   FA_TAIL_ROWS=1 a consumer warpgroup whose rows all lie past N only keeps pace on the barriers (ws_idle). Not yet
-//                  measured.
+//   FA_TAIL_ROWS=1 a consumer warpgroup whose rows all lie past N only keeps pace on the barriers (ws_idle). H200:
+//                  0.995 alone at N512 D64 (results/2026-12-03_h200_tail_rows); with the items in heaviest-first (tile-
+//                  major) order 1.022 there and 1.027 at N2048 D64 GQA (results/2026-12-03_h200_round_order).
 //   FA_ROUND_ORDER the persistent schedule's rounds turned one CTA each (1) or every other one reversed (2)
 //                  (fa_fwd.cu): CTA c no longer takes tile c mod tiles of every head where the grid is a multiple of
-//                  the tiles, nor the heaviest item of every heaviest-first round. Not yet measured.
+//                  the tiles, nor the heaviest item of every heaviest-first round. H200
+//                  (results/2026-12-03_h200_round_order): turned with tail_rows=skip 1.012 at N512 D64 (alone 0.978);
+//                  snake 1.057 at causal N8192 D128 over heaviest first in place.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
