@@ -88,9 +88,11 @@ def test_the_survey_of_the_recorded_sm_balance_computes_again():
     but the idle-tail kernel's 0.113, cuDNN 0.031-0.067."""
     out = subprocess.run([sys.executable, str(REC / "sm_balance_survey.py")], capture_output=True, text=True,
                          check=True).stdout
-    assert out == (REC / "sm_balance_survey.txt").read_text()
+    recorded = (REC / "sm_balance_survey.txt").read_text()
+    # the rows of the records there were when it was written compute again; a later record adds its own rows
+    assert set(recorded.splitlines()) <= set(out.splitlines())
     imb = {}
-    for line in out.splitlines():
+    for line in recorded.splitlines():
         f = line.split()
         imb.setdefault(f[2], []).append(float(f[f.index("imbalance") + 1]))
     assert sorted(imb["ours"])[-2:] == [0.071, 0.113] and min(imb["ours"]) == 0.030

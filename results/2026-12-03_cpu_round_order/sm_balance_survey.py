@@ -5,6 +5,9 @@ whose kernel, the grid, the elapsed cycles, and as shares of them the average SM
 the imbalance (busiest - average: what profiler.diagnosis.IMBALANCE_NOTE reads) and the dead time (elapsed - busiest).
 
     python3 results/2026-12-03_cpu_round_order/sm_balance_survey.py
+
+sm_balance_survey.txt is its output over the records there were when it was written; a later record adds its rows
+(tests/test_round_order.py checks that the recorded ones compute again).
 """
 import csv
 import io
