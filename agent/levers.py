@@ -481,6 +481,24 @@ CATALOG: tuple[Lever, ...] = (
         "spills and the compiler's figures say so.",
     ),
     Lever(
+        name="ws_mainloop_three_warpgroups_short_items",
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "off", "bc": 128,
+              "warps": 12, "br": 192, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2,
+              "copies": "loop", "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "on",
+              "q_load": "tma", "o_store": "tma"},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (4, 8),
+                  "mainloop": ("general",)},
+        predicted=(0.95, 1.15), asynchronous=True, sampled=False,
+        hypothesis="ws_mainloop_three_warpgroups with what an item's ends cost at short N carried in the same move: "
+        "Q by TMA on the producer's own barrier, the static persistent schedule (the next item's Q lands under this "
+        "item's last blocks) and O by TMA (stmatrix into shared memory, one thread's bulk store), each of which the "
+        "plain mainloop pays per item. At B16 H16 N512 D64 a run from the naive seed lost the plain move from the "
+        "4-warp wgmma kernel (0.844) and ended there at 0.887x cuDNN, where the suite's three-warpgroup kernel with "
+        "the three read 0.946x cuDNN in its own run (results/2026-12-03_h200_round_order, two comparator rows, not a "
+        "paired margin).",
+    ),
+    Lever(
         name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
         requires={"mainloop": ("ws",), "bc": (128,)}, predicted=(0.97, 1.12),
         hypothesis="The warp-specialised mainloop's key tile at 176 (FlashAttention-3's non-causal D=128 tile): "

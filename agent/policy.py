@@ -120,8 +120,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-03_h200_round_order)
     Policy(version=17, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the catalog gains the three-warpgroup mainloop with Q and O by TMA on the persistent schedule
+    # as one move (ws_mainloop_three_warpgroups_short_items): from the naive seed at N512 D64 the plain move lost
+    # from 4 warps and the run ended at 0.887x cuDNN (results/2026-12-03_h200_round_order)
+    Policy(version=18, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[17]
+CURRENT = POLICIES[18]
 
 
 class UnknownPolicy(ValueError):
