@@ -74,6 +74,17 @@ def summarize(base_ms: list[float], cand_ms: list[float], base_first: list[bool]
 # The sequential rule's confidence: the median's interval from order statistics (distribution-free), at 99.9%
 SETTLE_ALPHA = 0.001
 SETTLE_EVERY = 2  # checked after each AB/BA pair of alternations, so both halves are always represented
+# and not before the pairs have run this long (the blocks' own GPU time, both arms): on the H200 a 53 us kernel read
+# 5-6% faster in a pair's first ~80 ms than over its budget (boost clocks before the power limit holds them), and a
+# lever worth 1.017-1.019 in 8 fresh processes over a whole 1 s budget read 1.0057 and then 0.9955 when both of its
+# pairs settled after 22 and 16 alternations (results/2026-12-03_h200_round_order, call2 against call3)
+SETTLE_MIN_S = 0.5
+
+
+def may_settle(n: int, base_ms: list[float], cand_ms: list[float]) -> bool:
+    """Whether alternation n's readings may be judged by the sequential rule: enough alternations, whole AB/BA
+    pairs, and SETTLE_MIN_S of measured blocks."""
+    return n >= MIN_ALTERNATIONS and n % SETTLE_EVERY == 0 and (sum(base_ms) + sum(cand_ms)) / 1e3 >= SETTLE_MIN_S
 
 
 def median_interval(ratios: list[float], alpha: float = SETTLE_ALPHA) -> tuple[float, float]:
@@ -185,7 +196,7 @@ def paired(run_base: Callable[[], None], run_cand: Callable[[], None], *, budget
                      base_ms, cand_ms, base_first) if pipelined else None
     i = MAX_ALTERNATIONS if pipelined else 0  # the loop below: the synchronised pairs
     while i < MAX_ALTERNATIONS and (i < MIN_ALTERNATIONS or time.perf_counter() < deadline):
-        if settle is not None and i >= MIN_ALTERNATIONS and i % SETTLE_EVERY == 0:
+        if settle is not None and may_settle(i, base_ms, cand_ms):
             why = settle_reason([(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)], *settle, rule=settle_rule)
             if why:
                 break
@@ -254,7 +265,7 @@ def _pipelined(block, run_base, run_cand, cb: int, cc: int, lead_cycles: int, de
         cand_ms.append(ec[0].elapsed_time(ec[1]))
         base_first.append(first)
         n += 1
-        if settle is not None and n >= MIN_ALTERNATIONS and n % SETTLE_EVERY == 0:
+        if settle is not None and may_settle(n, base_ms, cand_ms):
             why = settle_reason([(b / cb) / (c / cc) for b, c in zip(base_ms, cand_ms)], *settle, rule=settle_rule)
     torch.cuda.synchronize()
     return why

@@ -67,6 +67,7 @@ def test_pipelined_pairs_measure_a_real_difference(monkeypatch):
 
 def test_pipelined_settle_keeps_whole_pairs_and_drops_the_queued_one(monkeypatch):
     gpu = FakeGPU().install(monkeypatch)
+    monkeypatch.setattr(timing, "SETTLE_MIN_S", 0.0)  # the first check decides (the floor: the test below)
     base, cand = gpu.kernel(0.2), gpu.kernel(0.1)
     res = timing.paired(base, cand, budget_s=60.0, lead_ms=0, pipelined=True, settle=(0.001, 1.001), settle_rule="any")
     assert res.settled and res.settled.startswith("settled KEEP-side")
@@ -74,3 +75,17 @@ def test_pipelined_settle_keeps_whole_pairs_and_drops_the_queued_one(monkeypatch
     blocks = res.calls_per_block_base + res.calls_per_block
     warm = 4 + 3 + 3 + 3 + 3  # the warm-up calls and the two wall-clock readings before and after
     assert gpu.calls == warm + (res.alternations + 1) * blocks  # one more pair ran, queued before the settle, not counted
+
+
+def test_a_settle_waits_for_the_pairs_to_have_run_settle_min_s(monkeypatch):
+    """A 2x margin is settled from the first pairs on, but the rule reads no pair before SETTLE_MIN_S of measured
+    blocks: a GPU's first ~80 ms run at boost clocks the rest of the budget does not (results/2026-12-03_h200_round_order)."""
+    gpu = FakeGPU().install(monkeypatch)
+    res = timing.paired(gpu.kernel(0.2), gpu.kernel(0.1), budget_s=60.0, lead_ms=0, pipelined=True,
+                        settle=(0.001, 1.001), settle_rule="any")
+    assert res.settled and res.settled.startswith("settled KEEP-side")
+    per_alternation = (res.calls_per_block_base * 0.2 + res.calls_per_block * 0.1) / 1e3
+    n = res.alternations
+    assert n * per_alternation >= timing.SETTLE_MIN_S > (n - timing.SETTLE_EVERY) * per_alternation
+    assert not timing.may_settle(40, [1.0] * 40, [1.0] * 40)  # 80 ms of blocks: too soon at any count
+    assert timing.may_settle(40, [10.0] * 40, [5.0] * 40) and not timing.may_settle(41, [10.0] * 41, [5.0] * 41)
