@@ -496,7 +496,7 @@ CATALOG: tuple[Lever, ...] = (
         "plain mainloop pays per item. At B16 H16 N512 D64 a run from the naive seed lost the plain move from the "
         "4-warp wgmma kernel (0.844) and ended there at 0.887x cuDNN, where the suite's three-warpgroup kernel with "
         "the three read 0.946x cuDNN in its own run (results/2026-12-03_h200_round_order, two comparator rows, not a "
-        "paired margin).",
+        "paired margin). Not yet measured as a move.",
     ),
     Lever(
         name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
@@ -641,7 +641,9 @@ CATALOG: tuple[Lever, ...] = (
         "so the skip shortened only the CTAs of the last tile and the others set the time (ncu at N512 D64: busiest "
         "SM 87.9 k cycles, idlest 60.1 k). Bitwise the same output. H200 on the three-warpgroup persistent kernel: "
         "1.022 at N512 D64 B16 (0.964x cuDNN, was 0.944), 1.027 at N2048 D64 GQA; the skip alone 0.995, turned rounds "
-        "with the skip 1.012 and 1.008 (results/2026-12-03_h200_round_order).",
+        "with the skip 1.012 and 1.008; under the agent's timer 1.017-1.019 in 8 fresh processes, and an agent run "
+        "kept it at 1.0113, then kv_triple_buffer re-screened at 1.0219: 0.981x cuDNN "
+        "(results/2026-12-03_h200_round_order).",
     ),
     Lever(
         name="ws_snake_rounds", sets={"round_order": "snake"},
@@ -652,7 +654,8 @@ CATALOG: tuple[Lever, ...] = (
         "lighter from its first CTA to its last, so in place CTA 0 takes the heaviest item of every round (a model of "
         "key-block counts puts the busiest CTA 3-15% above the average, results/2026-12-03_cpu_round_order); every "
         "other round reversed, the CTA that took a heavy item takes a light one next. Bitwise the same output. H200: "
-        "1.057 at causal N8192 D128 over the persistent kernel in place; there still 0.94 of the one-item-a-CTA "
+        "1.057 at causal N8192 D128 over the persistent kernel in place (1.054-1.056 in 4 fresh processes); there still "
+        "0.94 of the one-item-a-CTA "
         "kernel, and 0.985 of it on three warpgroups at causal N4096 D64 (results/2026-12-03_h200_round_order).",
     ),
     Lever(

@@ -5,12 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent import levers
 from agent.policy import CURRENT, POLICIES
 from agent.replay.catalog import as_read_by
 from agent.strategies.base import State
 from agent.strategies.limiter import LimiterAgent
 from kernel_src.knobs import Knobs
+from recorded import outcomes, replay, unpack_recording
 from scripts.device_suite import KERNELS
 
 REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-03_h200_round_order"
@@ -68,3 +71,46 @@ def test_the_record_reads_again_and_the_levers_cite_its_margins():
     assert "1.057 at causal N8192 D128" in snake and "0.94 of the one-item-a-CTA" in snake
     # the model's busiest SM was 82.6 k; turned rounds with the skip measured 85.7 k (from 87.9 k)
     assert "ws3_lazy_qp_ot_pm_tr_ts        busiest    85694" in out
+
+
+RUNS = {  # name: (call, policy, its own row's ours / cuDNN, outcomes as the device printed them)
+    "seeded": ("call2", 17, 0.946),  # the suite's kernel, the sequential rule without its floor
+    "naive": ("call2", 17, 0.887),
+    "short": ("call3", 18, 0.889),
+    "seeded_floor": ("call4", 18, 0.981),  # the same seed with SETTLE_MIN_S
+}
+
+
+def _printed(path: Path) -> list[tuple]:
+    rows = []
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) > 6 and cells[0].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
+            rows.append((cells[3], cells[4], float(cells[5])))
+    return rows
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_each_agent_run_of_the_record_replays_to_the_history_the_device_printed(name, tmp_path_factory):
+    call, version, x_cudnn = RUNS[name]
+    stem = "seeded" if name == "seeded_floor" else name
+    rec = unpack_recording(tmp_path_factory, REC / call / f"{stem}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    assert outcomes(rows) == _printed(REC / call / f"{stem}.txt")
+    cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
+    assert round(1 / cudnn, 3) == x_cudnn
+    assert f'"agent_version": {version}' in rec.read_text()  # the policy the run recorded, which its replay reads
+
+
+def test_with_the_floor_the_idle_tail_is_kept_and_the_rescreened_third_stage_with_it():
+    """Without the sequential rule's floor the lever settled after 22 and 16 alternations at 1.0057 / 0.9955 (NULL);
+    8 fresh processes over a whole budget read 1.0174-1.0189; with the floor it was kept, and the keep re-opened
+    kv_triple_buffer, shelved at 0.9463 on the kernel before it, now kept at 1.0219: 0.981x cuDNN."""
+    before, after = _printed(REC / "call2" / "seeded.txt"), _printed(REC / "call4" / "seeded.txt")
+    assert ("ws_idle_tail_tile_major", "NULL", 1.0057) in before
+    assert ("ws_idle_tail_tile_major", "KEPT", 1.0113) in after and ("kv_triple_buffer", "KEPT", 1.0219) in after
+    tail = (REC / "call3" / "tail.txt").read_text()
+    assert "A/B: mean 1.01823, between-process sd 0.0535%, range 1.01738-1.01891 over 8 processes" in tail
+    assert "A/A: mean 0.99997, between-process sd 0.0304%, range 0.99948-1.00050 over 8 processes" in tail
+    snake = (REC / "call3" / "snake.txt").read_text()
+    assert "A/B: mean 1.05518, between-process sd 0.0527%, range 1.05442-1.05563 over 4 processes" in snake
