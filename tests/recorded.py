@@ -77,6 +77,16 @@ def recorded(res: Path, name: str) -> list[dict]:
     return json.loads((res / f"{name}_history.json").read_text())
 
 
+def printed_history(path: Path) -> list[tuple]:
+    """(lever, outcome, margin) of every counted experiment in the history table a device call printed."""
+    rows = []
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) > 6 and cells[0].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
+            rows.append((cells[3], cells[4], float(cells[5])))
+    return rows
+
+
 def outcomes(rows) -> list[tuple]:
     """(lever, outcome, margin to 4 places) of every counted experiment."""
     return [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] in ("lever", "compound", "rescreen")]

@@ -14,7 +14,7 @@ from agent.levers import CATALOG
 from agent.policy import POLICIES
 from agent.replay.catalog import as_read_by
 from kernel_src.knobs import SEED, Knobs
-from recorded import RESULTS, outcomes, replay, unpack_recording
+from recorded import RESULTS, outcomes, printed_history, replay, unpack_recording
 from store.db import open_db
 
 HERE = RESULTS / "2026-12-03_h200_agent_suite"
@@ -24,13 +24,7 @@ RUNS = {"d128": ("call1", 13, 1.012), "d64": ("call2", 13, 0.940), "causal": ("c
 
 
 def _printed(call: str, name: str) -> list[tuple]:
-    """(lever, outcome, margin) of every counted experiment in the history table the device printed."""
-    rows = []
-    for line in (HERE / call / f"{name}.txt").read_text().splitlines():
-        cells = [c.strip() for c in line.split("│")[1:-1]]
-        if len(cells) > 6 and cells[0].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
-            rows.append((cells[3], cells[4], float(cells[5])))
-    return rows
+    return printed_history(HERE / call / f"{name}.txt")
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))

@@ -13,7 +13,7 @@ from agent.replay.catalog import as_read_by
 from agent.strategies.base import State
 from agent.strategies.limiter import LimiterAgent
 from kernel_src.knobs import Knobs
-from recorded import outcomes, replay, unpack_recording
+from recorded import outcomes, printed_history, replay, unpack_recording
 from scripts.device_suite import KERNELS
 
 REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-03_h200_round_order"
@@ -81,22 +81,13 @@ RUNS = {  # name: (call, policy, its own row's ours / cuDNN, outcomes as the dev
 }
 
 
-def _printed(path: Path) -> list[tuple]:
-    rows = []
-    for line in path.read_text().splitlines():
-        cells = [c.strip() for c in line.split("│")[1:-1]]
-        if len(cells) > 6 and cells[0].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
-            rows.append((cells[3], cells[4], float(cells[5])))
-    return rows
-
-
 @pytest.mark.parametrize("name", sorted(RUNS))
-def test_each_agent_run_of_the_record_replays_to_the_history_the_device_printed(name, tmp_path_factory):
+def test_each_agent_run_of_the_record_replays_to_the_history_the_deviceprinted_history(name, tmp_path_factory):
     call, version, x_cudnn = RUNS[name]
     stem = "seeded" if name == "seeded_floor" else name
     rec = unpack_recording(tmp_path_factory, REC / call / f"{stem}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
-    assert outcomes(rows) == _printed(REC / call / f"{stem}.txt")
+    assert outcomes(rows) == printed_history(REC / call / f"{stem}.txt")
     cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
     assert round(1 / cudnn, 3) == x_cudnn
     assert f'"agent_version": {version}' in rec.read_text()  # the policy the run recorded, which its replay reads
@@ -106,7 +97,7 @@ def test_with_the_floor_the_idle_tail_is_kept_and_the_rescreened_third_stage_wit
     """Without the sequential rule's floor the lever settled after 22 and 16 alternations at 1.0057 / 0.9955 (NULL);
     8 fresh processes over a whole budget read 1.0174-1.0189; with the floor it was kept, and the keep re-opened
     kv_triple_buffer, shelved at 0.9463 on the kernel before it, now kept at 1.0219: 0.981x cuDNN."""
-    before, after = _printed(REC / "call2" / "seeded.txt"), _printed(REC / "call4" / "seeded.txt")
+    before, after = printed_history(REC / "call2" / "seeded.txt"), printed_history(REC / "call4" / "seeded.txt")
     assert ("ws_idle_tail_tile_major", "NULL", 1.0057) in before
     assert ("ws_idle_tail_tile_major", "KEPT", 1.0113) in after and ("kv_triple_buffer", "KEPT", 1.0219) in after
     tail = (REC / "call3" / "tail.txt").read_text()
