@@ -2,9 +2,12 @@
 unpacked once per test module, each run's history as the device printed it, the experiment outcomes a
 replay has to repeat, and the two ways a test replays a recording (through the CLI, or through the loop
 with a spy on what the agent was asked)."""
+import atexit
 import gzip
 import json
+import shutil
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -42,6 +45,26 @@ def unpack_recording(tmp_path_factory, tgz: Path, inner: str) -> Path:
     with tarfile.open(tgz) as t:
         t.extractall(out, filter="data")
     return out / inner
+
+
+_UNZIPPED: dict[Path, Path] = {}
+
+
+def opened(path: Path) -> Path:
+    """A committed file to open as it was written: `path` itself, or for `name.gz` (the databases no script
+    named are kept compressed, so the tree stays under the device copy's size limit) its contents in a
+    temporary directory outside the tree, unpacked once per test process."""
+    path = Path(path)
+    if path.suffix != ".gz":
+        return path
+    if path not in _UNZIPPED:
+        where = Path(tempfile.mkdtemp(prefix="fa5090-recorded-"))
+        atexit.register(shutil.rmtree, where, True)
+        out = where / path.stem
+        with gzip.open(path) as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        _UNZIPPED[path] = out
+    return _UNZIPPED[path]
 
 
 def recordings_fixture(res: Path):

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from recorded import opened
 
 from experiments.timing import (MIN_ALTERNATIONS, SETTLE_ALPHA, SETTLE_EVERY, median_interval, paired,
                                 settle_reason)
@@ -41,10 +42,10 @@ def test_only_a_settled_non_keep_stops():
 def _committed_rows(sql: str):
     """(database, row) for `sql` over every committed H200 database, opened immutable (one without the tables
     asked for yields nothing)."""
-    dbs = subprocess.run(["git", "ls-files", "results/*.db", "results/**/*.db"], cwd=ROOT, capture_output=True,
-                         text=True).stdout.split()
+    dbs = subprocess.run(["git", "ls-files", "results/*.db", "results/**/*.db", "results/*.db.gz", "results/**/*.db.gz"],
+                         cwd=ROOT, capture_output=True, text=True).stdout.split()
     for d in dbs:
-        con = sqlite3.connect(f"file:{ROOT / d}?immutable=1", uri=True)
+        con = sqlite3.connect(f"file:{opened(ROOT / d)}?immutable=1", uri=True)
         try:
             rows = con.execute(sql).fetchall()
         except sqlite3.Error:

@@ -5,7 +5,7 @@ cuDNN, the margin table of the arm's levers, and the producer's wait with ping-p
 recording's own options (the agent version it ran)."""
 import json
 
-from recorded import RESULTS, outcomes, recorded, recordings_fixture, read_record
+from recorded import RESULTS, opened, outcomes, recorded, recordings_fixture, read_record
 from recorded import replay as _replay
 
 from agent.levers import CATALOG
@@ -148,7 +148,7 @@ def test_the_arm_against_sdpa_flash_and_cudnn_paired_in_three_processes():
     the first call: cuDNN 1.1169 (0.895x), AB 1.172 / BA 1.051."""
     got = []
     for i in (1, 2, 3):
-        db = open_db(RELEASE_ARM / f"baseline_release_{i}.db", read_only=True)
+        db = open_db(opened(RELEASE_ARM / f"baseline_release_{i}.db.gz"), read_only=True)
         try:
             rows = q.history(db, 1)
         finally:

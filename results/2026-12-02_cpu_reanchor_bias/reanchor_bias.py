@@ -4,6 +4,7 @@ first pair against its replicate. Reads the databases under results/ (and those 
 CPU; each experiment is counted once even where a database is copied into two records (by its start time and margin).
 
     python3 results/2026-12-02_cpu_reanchor_bias/reanchor_bias.py"""
+import gzip
 import math
 import re
 import sqlite3
@@ -19,6 +20,11 @@ REPLICATE = re.compile(r"margin ([\d.]+) and replicate ([\d.]+)")
 
 def databases(tmp: Path) -> list[Path]:
     found = sorted((ROOT / "results").rglob("*.db"))
+    for i, z in enumerate(sorted((ROOT / "results").rglob("*.db.gz"))):  # the databases kept compressed
+        out = tmp / f"gz{i}" / z.stem
+        out.parent.mkdir()
+        out.write_bytes(gzip.decompress(z.read_bytes()))
+        found.append(out)
     for i, t in enumerate(sorted((ROOT / "results").rglob("*_db.tgz"))):
         d = tmp / str(i)
         d.mkdir()
