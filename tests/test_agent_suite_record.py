@@ -212,12 +212,13 @@ def test_a_replay_of_the_n2048_run_judges_its_last_reanchor_with_the_keeps_sprea
 
 
 def test_the_race_table_reads_each_runs_own_closing_line(capsys):
-    """race_table.py: the agent's cells from calls 10 and 11; random and TPE not run yet."""
+    """race_table.py: the agent's cells from calls 10 and 11; at N8192 D64 random and TPE not run yet
+    (N2048 D128's random and TPE cells: tests/test_race_record.py)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("race_table", HERE / "race_table.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.read("call10/d128_beside") == {"flash": 1.972, "cudnn": 1.022, "wall_s": 275, "hits": "17/20"}
+    assert mod.read("2026-12-03_h200_agent_suite/call10/d128_beside") == {"flash": 1.972, "cudnn": 1.022, "wall_s": 275, "hits": "17/20"}
     mod.main()
     out = capsys.readouterr().out
     assert "| B2 H16 N8192 D64 fp16 | 1.091 | not run | not run | 1.746 | not run | - | 233 s, 13/20 |" in out
@@ -232,7 +233,7 @@ def test_the_race_table_takes_a_sweeps_fastest_timed_row(tmp_path, monkeypatch):
     (tmp_path / "s.json").write_text(json.dumps([{"label": "a", "status": "timed", "vs_sdpa": 1.41},
                                                  {"label": "b", "status": "timed", "vs_sdpa": 1.87},
                                                  {"label": "c", "status": "COMPILE_FAIL"}]))
-    monkeypatch.setattr(mod, "HERE", tmp_path)
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
     assert mod.sweep_best("s") == 1.87
 
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One device call of the race (agent vs random vs TPE, the same budget, timer and keep gate, each from the naive
 # seed on a fresh database and a cold build cache): the given strategy:seed runs at one problem, one after another,
-# each started only while 150 s of the call's 580 remain and interrupted by SIGINT at the call's end (then
+# each started only while 150 s of the call's 580 (or $LIMIT) remain and interrupted by SIGINT at the call's end (then
 # `python3 -m agent run --resume --db ...` finishes it in the next call). Random and TPE read no profile.
 # `sweep:N` instead: the ceiling, `python3 -m agent sweep --n N` of the same space at the problem (N uniform draws,
 # each checked and paired against SDPA flash; --json into <name>_sweep_N.json).
-# Usage: SOURCE=<commit> bash race.sh NAME "RUN OPTIONS" STRATEGY:SEED [STRATEGY:SEED ...]
+# TPE needs Optuna there: carry its wheel with colorlog's and tqdm's in .whl (all `import optuna` loads beside numpy).
+# Usage: [LIMIT=<s>] SOURCE=<commit> bash race.sh NAME "RUN OPTIONS" STRATEGY:SEED [STRATEGY:SEED ...]
 #   e.g. SOURCE=01f371b bash race.sh d128 "" random:1 random:2
 #        SOURCE=01f371b bash race.sh d64 "--seqlen 8192 --head-dim 64" tpe:1 tpe:2
 #        SOURCE=01f371b bash race.sh d128 "" sweep:60
@@ -14,7 +15,7 @@ python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/
 echo "$SOURCE" > $OUT/source.txt
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $OUT/gpu.txt
 for arm in "$@"; do
-  st=${arm%%:*}; seed=${arm##*:}; left=$((580 - SECONDS)); run=${name}_${st}_${seed}
+  st=${arm%%:*}; seed=${arm##*:}; left=$((${LIMIT:-580} - SECONDS)); run=${name}_${st}_${seed}
   if [ $left -lt 150 ]; then echo "$run: not started, $left s left"; continue; fi
   if [ "$st" = sweep ]; then
     { date -u +%FT%TZ; echo "python3 -m agent sweep --n $seed --rng-seed 1 $opts --json"

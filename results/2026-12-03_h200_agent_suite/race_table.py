@@ -1,6 +1,6 @@
 """The race table (agent vs random vs TPE from the naive seed, budget 20, the same timer and keep gate): for each
 problem, each run's final against SDPA cuDNN and flash in its own comparator rows, its wall time and prediction hit
-rate, read from what the device printed (callN/<name>.txt, `race.sh` and `call.sh` write them); random and TPE as
+rate, read from what the device printed (<record>/callN/<name>.txt, `race.sh` and `call.sh` write them); random and TPE as
 the median (min-max) of their RNG seeds. A run not yet made reads "not run".
 CPU only: python3 results/2026-12-03_h200_agent_suite/race_table.py"""
 import json
@@ -10,23 +10,30 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# problem -> strategy -> [callN/name, ...] (the agent's runs are calls 10 and 11; race.sh names its runs
-# <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are in <name>.json)
+RESULTS = HERE.parent
+# problem -> strategy -> [record/callN/name, ...] under results/: the agent's runs are this record's calls 10 and 11
+# (source 01f371b); race.sh names its runs <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are
+# in <name>.json. A run interrupted before its closing line is not listed (2026-12-04_h200_race/call3/d128_tpe_2).
+RACE_04 = "2026-12-04_h200_race"
 RACE = {
-    "B2 H16 N2048 D128 fp16": {"agent": ["call10/d128_beside"], "random": [], "tpe": [], "sweep": []},
-    "B2 H16 N8192 D64 fp16": {"agent": ["call11/d64_beside"], "random": [], "tpe": [], "sweep": []},
+    "B2 H16 N2048 D128 fp16": {
+        "agent": ["2026-12-03_h200_agent_suite/call10/d128_beside"],
+        "random": [f"{RACE_04}/call1/d128_random_{i}" for i in (1, 2, 3)],
+        "tpe": [f"{RACE_04}/call3/d128_tpe_1", f"{RACE_04}/call4/d128_tpe_3"], "sweep": []},
+    "B2 H16 N8192 D64 fp16": {"agent": ["2026-12-03_h200_agent_suite/call11/d64_beside"], "random": [], "tpe": [],
+                              "sweep": []},
     "B8 H32/8 N1024 D128 bf16 causal": {"agent": [], "random": [], "tpe": [], "sweep": []},
 }
 
 
 def sweep_best(run: str) -> float:
     """The sweep's fastest configuration against SDPA flash (ours over theirs)."""
-    return max(r["vs_sdpa"] for r in json.loads((HERE / f"{run}.json").read_text()) if r.get("vs_sdpa"))
+    return max(r["vs_sdpa"] for r in json.loads((RESULTS / f"{run}.json").read_text()) if r.get("vs_sdpa"))
 
 
 def read(run: str) -> dict:
     """One run's closing figures as the device printed them."""
-    text = (HERE / f"{run}.txt").read_text()
+    text = (RESULTS / f"{run}.txt").read_text()
     s = re.search(r"^summary: .*final ([0-9.]+)x SDPA flash, ([0-9.]+)x SDPA cuDNN", text, re.M)
     m, sec = re.search(r"^real\t(\d+)m([\d.]+)s", text, re.M).groups()
     hit = re.search(r"^predictions: (\d+) of (\d+) measured margins inside their band", text, re.M)

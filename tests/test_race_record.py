@@ -1,0 +1,56 @@
+"""The race at B2 H16 N2048 D128 fp16 (results/2026-12-04_h200_race): random search and TPE from the naive seed,
+budget 20, the agent's timer and keep gate, three RNG seeds each on the H200. Each complete run replayed from its own
+recording draws the same candidates, reaches the outcomes and margins the device printed, and ends at the same
+comparator rows; the race table reads each run's closing line."""
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from recorded import RESULTS, replay, unpack_recording
+
+HERE = RESULTS / "2026-12-04_h200_race"
+RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call4/d128_tpe_3"]
+
+
+def _printed(path: Path) -> tuple[list[tuple], dict]:
+    """(outcome, margin) of every sampled experiment in the history table the device printed, and the comparator
+    rows' margins by backend."""
+    rows, comparators = [], {}
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) > 6 and cells[0].isdigit():
+            if cells[2] == "sample":
+                rows.append((cells[4], float(cells[5])))
+            elif cells[2] == "comparator":
+                comparators[cells[3]] = float(cells[5])
+    return rows, comparators
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_each_run_replays_to_what_the_device_printed(run, tmp_path_factory):
+    rows_printed, comparators = _printed(HERE / f"{run}.txt")
+    assert len(rows_printed) == 20
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    assert [(r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] == "sample"] == rows_printed
+    replayed = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
+    assert replayed == comparators and set(comparators) == {"sdpa_flash", "sdpa_cudnn"}
+    closing = re.search(r"^summary: .*$", (HERE / f"{run}.txt").read_text(), re.M).group(0)
+    assert closing.split("; final kernel")[0] in out
+
+
+def test_the_interrupted_run_is_named_and_left_out_of_the_table():
+    text = (HERE / "call3" / "d128_tpe_2.txt").read_text()
+    assert "exit 124" in text and "summary:" not in text
+
+
+def test_the_race_table_at_n2048_d128():
+    spec = importlib.util.spec_from_file_location("race_table", RESULTS / "2026-12-03_h200_agent_suite" / "race_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cudnn = {r: mod.read(f"2026-12-04_h200_race/{r}")["cudnn"] for r in RUNS}
+    assert cudnn == {"call1/d128_random_1": 0.469, "call1/d128_random_2": 0.438, "call1/d128_random_3": 0.379,
+                     "call3/d128_tpe_1": 0.539, "call4/d128_tpe_3": 0.35}
+    agent = mod.read("2026-12-03_h200_agent_suite/call10/d128_beside")["cudnn"]
+    assert agent > max(cudnn.values())  # the agent's final ahead of every random and TPE run at this problem
