@@ -268,6 +268,14 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="RoundOrder", arms=("wgmma",), later=True, pinned="in_place",
          value_docs=("CTA c: items c, c + grid, c + 2 grid, ...", "round r turned by r CTAs",
                      "odd rounds in reverse: boustrophedon")),
+    Knob("rescale_factor", ("always", "when_raised", "when_raised_predicated"), "always",
+         "(mainloop=ws) every block computes each row's rescale factor exp2((m_old - m_new) c), one MUFU.EX2 a row "
+         "beside the block's BC/2 a thread | a warp computes them only when one of its rows raised its max (a vote "
+         "and a branch; 1 otherwise, which the exponential of 0 gives) | the same vote, the factors' MUFU.EX2 "
+         "predicated on it as ptxas compiles a small body (issued, their lanes off) (bitwise the same)",
+         py_enum="RescaleFactor", arms=("wgmma",), later=True, pinned="always",
+         value_docs=("two MUFU.EX2 a thread and block for the factors", "a vote; a branch around the factors' "
+                     "exponents, MUFU.EX2 and l's update", "a vote; the factors' MUFU.EX2 predicated on it")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -364,6 +372,10 @@ RULES: tuple[Rule, ...] = (
          "schedule: it needs mainloop=ws, persistent=on and item_stream=off (the item stream walks its own rounds), not "
          "mainloop={mainloop}, persistent={persistent}, item_stream={item_stream}",
          "the rounds' order is the static persistent schedule's, outside the item stream"),
+    Rule({"rescale_factor": _vals("when_raised", "when_raised_predicated")}, {"mainloop": _vals("ws")},
+         "knob 'rescale_factor'={rescale_factor} skips the rescale factors' exponentials in the warp-specialised "
+         "mainloop's softmax: it needs mainloop=ws, not mainloop={mainloop}",
+         "the rescale factors skipped by a vote are the warp-specialised mainloop's"),
     Rule({"mainloop": _vals("ws")}, {"min_ctas": _vals(0, 1, 2, 3)},
          WS_TWO_CTAS, "the warp-specialised mainloop runs at most three CTAs per SM"),
     Rule({"mainloop": _vals("ws"), "warps": _vals(8, 12)}, {"min_ctas": _vals(0, 1, 2)},

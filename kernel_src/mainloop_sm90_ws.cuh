@@ -269,6 +269,13 @@ struct TreeMax<1> {
 //
 // MID_WAIT (FA_P_PACK=2, overlapped): the wait for every wgmma group (the previous block's PV) halfway through the
 // exponentials, so that P can be packed into its one buffer beside the second half of them.
+//
+// FA_RESCALE_FACTOR=1: the factors alpha = exp2((m_old - m_new) c) are 2 of a thread's BC/2 + 2 MUFU.EX2 a block (3%
+// at BC=128), and after a row's first blocks its max rarely rises (with the lazy rescale, rarely by more than its
+// threshold), so most blocks' factors are exactly 1. A vote (one VOTE.ANY and a warp-uniform branch) skips their
+// exponentials in a warp where no row's max rose. Hypothesis: where the MUFU pipe binds (D=64: ncu at N512 read the
+// XU pipe at 47% of its peak, at or above the tensor pipe, results/2026-12-03_h200_q_buffers) up to 3% of it comes
+// back, 0.5-1.5% of the kernel's time; null at D=128, where the tensor pipe binds. Not measured yet.
 template <class K, bool CAUSAL, bool MASK, int NT, bool MID_WAIT = false>
 __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2], float (&alpha)[2], int k0,
                                            int rowa, int rowb, int t, int N, float sc) {
@@ -297,27 +304,71 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
     }
   }
   float nm[2];
+  if constexpr (K::RESCALE_FACTOR != RESCALE_FACTOR_ALWAYS) {
+    // The same maxima, exponents and factors as below; the factors' two MUFU.EX2 are issued only where a row of the
+    // warp raised its max (or has seen nothing but masked keys), and are 1 elsewhere, as exp2(0) is. A body of the
+    // two MUFU and l's update is predicated by ptxas (when_raised_predicated: each MUFU still issued, its lanes off);
+    // with the exponents formed inside too ptxas branches around it (when_raised: a BRA in the SASS,
+    // tests/test_ws_mainloop.py), at the cost of m_old and the new max live across the vote.
+    constexpr bool BRANCH = K::RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED;
+    float a[2], b[2];  // when_raised: m_old and the new max (0 for a row masked so far); else m_old - that, and 0
+    bool raised = false;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
-    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
-    if constexpr (K::ROW_MAX == ROW_MAX_TREE) {
-      // the chain form's values: both candidate exponents formed beside the lazy test, which selects last
-      const float up = fmaxf(m[h], mx[h]);
-      const bool keep = lazy_keeps<K>(m[h], up, sc);
-      const float mnew = keep ? m[h] : up;
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+      float mnew;
+      if constexpr (K::ROW_MAX == ROW_MAX_TREE) {
+        const float up = fmaxf(m[h], mx[h]);
+        mnew = lazy_keeps<K>(m[h], up, sc) ? m[h] : up;
+      } else {
+        mnew = new_max<K>(m[h], mx[h], sc);
+      }
       const float meff = mnew == -INFINITY ? 0.f : mnew;
-      alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
-      nm[h] = keep ? -(m[h] == -INFINITY ? 0.f : m[h]) * sc : -(up == -INFINITY ? 0.f : up) * sc;
-      m[h] = mnew;
-    } else {
-      const float mnew = new_max<K>(m[h], mx[h], sc);
-      const float meff = mnew == -INFINITY ? 0.f : mnew;  // a row masked so far: no NaN
-      alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
-      m[h] = mnew;
+      if constexpr (BRANCH) {
+        a[h] = m[h];
+        b[h] = meff;
+        raised |= mnew != m[h] || m[h] == -INFINITY;
+      } else {
+        a[h] = m[h] - meff;  // 0 where the max stayed, -inf in a row masked so far
+        b[h] = 0.f;
+        raised |= a[h] != 0.f;
+      }
       nm[h] = -meff * sc;
+      m[h] = mnew;
     }
-    l[h] *= alpha[h];
+    if (__any_sync(0xffffffff, raised)) {  // else every factor is exp2(0) = 1: l * 1 is l
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        alpha[h] = fexp<EXP_EX2>((a[h] - b[h]) * sc);
+        l[h] *= alpha[h];
+      }
+    } else {
+      alpha[0] = alpha[1] = 1.f;
+    }
+  } else {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffff, mx[h], 2));
+      if constexpr (K::ROW_MAX == ROW_MAX_TREE) {
+        // the chain form's values: both candidate exponents formed beside the lazy test, which selects last
+        const float up = fmaxf(m[h], mx[h]);
+        const bool keep = lazy_keeps<K>(m[h], up, sc);
+        const float mnew = keep ? m[h] : up;
+        const float meff = mnew == -INFINITY ? 0.f : mnew;
+        alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+        nm[h] = keep ? -(m[h] == -INFINITY ? 0.f : m[h]) * sc : -(up == -INFINITY ? 0.f : up) * sc;
+        m[h] = mnew;
+      } else {
+        const float mnew = new_max<K>(m[h], mx[h], sc);
+        const float meff = mnew == -INFINITY ? 0.f : mnew;  // a row masked so far: no NaN
+        alpha[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+        m[h] = mnew;
+        nm[h] = -meff * sc;
+      }
+      l[h] *= alpha[h];
+    }
   }
 #pragma unroll
   for (int j = 0; j < NT; ++j) {

@@ -279,6 +279,20 @@ TIER[(64,)] += [[n, "ws3_lazy_qp_ot_pm"] for n in TR]  # the same items in anoth
 TIER[(64, 128)] += [["ws_op_lazy_qp_hf_w_ot_pr_pk_sn", "ws_op_lazy_qp_hf_w_ot_pr_pk"]]
 BEST[64] += TR + ["ws_op_lazy_qp_hf_w_ot_pr_pk_sn"]
 BEST[128] += ["ws_op_lazy_qp_hf_w_ot_pr_pk_sn"]
+# the agent's final at N512 D64 (results/2026-12-03_h200_round_order call 4: the idle tail, heaviest first, three K/V
+# stages, 0.981x cuDNN in its run); and the rescale factors' exponentials behind a vote (rescale_factor): 2 of a
+# thread's 66 MUFU.EX2 a block at BC=128, skipped in a warp where no row's max rose (the same values), behind a branch
+# (`_rf`) or predicated on the vote (`_rp`: whether a MUFU issued with its lanes off still takes the pipe)
+KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts"], "kv_stages": 3}
+TIER[(64,)].append(["ws3_lazy_qp_hf_ot_pm_ts_s3", "ws3_lazy_qp_hf_ot_pm_ts"])  # a stage more: the same values
+RF = ["ws3_lazy_qp_hf_ot_pm_ts_s3", "ws3_lazy_qp_ot_pm", "ws_op_lazy_w_oq_pk", "ws_op_lazy_qp_w_ot_pr_pk",
+      "ws_op_bc176_lazy_hf_w_oq_pm"]
+KERNELS.update({f"{n}_rf": {**KERNELS[n], "rescale_factor": "when_raised"} for n in RF})
+KERNELS.update({f"{n}_rp": {**KERNELS[n], "rescale_factor": "when_raised_predicated"} for n in RF})
+for _n in RF:  # the same values: bitwise each kernel's own
+    TIER[(64,) if d64_only(_n) else (64, 128)] += [[f"{_n}_rf", _n], [f"{_n}_rp", _n]]
+BEST[64] += ["ws3_lazy_qp_hf_ot_pm_ts_s3"] + [f"{n}{x}" for n in RF for x in ("_rf", "_rp")]
+BEST[128] += [f"{n}{x}" for n in RF if not d64_only(n) for x in ("_rf", "_rp")]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

@@ -15,7 +15,8 @@ def test_seed_is_the_naive_kernel():
                                   "FA_PV_WIDE": 0, "FA_ORDER_SECTIONS": 0, "FA_ITEM_STREAM": 0,
                                   "FA_O_STORE": 0, "FA_ROW_MAX": 0, "FA_WS_PRODUCER_REGS": 0,
                                   "FA_P_PACK": 0, "FA_TAIL_ROWS": 0,
-                                  "FA_Q_BUFFERS": 1, "FA_ROUND_ORDER": 0}
+                                  "FA_Q_BUFFERS": 1, "FA_ROUND_ORDER": 0,
+                                  "FA_RESCALE_FACTOR": 0}
 
 
 def test_knobs_are_frozen_and_hashable():

@@ -3,6 +3,7 @@ builds (no spill, the register split it asks for), and the H200 records of it ag
 (results/2026-12-01_h200_ws_mainloop), read as the README there states them."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,31 @@ def test_agent_7_forms_the_combination_as_one_move_and_6_never_sees_it():
     after = {m.name: m.knobs for m in LimiterAgent(7).moves(state(ws, 7))}
     assert after["ws_wide_kv_tile"].bc == 176 and after["ws_three_warpgroups"].warps == 12
     assert "ws_mainloop" not in after and "pingpong" not in after  # already there
+
+
+def test_the_rescale_factors_exponentials_sit_behind_a_vote(cli_build_cache):
+    """rescale_factor on the persistent three-warpgroup kernel (the lazy rescale on): 128 registers each way, one
+    VOTE.ANY more per softmax instance; when_raised puts the factors' MUFU.EX2 behind a branch (none predicated: a
+    predicated MUFU is still issued), when_raised_predicated leaves them predicated on the vote, as ptxas compiles a
+    body of the MUFU and l's update (results/2026-12-04_cpu_rescale_factor)."""
+    from experiments.build import BuildSpec
+    from profiler.sass import dump_sass
+
+    lazy = ("rescale_skip=on", "rescale_lazy=on")
+    values = ("always", "when_raised", "when_raised_predicated")
+    rows = [_static_d64_persistent(*lazy, f"rescale_factor={v}") for v in values]
+    assert [r["registers"] for r in rows] == [128] * 3
+    with pytest.raises(KnobError, match="rescale_factor'=when_raised .*mainloop=ws"):
+        Knobs.parse({**WS, "mainloop": "general", "kv_release": "barrier", "rescale_factor": "when_raised"})
+    if not rows[1]["census"]:
+        pytest.skip("cuobjdump not installed: the SASS is not read")
+    assert rows[1]["census"]["MUFU.EX2"] == rows[2]["census"]["MUFU.EX2"]
+    assert rows[1]["census"]["VOTE"] > rows[0]["census"]["VOTE"] and rows[2]["census"]["VOTE"] > rows[0]["census"]["VOTE"]
+    predicated = []
+    for v in values[1:]:
+        knobs = Knobs.parse_assignments([f"{k}={x}" for k, x in WS.items()] + [
+            "pipeline=on", "warps=12", "br=192", "persistent=on", "q_load=tma", *lazy, f"rescale_factor={v}"])
+        key = BuildSpec(knobs=knobs, arch="sm_90", dtypes=("float16",), dims=(64,), causals=(False,), host=False).key()
+        mufu = [ln for ln in dump_sass(str(cli_build_cache / "static" / key / "fa.cubin")).splitlines() if "MUFU.EX2" in ln]
+        predicated.append(sum(bool(re.search(r"@!?P\d", ln)) for ln in mufu))
+    assert predicated[0] == 0 and predicated[1] > 0
