@@ -17,35 +17,20 @@ def main() -> None:
     import optuna
 
     spent = {"ask": 0.0, "tell": 0.0, "suggest": 0.0, "asks": 0}
-    ask, tell = optuna.Study.ask, optuna.Study.tell
-    cat, integer = optuna.Trial.suggest_categorical, optuna.Trial.suggest_int
 
-    def timed(f):
+    def timed(f, key):
         def g(self, *a, **kw):
             t = time.perf_counter()
             try:
                 return f(self, *a, **kw)
             finally:
-                spent["suggest"] += time.perf_counter() - t
+                spent[key] += time.perf_counter() - t
+                spent["asks"] += key == "ask"
         return g
 
-    def timed_ask(self, *a, **kw):
-        t = time.perf_counter()
-        try:
-            return ask(self, *a, **kw)
-        finally:
-            spent["ask"] += time.perf_counter() - t
-            spent["asks"] += 1
-
-    def timed_tell(self, *a, **kw):
-        t = time.perf_counter()
-        try:
-            return tell(self, *a, **kw)
-        finally:
-            spent["tell"] += time.perf_counter() - t
-
-    optuna.Study.ask, optuna.Study.tell = timed_ask, timed_tell
-    optuna.Trial.suggest_categorical, optuna.Trial.suggest_int = timed(cat), timed(integer)
+    optuna.Study.ask, optuna.Study.tell = timed(optuna.Study.ask, "ask"), timed(optuna.Study.tell, "tell")
+    optuna.Trial.suggest_categorical = timed(optuna.Trial.suggest_categorical, "suggest")
+    optuna.Trial.suggest_int = timed(optuna.Trial.suggest_int, "suggest")
     print(f"optuna {optuna.__version__}")
     for run in ("call3/d128_tpe_1", "call4/d128_tpe_3"):
         spent.update(ask=0.0, tell=0.0, suggest=0.0, asks=0)
