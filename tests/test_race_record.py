@@ -1,5 +1,5 @@
-"""The race at B2 H16 N2048 D128 fp16 (results/2026-12-04_h200_race): random search and TPE from the naive seed,
-budget 20, the agent's timer and keep gate, three RNG seeds each on the H200. Each complete run replayed from its own
+"""The race at B2 H16 N2048 D128 and N8192 D64 fp16 (results/2026-12-04_h200_race): random search and TPE from the
+naive seed, budget 20, the agent's timer and keep gate, three RNG seeds each on the H200, and a sweep. Each complete run replayed from its own
 recording draws the same candidates, reaches the outcomes and margins the device printed, and ends at the same
 comparator rows; the race table reads each run's closing line."""
 import importlib.util
@@ -10,7 +10,8 @@ import pytest
 from recorded import RESULTS, replay, unpack_recording
 
 HERE = RESULTS / "2026-12-04_h200_race"
-RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call4/d128_tpe_3"]
+RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call6/d128_tpe_2",
+        "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3"]
 
 
 def _printed(path: Path) -> tuple[list[tuple], dict]:
@@ -45,12 +46,32 @@ def test_the_interrupted_run_is_named_and_left_out_of_the_table():
     assert "exit 124" in text and "summary:" not in text
 
 
-def test_the_race_table_at_n2048_d128():
+def _race_table():
     spec = importlib.util.spec_from_file_location("race_table", RESULTS / "2026-12-03_h200_agent_suite" / "race_table.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_race_table_at_n2048_d128_and_n8192_d64():
+    mod = _race_table()
     cudnn = {r: mod.read(f"2026-12-04_h200_race/{r}")["cudnn"] for r in RUNS}
     assert cudnn == {"call1/d128_random_1": 0.469, "call1/d128_random_2": 0.438, "call1/d128_random_3": 0.379,
-                     "call3/d128_tpe_1": 0.539, "call4/d128_tpe_3": 0.35}
-    agent = mod.read("2026-12-03_h200_agent_suite/call10/d128_beside")["cudnn"]
-    assert agent > max(cudnn.values())  # the agent's final ahead of every random and TPE run at this problem
+                     "call3/d128_tpe_1": 0.539, "call6/d128_tpe_2": 0.303, "call4/d128_tpe_3": 0.35,
+                     "call5/d64_random_1": 0.793, "call5/d64_random_2": 0.664, "call5/d64_random_3": 0.548}
+    d128 = mod.read("2026-12-03_h200_agent_suite/call10/d128_beside")
+    d64 = mod.read("2026-12-03_h200_agent_suite/call11/d64_beside")
+    # the agent's final ahead of every random and TPE run at its problem
+    assert d128["cudnn"] > max(v for r, v in cudnn.items() if "d128" in r)
+    assert d64["cudnn"] > max(v for r, v in cudnn.items() if "d64" in r)
+    # the sweep's best (30 uniform draws at N2048 D128, each against SDPA flash) below the agent's final
+    best = mod.sweep_best("2026-12-04_h200_race/call7/d128_sweep_30")
+    assert round(best, 3) == 1.071 and d128["flash"] / best > 1.8
+
+
+def test_the_printed_table(capsys):
+    _race_table().main()
+    rows = {ln.split(" | ")[0].lstrip("| "): ln for ln in capsys.readouterr().out.splitlines()[2:]}
+    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) | 1.972 | 1.071 | 1.841 |" in \
+        rows["B2 H16 N2048 D128 fp16"]
+    assert "| 1.091 | 0.664 (0.548-0.793, 3 seeds) | not run |" in rows["B2 H16 N8192 D64 fp16"]

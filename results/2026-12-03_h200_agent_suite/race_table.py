@@ -13,14 +13,17 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent
 # problem -> strategy -> [record/callN/name, ...] under results/: the agent's runs are this record's calls 10 and 11
 # (source 01f371b); race.sh names its runs <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are
-# in <name>.json. A run interrupted before its closing line is not listed (2026-12-04_h200_race/call3/d128_tpe_2).
+# in <name>.json. A run interrupted before its closing line is not listed (2026-12-04_h200_race/call3/d128_tpe_2, run
+# again whole in call 6).
 RACE_04 = "2026-12-04_h200_race"
 RACE = {
     "B2 H16 N2048 D128 fp16": {
         "agent": ["2026-12-03_h200_agent_suite/call10/d128_beside"],
         "random": [f"{RACE_04}/call1/d128_random_{i}" for i in (1, 2, 3)],
-        "tpe": [f"{RACE_04}/call3/d128_tpe_1", f"{RACE_04}/call4/d128_tpe_3"], "sweep": []},
-    "B2 H16 N8192 D64 fp16": {"agent": ["2026-12-03_h200_agent_suite/call11/d64_beside"], "random": [], "tpe": [],
+        "tpe": [f"{RACE_04}/call3/d128_tpe_1", f"{RACE_04}/call6/d128_tpe_2", f"{RACE_04}/call4/d128_tpe_3"],
+        "sweep": [f"{RACE_04}/call7/d128_sweep_30"]},
+    "B2 H16 N8192 D64 fp16": {"agent": ["2026-12-03_h200_agent_suite/call11/d64_beside"],
+                              "random": [f"{RACE_04}/call5/d64_random_{i}" for i in (1, 2, 3)], "tpe": [],
                               "sweep": []},
     "B8 H32/8 N1024 D128 bf16 causal": {"agent": [], "random": [], "tpe": [], "sweep": []},
 }

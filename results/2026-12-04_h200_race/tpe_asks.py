@@ -32,7 +32,7 @@ def main() -> None:
     optuna.Trial.suggest_categorical = timed(optuna.Trial.suggest_categorical, "suggest")
     optuna.Trial.suggest_int = timed(optuna.Trial.suggest_int, "suggest")
     print(f"optuna {optuna.__version__}")
-    for run in ("call3/d128_tpe_1", "call4/d128_tpe_3"):
+    for run in ("call3/d128_tpe_1", "call6/d128_tpe_2", "call4/d128_tpe_3"):
         spent.update(ask=0.0, tell=0.0, suggest=0.0, asks=0)
         with tempfile.TemporaryDirectory() as d:
             with tarfile.open(HERE / f"{run}_db.tgz") as tf:

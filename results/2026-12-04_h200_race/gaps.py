@@ -1,0 +1,36 @@
+"""Where a race run's wall time goes, from its database's timestamps (1 s resolution): the sum of the 20 sampled
+experiments' own durations (started_at to finished_at) and of the gaps between one's finish and the next one's start
+(the strategy's draw, a build not ready, the bookkeeping). CPU only: python3 results/2026-12-04_h200_race/gaps.py"""
+import datetime as dt
+import sqlite3
+import statistics
+import tarfile
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call6/d128_tpe_2",
+        "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3"]
+
+
+def at(s: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
+
+
+def main() -> None:
+    print("| run | experiments | their durations (s) | median | gaps between them (s) | largest gap |")
+    print("|---|---|---|---|---|---|")
+    for run in RUNS:
+        with tempfile.TemporaryDirectory() as d:
+            with tarfile.open(HERE / f"{run}_db.tgz") as t:
+                t.extractall(d, members=[t.getmember("fa5090.db")], filter="data")
+            con = sqlite3.connect(Path(d) / "fa5090.db")
+            rows = con.execute("SELECT started_at, finished_at FROM experiments WHERE kind = 'sample' ORDER BY seq").fetchall()
+            con.close()
+        dur = [(at(f) - at(s)).total_seconds() for s, f in rows]
+        gaps = [(at(rows[i + 1][0]) - at(rows[i][1])).total_seconds() for i in range(len(rows) - 1)]
+        print(f"| {run} | {len(rows)} | {sum(dur):.0f} | {statistics.median(dur):.0f} | {sum(gaps):.0f} | {max(gaps):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
