@@ -45,7 +45,7 @@ def run_search(bench, db, *, shape: Shape, seed: Knobs, artifacts: Path, options
         raise SearchError(f"unknown strategy '{o.strategy}'; known: {', '.join(strategies.NAMES)}")
     for name in o.exclude:
         catalog.get(name)  # an unknown lever name is refused before anything runs
-    strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # a missing optional dependency fails here
+    strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version, tpe_draw=o.tpe_draw)  # a missing optional dependency fails here
     dev = bench.device()
     q.check_same_setup(db, dev.name, shape.key(), one_problem=one_problem)
     run_id = q.create_run(

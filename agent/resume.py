@@ -161,7 +161,7 @@ def resume_search(bench, db, run_id: int | None = None, *, artifacts: Path, say:
     rid = run["id"]
     # a setting the run's options lack is one it ran without (what a replay of it answers with)
     o = SearchOptions(**{**LATER_SETTINGS, **run["options"]["search"]})
-    strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version)  # the agent it ran with
+    strategy = strategies.make(o.strategy, o.rng_seed, agent_version=o.agent_version, tpe_draw=o.tpe_draw)  # the agent it ran with
     if not strategy.resumable:
         raise SearchError(f"the {o.strategy} strategy is kept to replay recorded runs; its runs cannot be resumed")
     dev = bench.device()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 from experiments.device import DeviceInfo
@@ -73,6 +75,11 @@ class SearchOptions(BaseModel):
     # flash's TFLOP/s at D64 and 1.86-1.90x at D128, N8192, results/2026-11-30_h200_mma_reaches_flash/call2/); runs
     # recorded before this setting paired flash only
     comparators: tuple[str, ...] = ("flash", "cudnn")
+    # how TPE draws a point: "constructive" offers each dimension only the values the knob table's rules allow beside
+    # those drawn before it (agent.strategies.base.Constructive: a few asks a draw); "uniform" asked every dimension
+    # over all its values and told each invalid point failed (thousands of asks a draw, 68-100 thousand for a run's 20
+    # on the H200, results/2026-12-04_h200_race/tpe_asks.txt). Runs recorded before this setting drew uniformly.
+    tpe_draw: Literal["constructive", "uniform"] = "constructive"
 
 
 class Noise(BaseModel):

@@ -135,7 +135,7 @@ def spy_replay(rec, tmp_path, version: int, monkeypatch):
             states.append(state)
             return super().ask(state, n)
 
-    monkeypatch.setattr(strategies, "make", lambda name, seed=0, agent_version=None: Spy(agent_version))
+    monkeypatch.setattr(strategies, "make", lambda name, seed=0, agent_version=None, **_: Spy(agent_version))
     bench = Replay(rec)
     bench.explicit = {"agent_version"}
     events, miss = [], None

@@ -154,15 +154,15 @@ def _bury(path, rid):
     db.close()
 
 
-def _uninterrupted(tmp_path, strategy, exclude: tuple[str, ...] = ()):
+def _uninterrupted(tmp_path, strategy, exclude: tuple[str, ...] = (), **opts):
     path = tmp_path / f"whole_{strategy}.db"
     db = open_db(path)
     rid = run_search(SimBench(), db, shape=SHAPE, seed=SEED, artifacts=tmp_path / "art",
-                     options=SearchOptions(strategy=strategy, budget=BUDGET[strategy], exclude=exclude))
+                     options=SearchOptions(strategy=strategy, budget=BUDGET[strategy], exclude=exclude, **opts))
     return db, rid
 
 
-def _interrupted(tmp_path, strategy, kills: list[tuple[int, str | None, type]], exclude: tuple[str, ...] = ()):
+def _interrupted(tmp_path, strategy, kills: list[tuple[int, str | None, type]], exclude: tuple[str, ...] = (), **opts):
     """The same run stopped at each kill in turn, resumed after each; returns the final database."""
     path = tmp_path / f"cut_{strategy}.db"
     db = open_db(path)
@@ -172,7 +172,8 @@ def _interrupted(tmp_path, strategy, kills: list[tuple[int, str | None, type]], 
         try:
             if rid is None:
                 rid = run_search(bench, db, shape=SHAPE, seed=SEED, artifacts=tmp_path / "art",
-                                 options=SearchOptions(strategy=strategy, budget=BUDGET[strategy], exclude=exclude))
+                                 options=SearchOptions(strategy=strategy, budget=BUDGET[strategy], exclude=exclude,
+                                                       **opts))
             else:
                 named = rid if q.get_run(db, rid)["status"] == "error" else None  # the default: latest interrupted
                 assert resume_search(bench, db, named, artifacts=tmp_path / "art") == rid
@@ -216,28 +217,30 @@ def test_a_killed_agent_run_resumed_makes_the_uninterrupted_runs_decisions(tmp_p
     assert counted == list(range(1, len(counted) + 1))
 
 
-# The Hopper arm's levers: from the scalar seed under 1% of the full space's points are valid, so TPE's
-# ten start-up draws took 7,077 asks (23 s) and the test, whose resumes ask again from the first draw,
-# 173 s; without them 253 asks (1.1 s). The resume replays the same sequence of asks, FAIL tells included,
-# either way; TPE over the whole space is tests/test_strategies.py's.
+# The Hopper arm's levers. TPE's draws are constructive now (a few asks a draw over the whole space); drawn
+# uniformly, as recorded runs drew, under 1% of the full space's points were valid from the scalar seed, so
+# TPE's ten start-up draws took 7,077 asks (23 s) and this test, whose resumes ask again from the first draw,
+# 173 s. `uniform` keeps that case, without the Hopper levers (253 asks, 1.1 s).
 HOPPER_LEVERS = ("wgmma", "tma", "tma_ring", "hopper_tile", "last_warp_refill", "producer_warpgroup", "pingpong",
                  *(lv.name for lv in CATALOG if lv.name.startswith("ws_")))  # the warp-specialised mainloop's
 
 
-@pytest.mark.parametrize("strategy", ["random", "tpe"])
-def test_random_and_tpe_resumed_draw_what_the_uninterrupted_run_drew(tmp_path, strategy):
+@pytest.mark.parametrize("strategy, draw", [("random", None), ("tpe", "constructive"), ("tpe", "uniform")])
+def test_random_and_tpe_resumed_draw_what_the_uninterrupted_run_drew(tmp_path, strategy, draw):
     """Their RNG is re-derived by replaying the strategy over the finished trials (and the run's options:
-    the levers it excluded)."""
-    exclude = ()
+    the levers it excluded, how TPE drew)."""
+    exclude, opts = (), {}
     if strategy == "tpe":
         pytest.importorskip("optuna")
-        exclude = HOPPER_LEVERS
-    whole, w = _uninterrupted(tmp_path, strategy, exclude)
+        exclude, opts = (HOPPER_LEVERS if draw == "uniform" else ()), {"tpe_draw": draw}
+    whole, w = _uninterrupted(tmp_path, strategy, exclude, **opts)
     cut, c = _interrupted(tmp_path, strategy, [(2, "evaluate", Killed), (3, "evaluate", KeyboardInterrupt),
-                                               (BUDGET[strategy] - 5 - 1, "evaluate", Killed)], exclude)
+                                               (BUDGET[strategy] - 5 - 1, "evaluate", Killed)], exclude, **opts)
     assert _trace(cut, c) == _trace(whole, w)
     assert q.get_run(cut, c)["stop_reason"] == q.get_run(whole, w)["stop_reason"]
     assert sum(e["outcome"] == "INTERRUPTED" for e in q.history(cut, c)) == 3
+    if strategy == "tpe":
+        assert q.get_run(cut, c)["options"]["search"]["tpe_draw"] == draw  # the resume drew as the run did
 
 
 def test_twenty_kills_at_random_moments_then_resume(tmp_path):

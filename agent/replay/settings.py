@@ -7,7 +7,7 @@ from __future__ import annotations
 # whole run, three repeats of it, no comparator after a screen, a screen's rank taken as it came, the
 # final kernel paired against SDPA flash only
 LEGACY = {"strategy": "ladder", "renoise": False, "aa_repeats": 3, "agent_version": 1, "screen_comparator": False,
-          "screen_singles_first": False, "comparators": ("flash",), "lazy_null": False}
+          "screen_singles_first": False, "comparators": ("flash",), "lazy_null": False, "tpe_draw": "uniform"}
 # settings added after recordings that do record a setup: what those recordings ran with
 LATER_SETTINGS = {"agent_version": 1, "screen_comparator": False, "screen_singles_first": False,
-                  "comparators": ("flash",), "lazy_null": False}
+                  "comparators": ("flash",), "lazy_null": False, "tpe_draw": "uniform"}

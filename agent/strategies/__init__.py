@@ -10,8 +10,9 @@ from .base import Move, Proposal, State, Strategy, Trial
 NAMES = ("agent", "random", "tpe", "ladder")
 
 
-def make(name: str, seed: int = 0, agent_version: int | Policy | None = None) -> Strategy:
-    """A strategy by name; `agent_version`: the agent's policy (agent.policy; None: the current one)."""
+def make(name: str, seed: int = 0, agent_version: int | Policy | None = None, tpe_draw: str = "constructive") -> Strategy:
+    """A strategy by name; `agent_version`: the agent's policy (agent.policy; None: the current one); `tpe_draw`:
+    how TPE draws a point (SearchOptions.tpe_draw)."""
     if name == "agent":
         from .limiter import LimiterAgent
 
@@ -23,7 +24,7 @@ def make(name: str, seed: int = 0, agent_version: int | Policy | None = None) ->
     if name == "tpe":
         from .tpe import TpeSearch
 
-        return TpeSearch(seed)
+        return TpeSearch(seed, draw=tpe_draw)
     if name == "ladder":
         from ..replay.ladder import Ladder
 

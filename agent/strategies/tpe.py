@@ -2,12 +2,17 @@
 through Optuna's ask/tell interface (the field's standard black-box tuner; `pip install
 'fa5090-search[tpe]'`). Its objective is the candidate's rate in its own paired measurement; a
 configuration the keep gate refuses (wrong, crashed, refused) is told as failed, so TPE learns
-to avoid it. Invalid combinations are told as failed before anything is built and do not count."""
+to avoid it. Invalid combinations are told as failed before anything is built and do not count.
+
+A point is drawn constructively (SearchOptions.tpe_draw, the default): each dimension is offered only the values the
+knob table's rules allow beside those drawn before it, and a dimension offered a subset is its own parameter (Optuna's
+categorical distributions are fixed per name), so a draw takes a few asks. Runs recorded before drew uniformly: every
+dimension over all its values, each invalid point told failed (thousands of asks a draw); they replay that way."""
 from __future__ import annotations
 
 import copy
 
-from .base import Move, Sampler, State, Trial, knobs_of, launchable, space
+from .base import Constructive, Move, Sampler, State, Trial, knobs_of, launchable, space
 
 
 class TpeMissing(RuntimeError):
@@ -58,11 +63,22 @@ def _storage_without_failures(optuna):
     return WithoutFailures()
 
 
+def _suggest(trial, dim: str, ok: list, every: list):
+    """One of `ok` (the values the rules leave `dim`, of `every`) through Optuna: a dimension offered all its values
+    is the parameter `dim`, a subset its own parameter `dim[v1|v2|...]`; values by their text (a tile is a pair)."""
+    text = [f"{v[0]}x{v[1]}" if isinstance(v, tuple) else str(v) for v in ok]
+    name = dim if len(ok) == len(every) else f"{dim}[{'|'.join(text)}]"
+    return ok[text.index(trial.suggest_categorical(name, text))]
+
+
 class TpeSearch(Sampler):
     name = "tpe"
     word = "TPE draw"
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, draw: str = "constructive") -> None:
+        if draw not in ("constructive", "uniform"):
+            raise ValueError(f"unknown TPE draw '{draw}'; known: constructive, uniform")
+        self.draw = draw
         try:
             import optuna
         except ImportError as e:
@@ -85,10 +101,17 @@ class TpeSearch(Sampler):
         # resumed run, which asks once per finished experiment, would not draw again what the run drew
         # (the loop itself may ask several times). Raising the cap keeps the sequence of asks, so
         # recorded runs draw what they drew.
+        build = Constructive(dims) if self.draw == "constructive" else None
         for _ in range(10_000):
             t = self.study.ask()
-            choice = {d: vals[t.suggest_int(d, 0, len(vals) - 1)] if d == "tile" else
-                      t.suggest_categorical(d, vals) for d, vals in dims.items()}
+            if build is None:
+                choice = {d: vals[t.suggest_int(d, 0, len(vals) - 1)] if d == "tile" else
+                          t.suggest_categorical(d, vals) for d, vals in dims.items()}
+            else:
+                choice = build.draw(lambda d, ok: _suggest(t, d, ok, dims[d]))
+                if choice is None:  # a dimension left no value the rules allow
+                    self.study.tell(t, state=self.optuna.trial.TrialState.FAIL)
+                    continue
             try:
                 k = knobs_of(choice)
             except Exception:  # noqa: BLE001 - an invalid combination: TPE learns to avoid it
