@@ -9,6 +9,12 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN2 = ROOT / "results" / "2026-11-30_h200_run2" / "fa5090_artifacts" / "run-1"
 
 
+def pytest_collection_modifyitems(config, items):
+    """The tests marked `first` (the suite's longest) go to the front: the workers start on them, and the rest, stolen
+    as each worker runs out (pyproject.toml: --dist worksteal), fill in around them."""
+    items.sort(key=lambda item: item.get_closest_marker("first") is None)  # stable: the rest keep their order
+
+
 def pytest_report_header(config):
     import torch
 

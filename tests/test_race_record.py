@@ -28,7 +28,7 @@ def _printed(path: Path) -> tuple[list[tuple], dict]:
     return rows, comparators
 
 
-@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("run", [pytest.param(r, marks=pytest.mark.first) if "tpe" in r else r for r in RUNS])
 def test_each_run_replays_to_what_the_device_printed(run, tmp_path_factory):
     rows_printed, comparators = _printed(HERE / f"{run}.txt")
     assert len(rows_printed) == 20
