@@ -1,7 +1,9 @@
 """Where a race run's wall time goes, from its database's timestamps (1 s resolution): the sum of the 20 sampled
 experiments' own durations (started_at to finished_at) and of the gaps between one's finish and the next one's start
-(the strategy's draw, a build not ready, the bookkeeping). CPU only: python3 results/2026-12-04_h200_race/gaps.py"""
+(the strategy's draw, a build not ready, the bookkeeping); and how many of the 20 drew the warp-specialised mainloop.
+CPU only: python3 results/2026-12-04_h200_race/gaps.py"""
 import datetime as dt
+import json
 import sqlite3
 import statistics
 import tarfile
@@ -18,18 +20,20 @@ def at(s: str) -> dt.datetime:
 
 
 def main() -> None:
-    print("| run | experiments | their durations (s) | median | gaps between them (s) | largest gap |")
-    print("|---|---|---|---|---|---|")
+    print("| run | experiments | their durations (s) | median | gaps between them (s) | largest gap | mainloop=ws |")
+    print("|---|---|---|---|---|---|---|")
     for run in RUNS:
         with tempfile.TemporaryDirectory() as d:
             with tarfile.open(HERE / f"{run}_db.tgz") as t:
                 t.extractall(d, members=[t.getmember("fa5090.db")], filter="data")
             con = sqlite3.connect(Path(d) / "fa5090.db")
-            rows = con.execute("SELECT started_at, finished_at FROM experiments WHERE kind = 'sample' ORDER BY seq").fetchall()
+            rows = con.execute("SELECT started_at, finished_at, knobs FROM experiments WHERE kind = 'sample' "
+                               "ORDER BY seq").fetchall()
             con.close()
-        dur = [(at(f) - at(s)).total_seconds() for s, f in rows]
+        ws = sum(json.loads(k).get("mainloop") == "ws" for _, _, k in rows)
+        dur = [(at(f) - at(s)).total_seconds() for s, f, _ in rows]
         gaps = [(at(rows[i + 1][0]) - at(rows[i][1])).total_seconds() for i in range(len(rows) - 1)]
-        print(f"| {run} | {len(rows)} | {sum(dur):.0f} | {statistics.median(dur):.0f} | {sum(gaps):.0f} | {max(gaps):.0f} |")
+        print(f"| {run} | {len(rows)} | {sum(dur):.0f} | {statistics.median(dur):.0f} | {sum(gaps):.0f} | {max(gaps):.0f} | {ws} |")
 
 
 if __name__ == "__main__":
