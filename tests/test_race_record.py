@@ -72,6 +72,29 @@ def test_the_race_table_at_n2048_d128_and_n8192_d64():
 def test_the_printed_table(capsys):
     _race_table().main()
     rows = {ln.split(" | ")[0].lstrip("| "): ln for ln in capsys.readouterr().out.splitlines()[2:]}
-    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) | 1.972 | 1.071 | 1.841 |" in \
+    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) uniform | 1.972 | 1.071 | 1.841 |" in \
         rows["B2 H16 N2048 D128 fp16"]
     assert "| 1.091 | 0.664 (0.548-0.793, 3 seeds) | not run |" in rows["B2 H16 N8192 D64 fp16"]
+
+
+def test_the_table_tells_tpe_runs_by_how_they_drew(tmp_path, monkeypatch):
+    """A run's database says how its TPE drew (SearchOptions.tpe_draw); one recorded before the setting drew
+    uniformly. Runs of both kinds at one problem get a median each."""
+    import json
+    import sqlite3
+    import tarfile
+
+    mod = _race_table()
+    for name, search in (("old", {"strategy": "tpe"}), ("new", {"strategy": "tpe", "tpe_draw": "constructive"})):
+        con = sqlite3.connect(tmp_path / "fa5090.db")
+        con.execute("CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, options TEXT)")
+        con.execute("DELETE FROM runs")
+        con.execute("INSERT INTO runs (options) VALUES (?)", (json.dumps({"search": search, "bench": {}}),))
+        con.commit()
+        con.close()
+        with tarfile.open(tmp_path / f"{name}_db.tgz", "w:gz") as t:
+            t.add(tmp_path / "fa5090.db", arcname="fa5090.db")
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
+    assert (mod.tpe_draw("old"), mod.tpe_draw("new")) == ("uniform", "constructive")
+    monkeypatch.setattr(mod, "cell", lambda runs, key: f"{len(runs)} run")
+    assert mod.tpe_cell(["old", "new", "old"]) == "1 run constructive; 2 run uniform"

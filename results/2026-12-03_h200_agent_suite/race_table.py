@@ -1,12 +1,16 @@
 """The race table (agent vs random vs TPE from the naive seed, budget 20, the same timer and keep gate): for each
 problem, each run's final against SDPA cuDNN and flash in its own comparator rows, its wall time and prediction hit
 rate, read from what the device printed (<record>/callN/<name>.txt, `race.sh` and `call.sh` write them); random and TPE as
-the median (min-max) of their RNG seeds. A run not yet made reads "not run".
+the median (min-max) of their RNG seeds, TPE's by how its draws were made (SearchOptions.tpe_draw, read from each run's
+database: uniform before the setting, constructive since). A run not yet made reads "not run".
 CPU only: python3 results/2026-12-03_h200_agent_suite/race_table.py"""
 import json
 import re
+import sqlite3
 import statistics
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +48,25 @@ def read(run: str) -> dict:
             "hits": f"{hit.group(1)}/{hit.group(2)}" if hit else "-"}
 
 
+def tpe_draw(run: str) -> str:
+    """How a TPE run drew (its database's search options; runs recorded before the setting drew uniformly)."""
+    with tempfile.TemporaryDirectory() as d:
+        with tarfile.open(RESULTS / f"{run}_db.tgz") as t:
+            t.extractall(d, members=[t.getmember("fa5090.db")], filter="data")
+        con = sqlite3.connect(Path(d) / "fa5090.db")
+        (options,) = con.execute("SELECT options FROM runs ORDER BY id LIMIT 1").fetchone()
+        con.close()
+    return json.loads(options)["search"].get("tpe_draw", "uniform")
+
+
+def tpe_cell(runs: list[str]) -> str:
+    """TPE's runs, one median (min-max) per way of drawing."""
+    by: dict[str, list[str]] = {}
+    for r in runs:
+        by.setdefault(tpe_draw(r), []).append(r)
+    return "; ".join(f"{cell(rs, 'cudnn')} {draw}" for draw, rs in sorted(by.items())) or "not run"
+
+
 def cell(runs: list[str], key: str) -> str:
     if not runs:
         return "not run"
@@ -63,7 +86,7 @@ def main() -> int:
         top = max((sweep_best(r) for r in by["sweep"]), default=None)
         ceiling = f"{top:.3f}" if top else "not run"
         share = f"{a['flash'] / top:.3f}" if a and top else "-"
-        print(f"| {prob} | {cell(by['agent'], 'cudnn')} | {cell(by['random'], 'cudnn')} | {cell(by['tpe'], 'cudnn')} | "
+        print(f"| {prob} | {cell(by['agent'], 'cudnn')} | {cell(by['random'], 'cudnn')} | {tpe_cell(by['tpe'])} | "
               f"{cell(by['agent'], 'flash')} | {ceiling} | {share} | {wall} |")
     return 0
 
