@@ -444,3 +444,20 @@ def test_a_recording_without_the_setting_replays_the_uniform_draw():
     assert make("tpe", 1, tpe_draw="uniform").draw == "uniform"
     with pytest.raises(ValueError, match="unknown TPE draw 'greedy'"):
         make("tpe", 1, tpe_draw="greedy")
+
+
+def test_a_recorded_constructive_tpe_run_replays_its_draws(tmp_path):
+    """Recorded with the constructive draw, replayed through the recording: the setting comes back from the recorded
+    setup, and the replay draws and decides as the run did."""
+    pytest.importorskip("optuna")
+    from agent.bench import Recorder, Replay
+
+    rec = tmp_path / "recording.jsonl"
+    rows = {}
+    for name, bench in (("recorded", lambda: Recorder(SimBench(), rec)), ("replayed", lambda: Replay(rec))):
+        db = open_db(tmp_path / f"{name}.db")
+        rid = run_search(bench(), db, shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED, artifacts=tmp_path / name,
+                         options=SearchOptions(strategy="tpe", rng_seed=4, budget=8))
+        rows[name] = [(e["knob_key"], e["outcome"], e["margin"]) for e in q.history(db, rid) if e["kind"] == "sample"]
+        assert q.get_run(db, rid)["options"]["search"]["tpe_draw"] == "constructive"
+    assert rows["replayed"] == rows["recorded"] and len(rows["recorded"]) == 8
