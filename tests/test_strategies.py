@@ -400,7 +400,7 @@ def test_a_constructive_draw_breaks_no_rule_of_the_knob_table():
             continue
         full = {**Knobs().model_dump(mode="json")}
         for d, v in point.items():
-            full.update(dim_knobs(d, v))
+            full.update(dim_knobs(d, v, dims))
         assert all(r.holds(full) for r in table.RULES)
         try:
             knobs_of(point)

@@ -210,17 +210,23 @@ LATER_KNOBS = tuple(k.name for k in table.KNOBS if k.later)
 
 
 _DEFAULTS = Knobs().model_dump(mode="json")
+# knob_table's joins: parent -> [(child, its default, {label: (parent's value, child's value)})], a label for each of
+# the child's values but its default ("producer+pingpong": kv_release=producer, pingpong=on)
+_JOINS: dict[str, list] = {}
+for _k in table.KNOBS:
+    if _k.join:
+        _JOINS.setdefault(_k.join.parent, []).append(
+            (_k.name, _k.default, {_k.join.label.format(value=v): (_k.join.when, v) for v in _k.values if v != _k.default}))
 
 
 def knobs_of(choice: dict) -> Knobs:
     """A point of `space` as Knobs (raises KnobError when the combination is invalid)."""
     c = dict(choice)
     c["br"], c["warps"] = c.pop("tile")
-    for k in table.KNOBS:  # the joined values of space()
-        j = k.join
-        for v in k.values if j else ():
-            if v != k.default and c.get(j.parent) == j.label.format(value=v):
-                c[j.parent], c[k.name] = j.when, v
+    for parent, joined in _JOINS.items():  # the joined values of space()
+        for child, _default, labels in joined:
+            if c.get(parent) in labels:
+                c[parent], c[child] = labels[c[parent]]
     # The table's plain rules first, on the values as drawn: Knobs.parse checks the same rules (and more), so a
     # point they refuse is refused either way and the draws are the same; only faster. Of the space from the naive
     # seed 0.02% is valid; 77 -> 28 us a point (results/2026-12-01_cpu_ci_time/sampler_point_time.txt).
@@ -230,34 +236,36 @@ def knobs_of(choice: dict) -> Knobs:
     return Knobs.parse(c)
 
 
-def dim_knobs(dim: str, value) -> dict:
+def dim_knobs(dim: str, value, own=()) -> dict:
     """The knob values one point of a `space` dimension fixes: `tile` is (br, warps); a joined label its parent's
-    `when` and the child's value; a join parent's plain value leaves its joined children at their defaults (as
-    knobs_of decodes the whole point)."""
+    `when` and the child's value; a join parent's plain value leaves its joined children at their defaults, as
+    knobs_of decodes the whole point. `own`: the space's dimensions; a child that has its own dimension there (a knob
+    not joined because it had one value) is left to it."""
     if dim == "tile":
         return {"br": value[0], "warps": value[1]}
     out = {dim: value}
-    for k in table.KNOBS:
-        j = k.join
-        if j and j.parent == dim:
-            labelled = [v for v in k.values if v != k.default and value == j.label.format(value=v)]
-            out.update({dim: j.when, k.name: labelled[0]} if labelled else {k.name: k.default})
-            if labelled:
-                break
+    for child, default, labels in _JOINS.get(dim, ()):
+        if child in own:
+            continue
+        if value in labels:
+            out[dim], out[child] = labels[value]
+        else:
+            out[child] = default
     return out
 
 
 class Constructive:
     """Draws a point of `space` one dimension at a time, offering each dimension only the values that no rule of
     kernel_src/knob_table.py refuses beside the values drawn before it (a rule is read once every knob it names is
-    fixed). Nearly every point so drawn is valid, where under 1% of the space's uniform points are, so TPE asks a
-    few times a draw instead of thousands (results/2026-12-04_cpu_tpe_constructive). `pick(name, choices)` chooses
-    among two or more values; a dimension left one value is fixed without asking."""
+    fixed). From the naive seed 5.1% of the points so drawn are valid (the validator's own checks in
+    kernel_src/knobs.py refuse the rest, or a dimension is left no value), where 0.02% of the space's uniform points
+    are, so TPE asks a few times a draw instead of thousands (results/2026-12-04_cpu_tpe_constructive).
+    `pick(name, choices)` chooses among two or more values; a dimension left one value is fixed without asking."""
 
     def __init__(self, dims: dict[str, list]) -> None:
         self.dims = dims
         covered = {k for d in dims for k in (("br", "warps") if d == "tile" else (d,))}
-        covered |= {k.name for k in table.KNOBS if k.join and k.join.parent in dims}
+        covered |= {child for parent in dims for child, _, _ in _JOINS.get(parent, ())}
         self.fixed = {k: v for k, v in _DEFAULTS.items() if k not in covered}
         self.rules = [(set(r.when) | set(r.need), r) for r in table.RULES]
 
@@ -269,12 +277,12 @@ class Constructive:
         """A point (dimension -> value), or None where a dimension was left no value (a dead end)."""
         values, point = dict(self.fixed), {}
         for d, vals in self.dims.items():
-            ok = [v for v in vals if self._allowed({**values, **dim_knobs(d, v)})]
+            ok = [v for v in vals if self._allowed({**values, **dim_knobs(d, v, self.dims)})]
             if not ok:
                 return None
             v = ok[0] if len(ok) == 1 else pick(d, ok)
             point[d] = v
-            values.update(dim_knobs(d, v))
+            values.update(dim_knobs(d, v, self.dims))
         return point
 
 
