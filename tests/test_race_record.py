@@ -1,17 +1,28 @@
-"""The race at B2 H16 N2048 D128 and N8192 D64 fp16 (results/2026-12-04_h200_race): random search and TPE from the
-naive seed, budget 20, the agent's timer and keep gate, three RNG seeds each on the H200, and a sweep. Each complete run replayed from its own
-recording draws the same candidates, reaches the outcomes and margins the device printed, and ends at the same
-comparator rows; the race table reads each run's closing line."""
+"""The race at B2 H16 N2048 D128 and N8192 D64 fp16 and causal B8 H32/8 N1024 D128 bf16
+(results/2026-12-04_h200_race): random search and TPE from the naive seed, budget 20, the agent's timer and keep gate,
+three RNG seeds each on the H200, a sweep, and at causal GQA the agent. Each complete run replayed from its own
+recording draws the same candidates (or, for the agent, proposes the same levers), reaches the outcomes and margins
+the device printed, and ends at the same comparator rows; the race table reads each run's closing line."""
 import importlib.util
 import re
 from pathlib import Path
 
 import pytest
-from recorded import RESULTS, replay, unpack_recording
+from recorded import RESULTS, outcomes, printed_history, replay, unpack_recording
 
 HERE = RESULTS / "2026-12-04_h200_race"
 RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call6/d128_tpe_2",
-        "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3"]
+        "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3",
+        "call8/gqa_random_1", "call9/gqa_random_2", "call9/gqa_random_3",
+        "call10/gqa_tpe_1", "call10/gqa_tpe_2", "call10/gqa_tpe_3"]  # TPE at causal GQA drew constructively
+# interrupted by its call's limit after its 20th experiment and finished by `run --resume` in the next call, whose
+# output (<name>_resume.txt) prints the whole history and the closing line
+RESUMED = {"call10/gqa_tpe_1": "call9/gqa_tpe_1"}
+UNIFORM = {"call3/d128_tpe_1", "call6/d128_tpe_2", "call4/d128_tpe_3"}  # tens of thousands of asks a replay
+
+
+def _text(run: str) -> Path:
+    return HERE / (f"{run}_resume.txt" if run in RESUMED else f"{run}.txt")
 
 
 def _printed(path: Path) -> tuple[list[tuple], dict]:
@@ -28,17 +39,39 @@ def _printed(path: Path) -> tuple[list[tuple], dict]:
     return rows, comparators
 
 
-@pytest.mark.parametrize("run", [pytest.param(r, marks=pytest.mark.first) if "tpe" in r else r for r in RUNS])
+@pytest.mark.parametrize("run", [pytest.param(r, marks=pytest.mark.first) if r in UNIFORM else r for r in RUNS])
 def test_each_run_replays_to_what_the_device_printed(run, tmp_path_factory):
-    rows_printed, comparators = _printed(HERE / f"{run}.txt")
+    rows_printed, comparators = _printed(_text(run))
     assert len(rows_printed) == 20
     rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     assert [(r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] == "sample"] == rows_printed
     replayed = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
     assert replayed == comparators and set(comparators) == {"sdpa_flash", "sdpa_cudnn"}
-    closing = re.search(r"^summary: .*$", (HERE / f"{run}.txt").read_text(), re.M).group(0)
+    closing = re.search(r"^summary: .*$", _text(run).read_text(), re.M).group(0)
     assert closing.split("; final kernel")[0] in out
+
+
+def test_the_agent_at_causal_gqa_replays_to_what_the_device_printed(tmp_path_factory):
+    """Policy 18 from the naive seed: 17 experiments, then the plateau; the warp-specialised mainloop measured
+    alone from the barrier kernel at 0.8992 (#14) and shelved, the run's final on the barrier kernel."""
+    run = "call8/gqa_agent_1"
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    printed = printed_history(HERE / f"{run}.txt")
+    assert outcomes(rows) == printed and len(printed) == 17
+    assert ("ws_mainloop", "SLOWER", 0.8992) in printed
+    assert sum(o == "KEPT" for _, o, _ in printed) == 10
+    comparators = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
+    assert comparators == _printed(HERE / f"{run}.txt")[1]
+    assert "stopped: plateau" in out
+
+
+def test_the_run_resumed_after_its_last_experiment_is_one_run():
+    first, resumed = (HERE / "call9/gqa_tpe_1.txt").read_text(), (HERE / "call10/gqa_tpe_1_resume.txt").read_text()
+    assert "exit 124" in first and "summary:" not in first and "#20 sample" in first
+    assert "run --resume" in resumed.splitlines()[1] and "summary:" in resumed
+    assert _race_table().read("2026-12-04_h200_race/call10/gqa_tpe_1")["wall_s"] == 237 + 19
 
 
 def test_the_interrupted_run_is_named_and_left_out_of_the_table():
@@ -53,12 +86,18 @@ def _race_table():
     return mod
 
 
-def test_the_race_table_at_n2048_d128_and_n8192_d64():
+def test_the_race_table_at_its_three_problems():
     mod = _race_table()
     cudnn = {r: mod.read(f"2026-12-04_h200_race/{r}")["cudnn"] for r in RUNS}
     assert cudnn == {"call1/d128_random_1": 0.469, "call1/d128_random_2": 0.438, "call1/d128_random_3": 0.379,
                      "call3/d128_tpe_1": 0.539, "call6/d128_tpe_2": 0.303, "call4/d128_tpe_3": 0.35,
-                     "call5/d64_random_1": 0.793, "call5/d64_random_2": 0.664, "call5/d64_random_3": 0.548}
+                     "call5/d64_random_1": 0.793, "call5/d64_random_2": 0.664, "call5/d64_random_3": 0.548,
+                     "call8/gqa_random_1": 0.308, "call9/gqa_random_2": 0.584, "call9/gqa_random_3": 0.487,
+                     "call10/gqa_tpe_1": 0.365, "call10/gqa_tpe_2": 0.4, "call10/gqa_tpe_3": 0.528}
+    gqa = mod.read("2026-12-04_h200_race/call8/gqa_agent_1")
+    assert gqa == {"flash": 1.543, "cudnn": 0.86, "wall_s": 314, "hits": "10/17"}
+    assert gqa["cudnn"] > max(v for r, v in cudnn.items() if "gqa" in r)
+    assert {mod.tpe_draw(f"2026-12-04_h200_race/call10/gqa_tpe_{i}") for i in (1, 2, 3)} == {"constructive"}
     d128 = mod.read("2026-12-03_h200_agent_suite/call10/d128_beside")
     d64 = mod.read("2026-12-03_h200_agent_suite/call11/d64_beside")
     # the agent's final ahead of every random and TPE run at its problem
@@ -75,6 +114,8 @@ def test_the_printed_table(capsys):
     assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) uniform | 1.972 | 1.071 | 1.841 |" in \
         rows["B2 H16 N2048 D128 fp16"]
     assert "| 1.091 | 0.664 (0.548-0.793, 3 seeds) | not run |" in rows["B2 H16 N8192 D64 fp16"]
+    assert ("| 0.860 | 0.487 (0.308-0.584, 3 seeds) | 0.400 (0.365-0.528, 3 seeds) constructive | 1.543 | not run | - "
+            "| 314 s, 10/17 |") in rows["B8 H32/8 N1024 D128 bf16 causal"]
 
 
 def test_the_table_tells_tpe_runs_by_how_they_drew(tmp_path, monkeypatch):

@@ -15,10 +15,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent
-# problem -> strategy -> [record/callN/name, ...] under results/: the agent's runs are this record's calls 10 and 11
-# (source 01f371b); race.sh names its runs <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are
-# in <name>.json. A run interrupted before its closing line is not listed (2026-12-04_h200_race/call3/d128_tpe_2, run
-# again whole in call 6).
+# problem -> strategy -> [record/callN/name, ...] under results/: the agent's runs at N2048 D128 and N8192 D64 are this
+# record's calls 10 and 11 (source 01f371b), at causal GQA the race's call 8 (source 417ae3c, policy 18); race.sh names
+# its runs <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are in <name>.json. A run
+# interrupted before its last experiment is not listed (2026-12-04_h200_race/call3/d128_tpe_2, run again whole in call
+# 6); one interrupted after it and resumed is (RESUMED).
 RACE_04 = "2026-12-04_h200_race"
 RACE = {
     "B2 H16 N2048 D128 fp16": {
@@ -29,8 +30,15 @@ RACE = {
     "B2 H16 N8192 D64 fp16": {"agent": ["2026-12-03_h200_agent_suite/call11/d64_beside"],
                               "random": [f"{RACE_04}/call5/d64_random_{i}" for i in (1, 2, 3)], "tpe": [],
                               "sweep": []},
-    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [], "random": [], "tpe": [], "sweep": []},
+    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [f"{RACE_04}/call8/gqa_agent_1"],
+                                        "random": [f"{RACE_04}/call8/gqa_random_1", f"{RACE_04}/call9/gqa_random_2",
+                                                   f"{RACE_04}/call9/gqa_random_3"],
+                                        "tpe": [f"{RACE_04}/call10/gqa_tpe_{i}" for i in (1, 2, 3)], "sweep": []},
 }
+# a run interrupted by its call's limit after its last experiment and finished by `run --resume` in the next call:
+# the finished run (its database, the resume's output <name>_resume.txt with the closing line) -> the interrupted
+# call's output; its wall time is the two together
+RESUMED = {f"{RACE_04}/call10/gqa_tpe_1": f"{RACE_04}/call9/gqa_tpe_1"}
 
 
 def sweep_best(run: str) -> float:
@@ -40,11 +48,12 @@ def sweep_best(run: str) -> float:
 
 def read(run: str) -> dict:
     """One run's closing figures as the device printed them."""
-    text = (RESULTS / f"{run}.txt").read_text()
+    parts = [RESUMED[run], f"{run}_resume"] if run in RESUMED else [run]
+    text = "\n".join((RESULTS / f"{p}.txt").read_text() for p in parts)
     s = re.search(r"^summary: .*final ([0-9.]+)x SDPA flash, ([0-9.]+)x SDPA cuDNN", text, re.M)
-    m, sec = re.search(r"^real\t(\d+)m([\d.]+)s", text, re.M).groups()
+    wall = sum(int(m) * 60 + float(sec) for m, sec in re.findall(r"^real\t(\d+)m([\d.]+)s", text, re.M))
     hit = re.search(r"^predictions: (\d+) of (\d+) measured margins inside their band", text, re.M)
-    return {"flash": float(s.group(1)), "cudnn": float(s.group(2)), "wall_s": round(int(m) * 60 + float(sec)),
+    return {"flash": float(s.group(1)), "cudnn": float(s.group(2)), "wall_s": round(wall),
             "hits": f"{hit.group(1)}/{hit.group(2)}" if hit else "-"}
 
 

@@ -12,7 +12,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call6/d128_tpe_2",
-        "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3"]
+        "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3",
+        # causal GQA: random, and TPE drawing constructively (tpe_1's database is its resumed run's, call 10)
+        "call8/gqa_random_1", "call9/gqa_random_2", "call9/gqa_random_3", "call10/gqa_tpe_1", "call10/gqa_tpe_2",
+        "call10/gqa_tpe_3"]
 
 
 def at(s: str) -> dt.datetime:
