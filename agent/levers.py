@@ -62,6 +62,9 @@ class Lever(BaseModel):
     # acts only on a last query tile that leaves a consumer warpgroup's 64 rows empty (N mod BR in 1..BR - 64):
     # where N is a multiple of BR it builds a kernel that measures the same
     needs_tail: bool = False
+    # proposed only at N <= max_seqlen (None: at every N): a move that carries what an item's ends cost, which pays
+    # where an item is a few key blocks and is a loss where its rows are long (Q by TMA 0.955-0.989 at N8192 D128)
+    max_seqlen: int | None = None
 
     def relief(self, label: str | None, compute: str) -> Relief | None:
         """The declared relief of diagnosis `label` on `compute`, if any."""
@@ -80,6 +83,8 @@ class Lever(BaseModel):
         if self.head_dims and head_dim is not None and head_dim not in self.head_dims:
             return False
         if self.needs_tail and seqlen is not None and not 0 < seqlen % knobs.br <= knobs.br - 64:
+            return False
+        if self.max_seqlen is not None and seqlen is not None and seqlen > self.max_seqlen:
             return False
         cur = knobs.model_dump(mode="json")
         if any(cur[k] not in allowed for k, allowed in self.requires.items()):
@@ -497,6 +502,29 @@ CATALOG: tuple[Lever, ...] = (
         "4-warp wgmma kernel (0.844) and ended there at 0.887x cuDNN, where the suite's three-warpgroup kernel with "
         "the three read 0.946x cuDNN in its own run (results/2026-12-03_h200_round_order, two comparator rows, not a "
         "paired margin). Not yet measured as a move.",
+    ),
+    Lever(
+        name="ws_mainloop_short_items",
+        sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "on", "br": 128, "warps": 8,
+              "bc": 128, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2, "copies": "loop",
+              "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "on", "q_load": "tma",
+              "o_store": "tma", "ws_producer_regs": 40},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
+        requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (4, 8),
+                  "mainloop": ("general",)},
+        predicted=(0.95, 1.15), asynchronous=True, sampled=False, max_seqlen=2048,
+        hypothesis="ws_mainloop (two consumer warpgroups, BR 128) with what an item's ends cost at short N carried in "
+        "the same move, as ws_mainloop_three_warpgroups_short_items does for three: Q by TMA on the producer's own "
+        "barrier, the static persistent schedule (the next item's Q lands under this item's last blocks; the items "
+        "keep the kernel's order, which under a causal mask wants heaviest first: in launch order the persistent "
+        "schedule alone lost 0.80 at causal N1024 GQA) and O by TMA (stmatrix into shared memory, one thread's bulk store), the producer at 40 "
+        "registers (ws_producer_40_regs: at 24 its loop with Q's pipeline and the schedule spills 216 B, which the "
+        "compiler's figures would read as a cost). At causal B8 H32/8 N1024 D128 bf16 a run from the naive seed (policy 18) measured the plain move from the barrier kernel at "
+        "0.899 and ended on that kernel at 0.860x cuDNN (results/2026-12-04_h200_race); at that shape Q by TMA with "
+        "heaviest first paid 1.048 over the mainloop without it (results/2026-12-01_h200_short_shapes), O by TMA "
+        "1.110-1.179 (results/2026-12-01_h200_item_stream), and the suite's kernel with both, the wide PV and P packed "
+        "read 1.0003-1.0029x cuDNN (results/2026-12-03_h200_tail_rows). Only at N <= 2048: at N8192 D128 Q by TMA "
+        "lost (0.989, 0.955 causal). Not yet measured as a move.",
     ),
     Lever(
         name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),

@@ -125,8 +125,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # from 4 warps and the run ended at 0.887x cuDNN (results/2026-12-03_h200_round_order)
     Policy(version=18, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    # the same rules; the catalog gains the two-warpgroup mainloop with Q and O by TMA on the persistent schedule as one
+    # move, at N <= 2048 only (ws_mainloop_short_items, Lever.max_seqlen): from the naive seed at causal B8 H32/8 N1024
+    # D128 bf16 the plain move lost from the barrier kernel (0.899) and the run ended there at 0.860x cuDNN
+    # (results/2026-12-04_h200_race)
+    Policy(version=19, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
 )}
-CURRENT = POLICIES[18]
+CURRENT = POLICIES[19]
 
 
 class UnknownPolicy(ValueError):

@@ -124,10 +124,10 @@ def replay(rec: Path, db: Path, *shape: str):
     return res.output, rows
 
 
-def spy_replay(rec, tmp_path, version: int, monkeypatch):
-    """The recording (B2 H16 N8192 D128 fp16, budget 20) replayed with agent `version`: (the State of every
-    ask, the loop's events, the ReplayMiss that ended it, if any). The states are the ones the loop built,
-    shelf and figures included."""
+def spy_replay(rec, tmp_path, version: int, monkeypatch, shape: Shape = Shape(B=2, H=16, N=8192, D=128)):
+    """The recording (of `shape`, B2 H16 N8192 D128 fp16 unless given; budget 20) replayed with agent `version`:
+    (the State of every ask, the loop's events, the ReplayMiss that ended it, if any). The states are the ones the
+    loop built, shelf and figures included."""
     states = []
 
     class Spy(LimiterAgent):
@@ -140,7 +140,7 @@ def spy_replay(rec, tmp_path, version: int, monkeypatch):
     bench.explicit = {"agent_version"}
     events, miss = [], None
     try:
-        run_search(bench, open_db(tmp_path / f"v{version}.db"), shape=Shape(B=2, H=16, N=8192, D=128), seed=SEED,
+        run_search(bench, open_db(tmp_path / f"v{version}.db"), shape=shape, seed=SEED,
                    artifacts=tmp_path / f"art{version}", options=SearchOptions(budget=20, agent_version=version),
                    say=lambda e: events.append((e.kind, dict(e))))
     except ReplayMiss as e:

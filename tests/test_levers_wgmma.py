@@ -37,7 +37,8 @@ ARM_ONLY = {"tma", "tma_ring", "last_warp_refill", "producer_warpgroup",  # tma_
             "pingpong",  # pingpong: a producer kernel's two consumer warpgroups in turns (agent 5)
             "ws_mainloop",  # the warp-specialised mainloop with its overlap and turns, as one move (agent 7)
             "ws_mainloop_three_warpgroups",  # the same with three consumer warpgroups, BR 192 (agent 8)
-            "ws_mainloop_three_warpgroups_short_items"}  # and with Q and O by TMA, persistent (agent 18)
+            "ws_mainloop_three_warpgroups_short_items",  # and with Q and O by TMA, persistent (agent 18)
+            "ws_mainloop_short_items"}  # two consumer warpgroups with Q and O by TMA, persistent, N <= 2048 (agent 19)
 # what makes no sense on the arm: its own layout, Q already in shared memory, no ldmatrix, no second
 # m16 tile a warp, the direct epilogue and no pipeline in this step (Knobs refuses them), or the way in
 MMA_ONLY = {"swizzle", "padding", "q_from_smem", "tall_q_tile_4_warps", "v_without_ldmatrix_trans", "smem_epilogue",
@@ -71,10 +72,11 @@ def test_from_the_wgmma_seed_version_3_has_the_arm_levers_and_version_2_has_none
     # masks and the order only under a causal mask
     # last_warp_refill and producer_warpgroup need the TMA ring the seed (cp.async) does not have
     # unrolled_copies and exp_poly_* join the catalog at version 5, ws_mainloop (TMA too) at 7, its three-warpgroup
-    # form at 8 and that with Q and O by TMA at 18
+    # form at 8 and those with Q and O by TMA at 18 and 19
     want = (ARM | ARM_ONLY) - {"kv_double_buffer", "tma_ring", "last_warp_refill", "producer_warpgroup", "pingpong",
                                "unrolled_copies", "exp_poly_quarter", "exp_poly_half", "ws_mainloop",
-                               "ws_mainloop_three_warpgroups", "ws_mainloop_three_warpgroups_short_items"} - (
+                               "ws_mainloop_three_warpgroups", "ws_mainloop_three_warpgroups_short_items",
+                               "ws_mainloop_short_items"} - (
         {"mask_predicate", "mask_split"} if not causal else set())
     assert names == want | ({"heaviest_first"} if causal else set())
     for m in moves:

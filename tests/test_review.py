@@ -151,13 +151,14 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     assert by["bc"]["values"] == [32, 64, 128, 176] and by["compute"]["default"] == "scalar"
     assert by["kv_release"]["values"] == ["barrier", "last_warp", "producer"]
     assert by["kv_release"]["levers"] == ["last_warp_refill", "producer_warpgroup", "ws_mainloop",
-                                          "ws_mainloop_three_warpgroups", "ws_mainloop_three_warpgroups_short_items"]
+                                          "ws_mainloop_three_warpgroups", "ws_mainloop_three_warpgroups_short_items",
+                                          "ws_mainloop_short_items"]
     assert by["mainloop"]["values"] == ["general", "ws"]
     assert by["mainloop"]["levers"] == ["ws_mainloop", "ws_mainloop_three_warpgroups",
-                                        "ws_mainloop_three_warpgroups_short_items"]
+                                        "ws_mainloop_three_warpgroups_short_items", "ws_mainloop_short_items"]
     assert by["q_load"]["values"] == ["cp_async", "tma"]
-    assert by["q_load"]["levers"] == ["ws_mainloop_three_warpgroups_short_items", "ws_q_by_tma",
-                                      "ws_q_by_tma_heaviest_first"]
+    assert by["q_load"]["levers"] == ["ws_mainloop_three_warpgroups_short_items", "ws_mainloop_short_items",
+                                      "ws_q_by_tma", "ws_q_by_tma_heaviest_first"]
 
 
 def test_history_command_prints_what_started_the_run(dbs):
