@@ -5,11 +5,14 @@
 # `python3 -m agent run --resume --db ...` finishes it in the next call). Random and TPE read no profile.
 # `sweep:N` instead: the ceiling, `python3 -m agent sweep --n N` of the same space at the problem (N uniform draws,
 # each checked and paired against SDPA flash; --json into <name>_sweep_N.json).
+# `resume:NAME` instead: finish run NAME (e.g. gqa_tpe_1) that an earlier call on this same, still warm machine
+# interrupted, by `python3 -m agent run --resume --db /tmp/NAME/fa5090.db`, into NAME_resume.txt and NAME_db.tgz.
 # TPE needs Optuna there: carry its wheel with colorlog's and tqdm's in .whl (all `import optuna` loads beside numpy).
 # Usage: [LIMIT=<s>] SOURCE=<commit> bash race.sh NAME "RUN OPTIONS" STRATEGY:SEED [STRATEGY:SEED ...]
 #   e.g. SOURCE=01f371b bash race.sh d128 "" random:1 random:2
 #        SOURCE=01f371b bash race.sh d64 "--seqlen 8192 --head-dim 64" tpe:1 tpe:2
 #        SOURCE=01f371b bash race.sh d128 "" sweep:60
+#        SOURCE=417ae3c bash race.sh gqa "" resume:gqa_tpe_1 tpe:2 tpe:3   (the options are not read by resume)
 name=$1; opts=$2; shift 2
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 echo "$SOURCE" > $OUT/source.txt
@@ -17,6 +20,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 
 for arm in "$@"; do
   st=${arm%%:*}; seed=${arm##*:}; left=$((${LIMIT:-580} - SECONDS)); run=${name}_${st}_${seed}
   if [ $left -lt 150 ]; then echo "$run: not started, $left s left"; continue; fi
+  if [ "$st" = resume ]; then
+    d=/tmp/$seed
+    { date -u +%FT%TZ; echo "python3 -m agent run --resume --db $d/fa5090.db"
+      time (cd $d && timeout -s INT $((left - 10)) python3 -m agent run --resume --db $d/fa5090.db)
+      echo "exit $?"; date -u +%FT%TZ; } > $OUT/${seed}_resume.txt 2>&1
+    tar czf $OUT/${seed}_db.tgz -C $d fa5090.db fa5090_artifacts 2>/dev/null
+    echo "$seed resumed: $(grep -E '^summary|^stopped' $OUT/${seed}_resume.txt | cut -c1-160 | tr '\n' ' ') $(grep real $OUT/${seed}_resume.txt)"
+    continue
+  fi
   if [ "$st" = sweep ]; then
     { date -u +%FT%TZ; echo "python3 -m agent sweep --n $seed --rng-seed 1 $opts --json"
       time timeout $((left - 10)) python3 -m agent sweep --n $seed --rng-seed 1 $opts --json > $OUT/$run.json
