@@ -91,6 +91,14 @@ class Lever(BaseModel):
             return False
         return any(cur[k] != v for k, v in self.sets.items())  # a no-op is not an experiment
 
+    def problems(self) -> str:
+        """The problems it is proposed on beyond its knob precondition, as `levers` lists them ('' for every one)."""
+        parts = (["causal only"] if self.causal_only else []) + (["non-causal only"] if self.noncausal_only else [])
+        parts += [f"D {'/'.join(map(str, self.head_dims))}"] if self.head_dims else []
+        parts += ["N that leaves the last query tile a warpgroup short"] if self.needs_tail else []
+        parts += [f"N <= {self.max_seqlen}"] if self.max_seqlen is not None else []
+        return ", ".join(parts)
+
     def apply(self, knobs: Knobs) -> Knobs:
         """The candidate; raises KnobError when the combination is invalid."""
         return knobs.replace(**self.sets)

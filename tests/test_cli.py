@@ -111,6 +111,17 @@ def test_unknown_experiment(replayed):
 def test_levers_listing_and_help():
     out = json.loads(invoke("levers", "--json").output)
     assert {lv["name"] for lv in out} >= {"tensor_cores", "swizzle", "cp_async", "exp2", "padding"}
+    by = {lv["name"]: lv for lv in out}
+    assert by["ws_mainloop_short_items"]["max_seqlen"] == 2048 and by["ws_mainloop"]["max_seqlen"] is None
+    # the table says on which problems a lever is proposed, where not on every one
+    from agent import levers
+    assert levers.get("ws_mainloop_short_items").problems() == "N <= 2048"
+    assert levers.get("ws_snake_rounds").problems() == "causal only"
+    assert levers.get("ws_pv_wide").problems() == "D 128" and levers.get("swizzle").problems() == ""
+    assert levers.get("ws_idle_tail_tile_major").problems() == \
+        "non-causal only, N that leaves the last query tile a warpgroup short"
+    table = runner.invoke(app, ["levers"], env={"COLUMNS": "2000"}).output
+    assert "[N <= 2048]" in table and "[causal only]" in table
     for cmd in ("run", "doctor", "history", "show", "shelf", "rescreen"):
         res = invoke(cmd, "--help")
         assert res.exit_code == 0 and "Usage" in res.output

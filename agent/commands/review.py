@@ -168,8 +168,9 @@ def levers(as_json: bool = JSON_OPT):
     if as_json:
         print(json.dumps([as_listed(lv) for lv in CATALOG], indent=1))
         return
-    t = Table(title="levers (requires: the current knobs a lever applies to; compute=wgmma, the Hopper arm, from "
-                    "agent version 3; a relief (vN): a diagnosis it addresses on that arm from agent version N)")
+    t = Table(title="levers (requires: the current knobs a lever applies to, and in brackets the problems it is "
+                    "proposed on where not every one; compute=wgmma, the Hopper arm, from agent version 3; a relief "
+                    "(vN): a diagnosis it addresses on that arm from agent version N)")
     for c in ("lever", "sets", "targets", "requires", "predicted", "hypothesis"):
         t.add_column(c, overflow="fold")
     for lv in CATALOG:
@@ -177,7 +178,8 @@ def levers(as_json: bool = JSON_OPT):
                    + (f" {r.predicted[0]:.2f}-{r.predicted[1]:.2f})" if r.predicted else ")") for r in lv.reliefs]
         t.add_row(lv.name + (f" (from v{since(lv)})" if since(lv) > 1 else ""), json.dumps(lv.sets),
                   ", ".join([*lv.targets, *reliefs]), (json.dumps(lv.requires) if lv.requires else "")
-                  + "".join(f" ({', '.join(extra)} from v{v})" for v, extra in as_listed(lv)["requires_since"].items()),
+                  + "".join(f" ({', '.join(extra)} from v{v})" for v, extra in as_listed(lv)["requires_since"].items())
+                  + (escape(f" [{lv.problems()}]") if lv.problems() else ""),
                   f"{lv.predicted[0]:.2f}-{lv.predicted[1]:.2f}",
                   lv.hypothesis + (f" {lv.on_wgmma}" if lv.on_wgmma else ""))
     _print_table(t)
