@@ -521,18 +521,19 @@ CATALOG: tuple[Lever, ...] = (
         requires={"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (4, 8),
                   "mainloop": ("general",)},
         predicted=(0.95, 1.15), asynchronous=True, sampled=False, max_seqlen=2048,
-        hypothesis="ws_mainloop (two consumer warpgroups, BR 128) with what an item's ends cost at short N carried in "
-        "the same move, as ws_mainloop_three_warpgroups_short_items does for three: Q by TMA on the producer's own "
-        "barrier, the static persistent schedule (the next item's Q lands under this item's last blocks; the items "
-        "keep the kernel's order, which under a causal mask wants heaviest first: in launch order the persistent "
-        "schedule alone lost 0.80 at causal N1024 GQA) and O by TMA (stmatrix into shared memory, one thread's bulk store), the producer at 40 "
-        "registers (ws_producer_40_regs: at 24 its loop with Q's pipeline and the schedule spills 216 B, which the "
-        "compiler's figures would read as a cost). At causal B8 H32/8 N1024 D128 bf16 a run from the naive seed (policy 18) measured the plain move from the barrier kernel at "
-        "0.899 and ended on that kernel at 0.860x cuDNN (results/2026-12-04_h200_race); at that shape Q by TMA with "
+        hypothesis="ws_mainloop (two consumer warpgroups, BR 128) with what an item's ends cost at short N carried "
+        "in the same move, as ws_mainloop_three_warpgroups_short_items does for three: Q by TMA on the producer's "
+        "own barrier, the static persistent schedule (the next item's Q lands under this item's last blocks; the "
+        "items keep the kernel's order, which under a causal mask wants heaviest first: in launch order the "
+        "persistent schedule alone lost 0.80 at causal N1024 GQA) and O by TMA (stmatrix into shared memory, one "
+        "thread's bulk store), the producer at 40 registers (ws_producer_40_regs: at 24 its loop with Q's pipeline "
+        "and the schedule spills 216 B, which the compiler's figures would read as a cost). At causal B8 H32/8 N1024 "
+        "D128 bf16 a run from the naive seed (policy 18) measured the plain move from the barrier kernel at 0.899 "
+        "and ended on that kernel at 0.860x cuDNN (results/2026-12-04_h200_race); at that shape Q by TMA with "
         "heaviest first paid 1.048 over the mainloop without it (results/2026-12-01_h200_short_shapes), O by TMA "
-        "1.110-1.179 (results/2026-12-01_h200_item_stream), and the suite's kernel with both, the wide PV and P packed "
-        "read 1.0003-1.0029x cuDNN (results/2026-12-03_h200_tail_rows). Only at N <= 2048: at N8192 D128 Q by TMA "
-        "lost (0.989, 0.955 causal). Not yet measured as a move.",
+        "1.110-1.179 (results/2026-12-01_h200_item_stream), and the suite's kernel with both, the wide PV and P "
+        "packed read 1.0003-1.0029x cuDNN (results/2026-12-03_h200_tail_rows). Only at N <= 2048: at N8192 D128 Q by "
+        "TMA lost (0.989, 0.955 causal). Not yet measured as a move.",
     ),
     Lever(
         name="ws_wide_kv_tile", sets={"bc": 176}, targets=("issue_bound", "issue_latency_chain", "tensor_bound"),
