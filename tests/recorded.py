@@ -105,7 +105,8 @@ def printed_history(path: Path) -> list[tuple]:
     rows = []
     for line in path.read_text().splitlines():
         cells = [c.strip() for c in line.split("│")[1:-1]]
-        if len(cells) > 6 and cells[0].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
+        # an uncounted row (an INTERRUPTED experiment, measured again after the resume) has no #
+        if len(cells) > 6 and cells[0].isdigit() and cells[1].isdigit() and cells[2] in ("lever", "compound", "rescreen"):
             rows.append((cells[3], cells[4], float(cells[5])))
     return rows
 

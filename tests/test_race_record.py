@@ -1,6 +1,6 @@
 """The race at B2 H16 N2048 D128 and N8192 D64 fp16 and causal B8 H32/8 N1024 D128 bf16
 (results/2026-12-04_h200_race): random search and TPE from the naive seed, budget 20, the agent's timer and keep gate,
-three RNG seeds each on the H200, a sweep, and at causal GQA the agent. Each complete run replayed from its own
+three RNG seeds each on the H200, sweeps, and the agent of policies 18 and 19. Each complete run replayed from its own
 recording draws the same candidates (or, for the agent, proposes the same levers), reaches the outcomes and margins
 the device printed, and ends at the same comparator rows; the race table reads each run's closing line."""
 import importlib.util
@@ -14,10 +14,11 @@ HERE = RESULTS / "2026-12-04_h200_race"
 RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call6/d128_tpe_2",
         "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3",
         "call8/gqa_random_1", "call9/gqa_random_2", "call9/gqa_random_3",
-        "call10/gqa_tpe_1", "call10/gqa_tpe_2", "call10/gqa_tpe_3"]  # TPE at causal GQA drew constructively
+        "call10/gqa_tpe_1", "call10/gqa_tpe_2", "call10/gqa_tpe_3",  # from here TPE drew constructively
+        "call13/d64_tpe_1", "call13/d64_tpe_2", "call14/d64_tpe_3"]
 # interrupted by its call's limit after its 20th experiment and finished by `run --resume` in the next call, whose
 # output (<name>_resume.txt) prints the whole history and the closing line
-RESUMED = {"call10/gqa_tpe_1": "call9/gqa_tpe_1"}
+RESUMED = {"call10/gqa_tpe_1": "call9/gqa_tpe_1", "call12/d128_agent_2": "call11/d128_agent_2"}
 UNIFORM = {"call3/d128_tpe_1", "call6/d128_tpe_2", "call4/d128_tpe_3"}  # tens of thousands of asks a replay
 
 
@@ -67,6 +68,42 @@ def test_the_agent_at_causal_gqa_replays_to_what_the_device_printed(tmp_path_fac
     assert "stopped: plateau" in out
 
 
+def test_policy_19_at_causal_gqa_replays_to_what_the_device_printed(tmp_path_factory):
+    """Policy 19 from the naive seed: the budget's 20 experiments, 13 kept. The asks follow policy 18's run until the
+    14th, which a narrow-tile compound took (0.6613), then the two-warpgroup mainloop with Q and O by TMA (#15, kept at
+    1.1045), the wide PV (1.0426) and P packed mid-wait (1.0142): 1.002x cuDNN in the run's own row, against policy
+    18's 0.860."""
+    run = "call11/gqa_agent_2"
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    printed = printed_history(HERE / f"{run}.txt")
+    assert outcomes(rows) == printed and len(printed) == 20
+    assert printed[13] == ("qk_pipeline+narrow_kv_tile", "SLOWER", 0.6613)
+    assert printed[14:16] == [("ws_mainloop_short_items", "KEPT", 1.1045), ("ws_pv_wide", "KEPT", 1.0426)]
+    assert sum(o == "KEPT" for _, o, _ in printed) == 13
+    comparators = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
+    assert comparators == _printed(HERE / f"{run}.txt")[1]
+    assert "stopped: budget" in out and "1.002x SDPA cuDNN" in out
+
+
+def test_policy_19_at_the_readmes_problem_replays_across_its_resume(tmp_path_factory):
+    """Policy 19 at B2 H16 N2048 D128 fp16, interrupted by its call's limit during its 11th experiment and finished
+    by `run --resume` in the next call: the whole run replays from the resumed database to the outcomes both calls
+    printed (the second prints the whole history), the mainloop with Q and O by TMA kept at #10 as the recorded
+    runs' asks predicted (tests/test_short_items_mainloop.py), the plateau after 16, 1.022x cuDNN."""
+    run = "call12/d128_agent_2"
+    first = (HERE / "call11/d128_agent_2.txt").read_text()
+    assert "exit 124" in first and "summary:" not in first and "#11 lever ws_pv_wide" in first
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    printed = printed_history(_text(run))
+    assert outcomes(rows) == printed and len(printed) == 16
+    assert printed[9] == ("ws_mainloop_short_items", "KEPT", 1.1594)
+    comparators = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
+    assert comparators == _printed(_text(run))[1]
+    assert "stopped: plateau" in out and "1.022x SDPA cuDNN" in out
+
+
 def test_the_run_resumed_after_its_last_experiment_is_one_run():
     first, resumed = (HERE / "call9/gqa_tpe_1.txt").read_text(), (HERE / "call10/gqa_tpe_1_resume.txt").read_text()
     assert "exit 124" in first and "summary:" not in first and "#20 sample" in first
@@ -93,12 +130,17 @@ def test_the_race_table_at_its_three_problems():
                      "call3/d128_tpe_1": 0.539, "call6/d128_tpe_2": 0.303, "call4/d128_tpe_3": 0.35,
                      "call5/d64_random_1": 0.793, "call5/d64_random_2": 0.664, "call5/d64_random_3": 0.548,
                      "call8/gqa_random_1": 0.308, "call9/gqa_random_2": 0.584, "call9/gqa_random_3": 0.487,
-                     "call10/gqa_tpe_1": 0.365, "call10/gqa_tpe_2": 0.4, "call10/gqa_tpe_3": 0.528}
-    gqa = mod.read("2026-12-04_h200_race/call8/gqa_agent_1")
-    assert gqa == {"flash": 1.543, "cudnn": 0.86, "wall_s": 314, "hits": "10/17"}
+                     "call10/gqa_tpe_1": 0.365, "call10/gqa_tpe_2": 0.4, "call10/gqa_tpe_3": 0.528,
+                     "call13/d64_tpe_1": 0.531, "call13/d64_tpe_2": 0.441, "call14/d64_tpe_3": 0.509}
+    gqa = mod.read("2026-12-04_h200_race/call11/gqa_agent_2")
+    assert gqa == {"flash": 1.806, "cudnn": 1.002, "wall_s": 354, "hits": "14/20"}
+    assert mod.read("2026-12-04_h200_race/call8/gqa_agent_1") == {"flash": 1.543, "cudnn": 0.86, "wall_s": 314,
+                                                                  "hits": "10/17"}
     assert gqa["cudnn"] > max(v for r, v in cudnn.items() if "gqa" in r)
-    assert {mod.tpe_draw(f"2026-12-04_h200_race/call10/gqa_tpe_{i}") for i in (1, 2, 3)} == {"constructive"}
-    d128 = mod.read("2026-12-03_h200_agent_suite/call10/d128_beside")
+    assert {mod.tpe_draw(f"2026-12-04_h200_race/{r}") for r in RUNS if "tpe" in r and r not in UNIFORM} == \
+        {"constructive"}
+    d128 = mod.read("2026-12-04_h200_race/call12/d128_agent_2")
+    assert d128 == {"flash": 1.968, "cudnn": 1.022, "wall_s": 217 + 63, "hits": "10/16"}
     d64 = mod.read("2026-12-03_h200_agent_suite/call11/d64_beside")
     # the agent's final ahead of every random and TPE run at its problem
     assert d128["cudnn"] > max(v for r, v in cudnn.items() if "d128" in r)
@@ -106,16 +148,21 @@ def test_the_race_table_at_its_three_problems():
     # the sweep's best (30 uniform draws at N2048 D128, each against SDPA flash) below the agent's final
     best = mod.sweep_best("2026-12-04_h200_race/call7/d128_sweep_30")
     assert round(best, 3) == 1.071 and d128["flash"] / best > 1.8
+    best = mod.sweep_best("2026-12-04_h200_race/call12/gqa_sweep_30")  # 30 uniform draws at causal GQA
+    assert round(best, 3) == 0.965 and gqa["flash"] / best > 1.8
 
 
 def test_the_printed_table(capsys):
     _race_table().main()
-    rows = {ln.split(" | ")[0].lstrip("| "): ln for ln in capsys.readouterr().out.splitlines()[2:]}
-    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) uniform | 1.972 | 1.071 | 1.841 |" in \
-        rows["B2 H16 N2048 D128 fp16"]
-    assert "| 1.091 | 0.664 (0.548-0.793, 3 seeds) | not run |" in rows["B2 H16 N8192 D64 fp16"]
-    assert ("| 0.860 | 0.487 (0.308-0.584, 3 seeds) | 0.400 (0.365-0.528, 3 seeds) constructive | 1.543 | not run | - "
-            "| 314 s, 10/17 |") in rows["B8 H32/8 N1024 D128 bf16 causal"]
+    first, _, earlier = capsys.readouterr().out.partition("\n\n")
+    rows = {ln.split(" | ")[0].lstrip("| "): ln for ln in first.splitlines()[2:]}
+    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) uniform | 1.968 | 1.071 | 1.837 | " \
+        "280 s, 10/16 |" in rows["B2 H16 N2048 D128 fp16"]
+    assert "| 1.091 | 0.664 (0.548-0.793, 3 seeds) | 0.509 (0.441-0.531, 3 seeds) constructive | 1.746 | not run |" in \
+        rows["B2 H16 N8192 D64 fp16"]
+    assert ("| 1.002 | 0.487 (0.308-0.584, 3 seeds) | 0.400 (0.365-0.528, 3 seeds) constructive | 1.806 | 0.965 | "
+            "1.872 | 354 s, 14/20 |") in rows["B8 H32/8 N1024 D128 bf16 causal"]
+    assert "| B8 H32/8 N1024 D128 bf16 causal | 18 | 0.860 | 1.543 | 314 s, 10/17 |" in earlier
 
 
 def test_the_table_tells_tpe_runs_by_how_they_drew(tmp_path, monkeypatch):

@@ -2,7 +2,8 @@
 policy 19), proposed only at N <= 2048 (Lever.max_seqlen). At causal B8 H32/8 N1024 D128 bf16 a run of policy 18
 from the naive seed measured the plain mainloop from the barrier kernel at 0.8992 and ended there at 0.860x cuDNN
 (results/2026-12-04_h200_race/call8): its asks, read by policy 19, choose as policy 18 did until the 14th, and there
-the new move where policy 18 chose the plain one."""
+the new move where policy 18 chose the plain one. Policy 19's own run there (call 11) kept the move one ask later, at
+#15 (1.1045), and ended at 1.002x cuDNN; at N2048 D128 (calls 11-12) it kept it at #10 (1.1594), the ask predicted."""
 import pytest
 
 from agent import levers
@@ -110,8 +111,9 @@ def test_policy_19_asks_for_it_where_policy_18_measured_the_plain_mainloop(tmp_p
     ("2026-12-03_h200_round_order/call2/naive", Shape(B=16, H=16, N=512, D=64), 18)])
 def test_at_the_other_short_problems_it_takes_the_ask_of_the_plain_mainloop(run, shape, ask, tmp_path_factory,
                                                                              monkeypatch):
-    """The prediction the next H200 runs of policy 19 test: at the ask where each recorded run measured the plain
-    mainloop, policy 19 takes the move with Q and O by TMA instead (what it measures there is not known)."""
+    """At the ask where each recorded run measured the plain mainloop, policy 19 takes the move with Q and O by TMA
+    instead. Policy 19's run at N2048 D128 took it at that very ask, #10, and kept it at 1.1594
+    (results/2026-12-04_h200_race/call11); at N512 D64 it has not been run."""
     d = RESULTS / run
     rec = unpack_recording(tmp_path_factory, d.with_name(d.name + "_db.tgz"), "fa5090_artifacts/run-1/recording.jsonl")
     states, _, miss = spy_replay(rec, tmp_path_factory.mktemp("v"), 19, monkeypatch, shape=shape)
@@ -119,3 +121,25 @@ def test_at_the_other_short_problems_it_takes_the_ask_of_the_plain_mainloop(run,
     assert printed_history(d.with_suffix(".txt"))[ask - 1][0] == "ws_mainloop"
     top = LimiterAgent(19).ranked(_read_by_policy_19(states[ask - 1], shape.D))[0]
     assert top.move.name == "ws_mainloop_short_items" and top.move.knobs == LV.apply(states[ask - 1].best)
+
+
+def test_its_own_run_at_causal_gqa_asked_a_compound_first_for_its_lower_t_keep(tmp_path_factory, monkeypatch):
+    """Policy 19's run at causal GQA (call 11) asked `qk_pipeline+narrow_kv_tile` at #14 (0.6613) and the move at #15.
+    Both rank with relief 1 and cost 0; the rank then reads whether the band's middle reaches t_keep, then the rows/SM
+    gained. That run's A/A null on the arm gave t_keep 1.0015 (the recorded run of policy 18: 1.0049), which the
+    compound's middle, 1.0040, reaches; and it gains no rows where the move gives 128 up to the producer."""
+    run = RESULTS / "2026-12-04_h200_race" / "call11" / "gqa_agent_2_db.tgz"
+    rec = unpack_recording(tmp_path_factory, run, "fa5090_artifacts/run-1/recording.jsonl")
+    states, _, miss = spy_replay(rec, tmp_path_factory.mktemp("v"), 19, monkeypatch, shape=GQA)
+    assert miss is None and len(states) == 20
+    st, agent = states[13], LimiterAgent(19)
+    assert st.best == FINAL and round(st.t_keep, 4) == 1.0015
+    ranked = agent.ranked(st)
+    assert ranked[0].move.name == "qk_pipeline+narrow_kv_tile"
+    keys = {m.name: agent.assess(st, m)[0] for m in agent.moves(st)
+            if m.name in ("qk_pipeline+narrow_kv_tile", "ws_mainloop_short_items")}
+    compound, move = keys["qk_pipeline+narrow_kv_tile"], keys["ws_mainloop_short_items"]
+    assert compound[:4] == move[:4] == (1.0, True, 1, 0)  # evidence, middle >= t_keep, relief, -cost: a tie
+    assert (compound[4], move[4]) == (0, -128)  # rows/SM gained decides
+    assert round(compound[5], 4) == 1.004 < 1.0049 < round(move[5], 4)  # under the recorded run's t_keep it would not
+    assert states[14].best == FINAL and agent.ranked(states[14])[0].move.name == "ws_mainloop_short_items"

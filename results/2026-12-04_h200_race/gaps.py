@@ -15,7 +15,9 @@ RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "ca
         "call4/d128_tpe_3", "call5/d64_random_1", "call5/d64_random_2", "call5/d64_random_3",
         # causal GQA: random, and TPE drawing constructively (tpe_1's database is its resumed run's, call 10)
         "call8/gqa_random_1", "call9/gqa_random_2", "call9/gqa_random_3", "call10/gqa_tpe_1", "call10/gqa_tpe_2",
-        "call10/gqa_tpe_3"]
+        "call10/gqa_tpe_3",
+        # N8192 D64: TPE drawing constructively
+        "call13/d64_tpe_1", "call13/d64_tpe_2", "call14/d64_tpe_3"]
 
 
 def at(s: str) -> dt.datetime:
