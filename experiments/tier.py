@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from .problem import Shape
 
 # The seed derived these over 3,904 configs on the 5090. `fa5090-search derive-tolerance` on the
-# H200 (results/2026-11-30_h200_instrument/tolerance-report.json, 1,024 configs with MHA, GQA and
+# H200 (results/2026-11-30_h200_instrument/tolerance-report.json.gz, 1,024 configs with MHA, GQA and
 # MQA x 4 correct kernels): worst correct kernel at 0.659 of the bound (0.509 over the earlier
 # MHA-only envelope), no failure; every defect that shows up in the error at all shows up at a
 # median 17x or more. Kept at 2x: a third of the bound is the headroom correct kernels on other

@@ -1,6 +1,7 @@
 """The instrument's statistics and decisions on recorded and synthetic timing streams, including the
 streams where the gate must refuse; the tolerance report re-summarised from its H200 rows."""
 
+import gzip
 import json
 import math
 from pathlib import Path
@@ -141,7 +142,7 @@ def test_tolerance_report_from_the_h200_rows():
     from experiments.battery import CORRECT
     from experiments.defects import DEFECTS
 
-    rec = json.loads((INST / "tolerance-report.json").read_text())
+    rec = json.loads(gzip.decompress((INST / "tolerance-report.json.gz").read_bytes()))
     s = tolerance_summary(rec["rows"], list(CORRECT), list(DEFECTS))
     assert all(v["failures"] == 0 for v in s["correct"].values())
     assert s["worst_correct_fraction"] < 1.0
