@@ -65,7 +65,8 @@ def test_every_listing_has_json(monkeypatch):
     db = str(AVR / "n8192_agent.db")
     for args in (["history", "--db", db], ["history", "--all", "--db", db], ["history", "--command", "--all", "--db", db],
                  ["shelf", "--db", db], ["show", 3, "--db", db], ["compare", db, AVR / "n8192_random.db"], ["knobs"],
-                 ["levers"], ["derive-tolerance", "--replay", opened(RES / "2026-11-30_h200_instrument" / "tolerance-report.json.gz")]):
+                 ["levers"], ["derive-tolerance", "--replay", RES / "2026-11-30_h200_instrument" / "tolerance-report.json.gz"],
+                 ["derive-tolerance", "--replay", opened(RES / "2026-11-30_h200_instrument" / "tolerance-report.json.gz")]):
         res = invoke(*args, "--json")
         assert res.exit_code == 0, (args, res.output)
         assert json.loads(res.output), args

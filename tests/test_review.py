@@ -132,10 +132,11 @@ def test_report_plots_the_databases_own_values_and_writes_nothing_into_it(tmp_pa
     assert "tall_q_tile_4_warps+narrow_kv_tile+q_from_smem" in md and "1.5671" in md
 
 
-@pytest.mark.parametrize("content", ["{}", "not json", "[1, 2]"])
-def test_a_malformed_tolerance_report_is_one_sentence(tmp_path, content):
-    f = tmp_path / "r.json"
-    f.write_text(content)
+@pytest.mark.parametrize("name, content", [("r.json", b"{}"), ("r.json", b"not json"), ("r.json", b"[1, 2]"),
+                                           ("r.json.gz", b"not gzip")])
+def test_a_malformed_tolerance_report_is_one_sentence(tmp_path, name, content):
+    f = tmp_path / name
+    f.write_bytes(content)
     res = invoke("derive-tolerance", "--replay", f)
     assert res.exit_code == 1 and "is not a tolerance report" in res.output and "Traceback" not in res.output
 

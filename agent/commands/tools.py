@@ -69,7 +69,7 @@ def derive_tolerance(
     limit: Optional[int] = typer.Option(None, min=1, help="Only the first N of the 1,024 envelope configurations."),
     battery: bool = typer.Option(True, "--battery/--no-battery", help="Also run the defect battery through the keep path at the run shape."),
     out: Path = typer.Option(Path("tolerance-report.json"), "-o", "--out", help="Where to write the report."),
-    replay: Optional[Path] = typer.Option(None, help="Re-summarise a recorded report's raw rows (no GPU) instead of measuring."),
+    replay: Optional[Path] = typer.Option(None, help="Re-summarise a recorded report's raw rows (no GPU) instead of measuring; a gzipped report (.gz) is read as it is."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (the raw rows stay in the report file) instead of tables."),
     db_path: Path = DB_OPT,
 ):
@@ -77,7 +77,8 @@ def derive_tolerance(
     not, 32 values of N with odd tails, 4 (B, H)) report the worst correct kernel's error as a
     fraction of the bound and every injected defect's as a multiple of it; then evaluate each of
     the defects exactly as the search evaluates a candidate: every one must be rejected.
-    Examples: `derive-tolerance --limit 64 --no-battery`, `derive-tolerance --replay tolerance-report.json --json`."""
+    Examples: `derive-tolerance --limit 64 --no-battery`, `derive-tolerance --replay tolerance-report.json --json`,
+    `derive-tolerance --replay results/2026-11-30_h200_instrument/tolerance-report.json.gz`."""
     import json
 
     from agent.bench import GpuBench
@@ -93,9 +94,14 @@ def derive_tolerance(
         if not replay.exists():
             _fail(f"no report at {replay}")
         try:
-            recorded = json.loads(replay.read_text(errors="replace"))
+            raw = replay.read_bytes()
+            if replay.suffix == ".gz":
+                import gzip
+
+                raw = gzip.decompress(raw)
+            recorded = json.loads(raw.decode(errors="replace"))
             rows = recorded["rows"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, OSError, EOFError):
             _fail(f"{replay} is not a tolerance report (a JSON object with the raw `rows` that "
                   "`derive-tolerance` writes as tolerance-report.json)")
         report = {**recorded, **summarize(rows, list(CORRECT), list(DEFECTS))}
