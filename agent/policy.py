@@ -59,6 +59,13 @@ class Policy(BaseModel):
     # experiments unspent and ws_mainloop predicted 1.006 (band 0.92-1.10) against t_keep 1.0064, where the
     # warp-specialised kernels ran 1.05 over the arm (results/2026-12-01_h200_cudnn_anatomy)
     plateau_chance: bool = False
+    # the rows/SM a move to the warp-specialised mainloop (Lever.asynchronous) gives up for its producer rank it below
+    # no other move: they are no tie-break against it, under any diagnosis (the rank's next key after relief, cost
+    # and whether the band's middle reaches t_keep; async_mainloop already took them out of its cost).
+    # Without it policy 19's run at causal B8 H32/8 N1024 D128 bf16 asked qk_pipeline+narrow_kv_tile (middle 1.004,
+    # no rows lost; measured 0.6613) before the two-warpgroup mainloop with Q and O by TMA (middle 1.045, 128 rows
+    # given up; kept one ask later at 1.1045) (results/2026-12-04_h200_race)
+    async_rows: bool = False
 
 
 # one row a revision; each adds the switch named on its right to the row above it
@@ -131,8 +138,11 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-04_h200_race)
     Policy(version=19, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True),
+    Policy(version=20, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True,
+           async_rows=True),  # async_rows
 )}
-CURRENT = POLICIES[19]
+CURRENT = POLICIES[20]
 
 
 class UnknownPolicy(ValueError):

@@ -253,6 +253,8 @@ class LimiterAgent(Strategy):
             elif rows_gain < 0 and latency:
                 cost = 2
                 why.append(f"loses rows/SM {b.rows_per_sm} -> {f.rows_per_sm} under {label or 'no diagnosis'}")
+            if rows_gain < 0 and self.policy.async_rows and levers[0].asynchronous:
+                rows_gain = 0  # rows given up for the producer's asynchrony: no tie-break against the move either
             if new_spill > SPILL_SMALL:
                 cost = 2
                 why.append(f"spills {f.spill_bytes} B")
