@@ -39,6 +39,16 @@ N8192_MARGINS = {
 }
 
 
+def load_script(path: Path):
+    """A record's script (results/<record>/<name>.py) as a module, without running its main()."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def unpack_recording(tmp_path_factory, tgz: Path, inner: str) -> Path:
     """`tgz` unpacked into a fresh temporary directory; the path `inner` inside it."""
     out = tmp_path_factory.mktemp(tgz.stem.replace(".", "_"))

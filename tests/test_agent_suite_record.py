@@ -14,7 +14,7 @@ from agent.levers import CATALOG
 from agent.policy import POLICIES
 from agent.replay.catalog import as_read_by
 from kernel_src.knobs import SEED, Knobs
-from recorded import RESULTS, outcomes, printed_history, replay, unpack_recording
+from recorded import RESULTS, load_script, outcomes, printed_history, replay, unpack_recording
 from store.db import open_db
 
 HERE = RESULTS / "2026-12-03_h200_agent_suite"
@@ -215,10 +215,7 @@ def test_the_race_table_reads_each_runs_own_closing_line(capsys):
     """race_table.py: the agent's cells at N8192 D64 from call 11 (at the other problems policy 19's runs in the race's
     record, and call 10 among the earlier policies'); at N8192 D64 the sweep not run yet (the random and TPE cells:
     tests/test_race_record.py)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("race_table", HERE / "race_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(HERE / "race_table.py")
     assert mod.read("2026-12-03_h200_agent_suite/call10/d128_beside") == {"flash": 1.972, "cudnn": 1.022, "wall_s": 275, "hits": "17/20"}
     mod.main()
     out = capsys.readouterr().out
@@ -229,10 +226,7 @@ def test_the_race_table_reads_each_runs_own_closing_line(capsys):
 
 def test_the_race_table_takes_a_sweeps_fastest_timed_row(tmp_path, monkeypatch):
     """The rows as agent.sweep writes them (`sweep --json`): an untimed row has no vs_sdpa."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("race_table", HERE / "race_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(HERE / "race_table.py")
     (tmp_path / "s.json").write_text(json.dumps([{"label": "a", "status": "timed", "vs_sdpa": 1.41},
                                                  {"label": "b", "status": "timed", "vs_sdpa": 1.87},
                                                  {"label": "c", "status": "COMPILE_FAIL"}]))

@@ -2,22 +2,15 @@
 gives up for its producer. Read from the recorded H200 runs' own states (results/2026-12-04_cpu_async_rows), it
 changes the first choice where policy 19's run at causal GQA asked five level moves and a compound before the
 two-warpgroup mainloop move it then kept, and at two earlier runs at D=64; nowhere else."""
-import contextlib
-import importlib.util
-import io
-
 from agent.policy import CURRENT, POLICIES
 from agent.strategies.limiter import LimiterAgent
-from recorded import RESULTS
+from recorded import RESULTS, load_script
 
 HERE = RESULTS / "2026-12-04_cpu_async_rows"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("first_choices", HERE / "first_choices.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(HERE / "first_choices.py")
 
 
 def test_the_switch_is_policy_20s_alone():

@@ -3,13 +3,13 @@ a killed-and-resumed run with the uninterrupted one, and the summary's format (s
 can be parsed and asserted). Every input here is SYNTHETIC, made up in this file to exercise the
 functions; none of it is, or stands in for, a measurement from a GPU. The script itself has not run on
 one yet."""
-import importlib.util
 import os
 import socket
 from pathlib import Path
 
 import pytest
 
+from recorded import load_script
 from store import open_db
 from store import queries as q
 
@@ -18,10 +18,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "device_faults.py"
 
 @pytest.fixture(scope="module")
 def df():
-    spec = importlib.util.spec_from_file_location("device_faults", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # importing runs nothing: phases run only from main()
-    return mod
+    return load_script(SCRIPT)  # importing runs nothing: phases run only from main()
 
 
 def _row(seq, lever, outcome, margin, kind="lever", key=None):  # a synthetic `history --json` row

@@ -28,6 +28,7 @@ from fakes import DyingSimBench, NoisyWorkerSimBench, SimBench, SlowSimBench, Sp
 from recorded import N8192_MARGINS as N8192  # noqa: E402
 from recorded import RESULTS as ROOT  # noqa: E402
 from recorded import SCREEN_SEED as BEST  # noqa: E402
+from recorded import load_script  # noqa: E402
 from recorded import unpack_recording as _recording  # noqa: E402
 
 SHAPE = Shape(B=2, H=16, N=8192, D=128)
@@ -447,11 +448,7 @@ def test_a_worker_killed_mid_campaign_requeues_its_candidate_and_nothing_is_lost
     assert marker.exists()  # a worker died on it
     assert spread == alone and all(r["status"] != "error" for r in q.runs(conn))
     # nothing doubled (one experiment a sequence number, one first pair each), as the two-GPU call will read its own
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("campaign_check", ROOT / "2026-12-03_cpu_two_gpus_plan" / "campaign_check.py")
-    check = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(check)
+    check = load_script(ROOT / "2026-12-03_cpu_two_gpus_plan" / "campaign_check.py")
     rows = check.check(conn)
     assert [(x["problem"], x["requeued"]) for x in rows] == [("B1-H32-Hkv8-N512-D128-bfloat16-causal", []),
                                                              ("B1-H32-Hkv8-N2048-D128-bfloat16-causal", [2])]

@@ -1,18 +1,14 @@
 """The bound at B16 H16 N512 D64 (results/2026-12-04_cpu_n512_bound): no assignment of today's three-warpgroup items to
 132 CTAs reaches cuDNN's recorded elapsed cycles; the search for the best makespan is exact on small cases."""
-import importlib.util
 import itertools
 
-from recorded import RESULTS
+from recorded import RESULTS, load_script
 
 HERE = RESULTS / "2026-12-04_cpu_n512_bound"
 
 
 def _bound():
-    spec = importlib.util.spec_from_file_location("bound", HERE / "bound.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(HERE / "bound.py")
 
 
 def test_holds_agrees_with_brute_force_on_small_cases():

@@ -2,12 +2,11 @@
 against SDPA cuDNN and the ncu figures its README states, each read from the files the device returned; and the agent's
 two levers as the README describes them."""
 import gzip
-import importlib.util
 import json
 import re
 import tarfile
 
-from recorded import RESULTS, suite_margins
+from recorded import RESULTS, load_script, suite_margins
 
 from agent import levers
 from agent.policy import CURRENT
@@ -63,9 +62,7 @@ def test_ten_of_eleven_suite_shapes_at_or_above_cudnn():
 
 
 def test_the_packing_moves_little_of_the_mufu_wait_at_n512():
-    spec = importlib.util.spec_from_file_location("summarize", RESULTS / "2026-12-02_h200_softmax_chain" / "summarize.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script(RESULTS / "2026-12-02_h200_softmax_chain" / "summarize.py")
     share = {}
     with tarfile.open(REC / "call1" / "src.tgz") as tf:
         for n in ("sdpa_cudnn", "ws2c_ot", "ws2c_ot_pk"):

@@ -1,17 +1,15 @@
 """The N 2048 prefill rounds (results/2026-12-02_h200_prefill_n2048): what its README claims, read back from the call's
 output, and the permutation test recomputed from the rounds."""
-import importlib.util
 import json
 from pathlib import Path
+
+from recorded import load_script
 
 HERE = Path(__file__).resolve().parents[1] / "results" / "2026-12-02_h200_prefill_n2048"
 
 
 def _stats():
-    spec = importlib.util.spec_from_file_location("rounds_stats", HERE / "rounds_stats.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(HERE / "rounds_stats.py")
 
 
 def test_the_rounds_served_by_ours_against_cudnn_and_the_default_beside_their_nulls():

@@ -3,12 +3,11 @@
 three RNG seeds each on the H200, sweeps, and the agent of policies 18 and 19. Each complete run replayed from its own
 recording draws the same candidates (or, for the agent, proposes the same levers), reaches the outcomes and margins
 the device printed, and ends at the same comparator rows; the race table reads each run's closing line."""
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
-from recorded import RESULTS, outcomes, printed_history, replay, unpack_recording
+from recorded import RESULTS, load_script, outcomes, printed_history, replay, unpack_recording
 
 HERE = RESULTS / "2026-12-04_h200_race"
 RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "call3/d128_tpe_1", "call6/d128_tpe_2",
@@ -117,10 +116,7 @@ def test_the_interrupted_run_is_named_and_left_out_of_the_table():
 
 
 def _race_table():
-    spec = importlib.util.spec_from_file_location("race_table", RESULTS / "2026-12-03_h200_agent_suite" / "race_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(RESULTS / "2026-12-03_h200_agent_suite" / "race_table.py")
 
 
 def test_the_race_table_at_its_three_problems():

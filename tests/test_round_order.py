@@ -3,17 +3,16 @@ states it (each item once, in place, turned and snake; with a grid that a head's
 takes one tile of every head, turned all of them; under a causal mask snake evens heaviest first out), and the CPU
 record of why (results/2026-12-03_cpu_round_order: the recorded ncu counters at N512 D64 and the predictions), which
 this machine computes again."""
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from recorded import load_script
+
 REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-03_cpu_round_order"
-spec = importlib.util.spec_from_file_location("schedule_model", REC / "schedule_model.py")
-model = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(model)
+model = load_script(REC / "schedule_model.py")
 
 
 @pytest.mark.parametrize("total", [1, 131, 132, 133, 768, 1408, 1376, 5000])
