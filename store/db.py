@@ -19,8 +19,14 @@ def open_db(path: str | Path, *, create: bool = True, read_only: bool = False) -
 
     `read_only`: for the commands that only read (history, show, shelf, export, report, compare):
     the file is opened read-only and never migrated, so it stays byte-identical; an older schema is
-    read as it is (columns added since read as missing)."""
+    read as it is (columns added since read as missing). A gzipped database (`name.db.gz`, as records
+    keep them) is read as it is, read-only alone: its contents go to a temporary file, never beside it."""
     path = Path(path)
+    if path.suffix == ".gz":
+        if not read_only:
+            raise UnwritableDatabase(f"{path} is a gzipped database, which the commands that only read open as it is; "
+                                     f"to run or resume on it, unpack it first (gunzip -k {path}) and pass the .db.")
+        return _open_read_only(_unzipped(path), shown=path)
     if read_only:
         return _open_read_only(path)
     if not path.exists():
@@ -81,23 +87,53 @@ def _checked(db: sqlite_utils.Database, path: Path, prepare) -> sqlite_utils.Dat
     return db
 
 
-def _open_read_only(path: Path) -> sqlite_utils.Database:
+_UNZIPPED: dict[tuple[Path, int, int], Path] = {}
+
+
+def _unzipped(path: Path) -> Path:
+    """The contents of the gzipped database `path` in a temporary file of this process (removed at its exit), unpacked
+    once for each version of the file; `path` itself is only read."""
+    import atexit
+    import gzip
+    import shutil
+    import tempfile
+    import zlib
+
+    if not path.is_file():
+        raise MissingDatabase(f"There is no database at {path}; run a search first or pass the right --db.")
+    st = path.stat()
+    key = (path.resolve(), st.st_mtime_ns, st.st_size)
+    if key not in _UNZIPPED:
+        where = Path(tempfile.mkdtemp(prefix="fa5090-db-"))
+        atexit.register(shutil.rmtree, where, True)
+        out = where / path.stem
+        try:
+            with gzip.open(path) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ForeignDatabase(f"{path} cannot be unpacked as a gzipped database ({e}); use another --db.") from None
+        _UNZIPPED[key] = out
+    return _UNZIPPED[key]
+
+
+def _open_read_only(path: Path, shown: Path | None = None) -> sqlite_utils.Database:
+    """`shown`: the path the user gave, where `path` is its unpacked copy."""
     if not path.exists():
         raise MissingDatabase(f"There is no database at {path}; run a search first or pass the right --db.")
     if not path.is_file() or _header(path) not in (_SQLITE_HEADER,):
-        raise ForeignDatabase(f"{path} is not a SQLite database of fa5090-search; use another --db.")
+        raise ForeignDatabase(f"{shown or path} is not a SQLite database of fa5090-search; use another --db.")
     # A -wal beside it means a writer may be live (a run in progress): read through WAL, which
     # needs the -shm. Otherwise the file is at rest: immutable, so not even -wal/-shm appear.
     live = path.with_name(path.name + "-wal").exists()
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro" + ("" if live else "&immutable=1"), uri=True)
 
     def prepare(db: sqlite_utils.Database) -> None:
-        _refuse_foreign(db, path)
+        _refuse_foreign(db, shown or path)
         if not [m.name for m in migrations.applied(db)]:
-            raise ForeignDatabase(f"{path} holds no fa5090-search schema; use another --db.")
-        _refuse_damaged(db, path)
+            raise ForeignDatabase(f"{shown or path} holds no fa5090-search schema; use another --db.")
+        _refuse_damaged(db, shown or path)
 
-    return _checked(sqlite_utils.Database(conn), path, prepare)
+    return _checked(sqlite_utils.Database(conn), shown or path, prepare)
 
 
 def pending(db: sqlite_utils.Database) -> list[str]:

@@ -165,3 +165,23 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
 def test_history_command_prints_what_started_the_run(dbs):
     res = invoke("history", "--command", "--db", dbs["screen"])
     assert res.exit_code == 0 and "--screen --budget 30" in res.output and res.output.startswith("run 1 (")
+
+
+
+def test_a_gzipped_record_is_reviewed_as_it_is():
+    """A record's database kept gzipped (`name.db.gz`) reads in every listing as the database it holds, and stays
+    byte-identical (a command that writes is told to unpack it: tests/test_store.py)."""
+    import gzip
+    import tempfile
+
+    gz = ROOT / "2026-12-01_h200_cudnn_anatomy" / "agent9_arm_b2_n2048_d128" / "agent9.db.gz"
+    before = hashlib.sha256(gz.read_bytes()).hexdigest()
+    with tempfile.TemporaryDirectory() as d:
+        plain = Path(d) / "agent9.db"
+        plain.write_bytes(gzip.decompress(gz.read_bytes()))
+        for cmd in (["history", "--db"], ["shelf", "--db"], ["compare"]):
+            got, want = invoke(*cmd, gz, "--json"), invoke(*cmd, plain, "--json")
+            assert got.exit_code == want.exit_code == 0, got.output
+            strip = lambda rows: [{k: v for k, v in r.items() if k != "ref"} for r in rows]  # compare names its file
+            assert strip(json.loads(got.output)) == strip(json.loads(want.output)) != []
+    assert hashlib.sha256(gz.read_bytes()).hexdigest() == before

@@ -1,12 +1,13 @@
 import sqlite3
 from enum import Enum
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
 from store import SCHEMA_VERSION, open_db
 from store import queries as q
-from store.errors import ForeignDatabase, InvalidValue, MissingDatabase, NotFound
+from store.errors import ForeignDatabase, InvalidValue, MissingDatabase, NotFound, UnwritableDatabase
 from store.migrations import migrations, names
 
 # GOLDEN: change this only together with a new migration, never to make a test pass.
@@ -125,6 +126,34 @@ def test_non_sqlite_file_refused(tmp_path):
     path.write_text("these are not the tables you are looking for\n")
     with pytest.raises(ForeignDatabase, match="not a SQLite database"):
         open_db(path)
+
+
+def test_a_gzipped_database_is_read_as_it_is_and_never_written(db, run_id, tmp_path):
+    """A record's `name.db.gz`: the commands that only read open it as the .db it holds (unpacked into a temporary
+    file, never beside it); a command that writes is told to unpack it first; a damaged archive is one sentence."""
+    import gzip
+
+    rows = q.history(db, run_id)
+    assert q.latest_run(db) is not None
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE);")
+    src = Path(db.conn.execute("PRAGMA database_list").fetchone()[2])
+    where = tmp_path / "record"
+    where.mkdir()
+    gz = where / "kept.db.gz"
+    gz.write_bytes(gzip.compress(src.read_bytes()))
+    before = gz.read_bytes()
+    ro = open_db(gz, create=False, read_only=True)
+    assert q.history(ro, run_id) == rows and q.latest_run(ro) == q.latest_run(db)
+    ro.close()
+    assert gz.read_bytes() == before and [p.name for p in where.iterdir()] == ["kept.db.gz"]
+    with pytest.raises(UnwritableDatabase, match="gunzip -k"):
+        open_db(gz)
+    bad = where / "bad.db.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(ForeignDatabase, match="cannot be unpacked"):
+        open_db(bad, create=False, read_only=True)
+    with pytest.raises(MissingDatabase, match="no database"):
+        open_db(tmp_path / "gone.db.gz", create=False, read_only=True)
 
 
 def test_other_programs_database_refused(tmp_path):

@@ -120,7 +120,9 @@ ShelfStatus = Literal[q.SHELF_STATUSES]
 # a list of choices needs an Enum (typer takes no list of Literal)
 Backend = Enum("Backend", {b: b for b in ("flash", "cudnn", "efficient", "math", "flash_attn")}, type=str)
 
-DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB", help="SQLite file holding runs, experiments and the shelf.")
+DB_OPT = typer.Option(Path("fa5090.db"), "--db", envvar="FA5090_DB",
+                      help="SQLite file holding runs, experiments and the shelf (a gzipped one, NAME.db.gz, the "
+                           "commands that only read open as it is).")
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table.")
 RUN_OPT = typer.Option(None, "--run", help="Run id (default: the latest run).")
 
