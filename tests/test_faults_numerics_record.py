@@ -6,6 +6,7 @@ from pathlib import Path
 
 from experiments.defects import DEFECTS, NUMERICS
 from experiments.problem import HOSTILE
+from recorded import opened
 
 REC = Path(__file__).resolve().parents[1] / "results" / "2026-12-02_h200_faults_numerics" / "call1"
 
@@ -25,7 +26,7 @@ def test_the_numerics_defect_is_rejected_on_three_kernels_by_a_hostile_pattern_a
 
 
 def test_the_broken_machine_stopped_the_run_interrupted_with_the_streak_uncounted():
-    c = sqlite3.connect(f"file:{REC / 'broken_env' / 'streak.db'}?mode=ro&immutable=1", uri=True)
+    c = sqlite3.connect(f"file:{opened(REC / 'broken_env' / 'streak.db.gz')}?mode=ro&immutable=1", uri=True)
     status, why = c.execute("select status, stop_reason from runs where id = 1").fetchone()
     assert status == "interrupted" and "experiments 4-5 failed one after another" in why and "not counted" in why
     rows = c.execute("select seq, lever, outcome, detail from experiments where kind in ('lever', 'compound') "

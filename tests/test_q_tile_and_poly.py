@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from recorded import RESULTS, assert_tier_passed, read_record
+from recorded import RESULTS, assert_tier_passed, opened, read_record
 
 from agent.levers import BY_NAME
 from agent.policy import CURRENT
@@ -93,7 +93,7 @@ def test_the_suite_is_the_readmes_and_ten_of_eleven_reach_cudnn():
 
 
 def test_the_naive_seed_search_and_where_its_time_went():
-    con = sqlite3.connect(f"file:{REC / 'call3' / 'fa5090.db'}?immutable=1", uri=True)
+    con = sqlite3.connect(f"file:{opened(REC / 'call3' / 'fa5090.db.gz')}?immutable=1", uri=True)
     try:
         run = con.execute("select status, json_extract(options, '$.search.agent_version'), "
                           "json_extract(options, '$.bench.settle') from runs").fetchone()

@@ -160,7 +160,7 @@ def test_the_arm_against_sdpa_flash_and_cudnn_paired_in_three_processes():
         assert "best wgmma/sw128/tma/ex2/t128x64w8/kv_stages=2/q_in=smem/rescale_skip=on/softmax=fused/rescale_lazy=on" \
             in (RELEASE_ARM / f"baseline_release_{i}.txt").read_text()
     assert got == [(0.5397, 1.0634), (0.5392, 1.0658), (0.5414, 1.0627)]
-    db = open_db(RELEASE_ARM / "baseline_tma_t128.db", read_only=True)
+    db = open_db(RELEASE_ARM / "baseline_tma_t128.db.gz", read_only=True)
     try:
         first = _comparator(q.history(db, 1), "cudnn@B2-H16-N8192-D128-float16-noncausal")
     finally:
@@ -209,10 +209,10 @@ def test_the_producer_wait_and_pingpong_pass_the_tier_and_what_they_measured():
     assert "--only kv_release=: 11 configurations" in tier and "96 configurations x 19 libraries + 15 bitwise pairs" in tier
     assert "failures: 0" in tier.splitlines()
     assert sum("kv_release=producer" in k.label() and k.pingpong.value == "on" for k in hopper_set()) >= 1
-    prod = [r for r in _rows(call2 / "producer_screen.db") if r["seq"] is not None]
+    prod = [r for r in _rows(call2 / "producer_screen.db.gz") if r["seq"] is not None]
     assert [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in prod] == [("producer_warpgroup", "SLOWER", 0.7322)]
     assert prod[0]["base_knobs"]["softmax"] == "fused" and prod[0]["base_knobs"]["kv_release"] == "barrier"
-    ping = [r for r in _rows(call2 / "pingpong_screen.db") if r["seq"] is not None]
+    ping = [r for r in _rows(call2 / "pingpong_screen.db.gz") if r["seq"] is not None]
     assert [(r["lever"], r["outcome"], round(r["margin"], 4)) for r in ping] == [("pingpong", "KEPT", 1.0336)]
     assert "replicate 1.0407" in ping[0]["detail"] and "C2 passed twice, bitwise equal" in ping[0]["detail"]
     assert ping[0]["base_knobs"]["kv_release"] == "producer" and ping[0]["knobs"]["pingpong"] == "on"

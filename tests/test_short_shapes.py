@@ -99,7 +99,7 @@ def test_agent_8_counts_no_rows_cost_for_the_asynchronous_mainloop_and_7_still_d
 
 
 def _history(folder: str) -> list[dict]:
-    db = open_db(REC / folder / "agent_arm_b8_n2048_d64.db", read_only=True)
+    db = open_db(REC / folder / "agent_arm_b8_n2048_d64.db.gz", read_only=True)
     try:
         return q.history(db, 1)
     finally:

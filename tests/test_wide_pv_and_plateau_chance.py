@@ -151,24 +151,24 @@ def _cudnn(rows):
 
 
 def test_agent_9_stopped_on_the_plateau_and_agent_10_went_on_to_the_wide_pv():
-    rows9 = _history("agent9_arm_b2_n2048_d128", "agent9.db")
+    rows9 = _history("agent9_arm_b2_n2048_d128", "agent9.db.gz")
     assert "ws_mainloop" not in {r["lever"] for r in rows9} and round(1 / _cudnn(rows9), 3) == 0.879
     log9 = (REC / "agent9_arm_b2_n2048_d128" / "agent.log").read_text()
     assert "ws_mainloop: predicted 1.006 (band 0.920-1.100) < t_keep 1.0064" in log9
-    rows10 = _history("agent10_arm_b2_n2048_d128", "agent10.db")
+    rows10 = _history("agent10_arm_b2_n2048_d128", "agent10.db.gz")
     kept = [(r["lever"], round(r["margin"], 4)) for r in rows10 if r["outcome"] == "KEPT"]
     assert kept == [("unrolled_copies", 1.0072), ("ws_mainloop", 1.0175), ("ws_pv_wide", 1.0565)]
     assert round(1 / _cudnn(rows10), 3) == 0.939
     assert next(r for r in rows10 if r["lever"] == "ws_two_ctas")["outcome"] == "COMPILE_FAIL"
-    causal = _history("agent10_arm_b8_n1024_causal_gqa", "agent10c.db")
+    causal = _history("agent10_arm_b8_n1024_causal_gqa", "agent10c.db.gz")
     assert _cudnn(causal) is None and round(next(r for r in causal if r["lever"] == "ws_mainloop")["margin"], 3) == 0.918
 
 
 def test_agent_9_replays_its_plateau(tmp_path):
     rec = REC / "agent9_arm_b2_n2048_d128" / "agent9_artifacts" / "run-1" / "recording.jsonl"
     out, rows = replay(rec, tmp_path / "r.db")
-    assert outcomes(rows) == outcomes(_history("agent9_arm_b2_n2048_d128", "agent9.db"))
-    assert "stopped: plateau" in out and _cudnn(rows) == _cudnn(_history("agent9_arm_b2_n2048_d128", "agent9.db"))
+    assert outcomes(rows) == outcomes(_history("agent9_arm_b2_n2048_d128", "agent9.db.gz"))
+    assert "stopped: plateau" in out and _cudnn(rows) == _cudnn(_history("agent9_arm_b2_n2048_d128", "agent9.db.gz"))
 
 
 @pytest.mark.parametrize("name,head_dim", [("ws_op_lazy_qp_w", "128"), ("ws1c2_bc64", "128"), ("ws1c3_bc64", "64")])
