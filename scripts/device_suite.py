@@ -293,6 +293,20 @@ for _n in RF:  # the same values: bitwise each kernel's own
     TIER[(64,) if d64_only(_n) else (64, 128)] += [[f"{_n}_rf", _n], [f"{_n}_rp", _n]]
 BEST[64] += ["ws3_lazy_qp_hf_ot_pm_ts_s3"] + [f"{n}{x}" for n in RF for x in ("_rf", "_rp")]
 BEST[128] += [f"{n}{x}" for n in RF if not d64_only(n) for x in ("_rf", "_rp")]
+# the two-consumer-warpgroup mainloop with Q and O by TMA on the persistent schedule and the 40-register producer, at
+# D=64: what ws_mainloop_short_items builds from the naive N512 D64 run's best (`_qp_ot_pr`), and with the refinements
+# the three-warpgroup final carries (lazy rescale, P packed). BR 128: 1024 items at B16 H16 N512,
+# none short, where the three-warpgroup kernel's 768 of two costs cannot beat cuDNN on any schedule
+# (results/2026-12-04_cpu_n512_bound); 168 registers, no spill, one CTA an SM at D=64 (ptxas on this machine)
+S2 = {**OP, "persistent": "on", "q_load": "tma", "o_store": "tma", "ws_producer_regs": 40}
+KERNELS.update({"ws_op_qp_ot_pr": S2, "ws_op_lazy_qp_ot_pr": {**S2, **LAZY},
+                "ws_op_lazy_qp_ot_pr_pm": {**S2, **LAZY, "p_pack": "mid_wait"},
+                "ws_op_lazy_qp_ot_pr_pk": {**S2, **LAZY, "p_pack": "with_exp"}})
+BEST[64] += ["ws_op_qp_ot_pr", "ws_op_lazy_qp_ot_pr", "ws_op_lazy_qp_ot_pr_pm", "ws_op_lazy_qp_ot_pr_pk"]
+# the same bits as the kernel one CTA an item with Q by cp.async, O stored directly and the 24-register producer; P
+# packed either way as after the softmax
+TIER[(64, 128)] += [["ws_op_qp_ot_pr", "ws_overlap_pingpong"], ["ws_op_lazy_qp_ot_pr", "ws_op_lazy_ot"],
+                    ["ws_op_lazy_qp_ot_pr_pm", "ws_op_lazy_qp_ot_pr"], ["ws_op_lazy_qp_ot_pr_pk", "ws_op_lazy_qp_ot_pr"]]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
