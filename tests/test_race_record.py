@@ -1,8 +1,10 @@
 """The race at B2 H16 N2048 D128 and N8192 D64 fp16 and causal B8 H32/8 N1024 D128 bf16
 (results/2026-12-04_h200_race): random search and TPE from the naive seed, budget 20, the agent's timer and keep gate,
-three RNG seeds each on the H200, sweeps, and the agent of policies 18 and 19. Each complete run replayed from its own
-recording draws the same candidates (or, for the agent, proposes the same levers), reaches the outcomes and margins
-the device printed, and ends at the same comparator rows; the race table reads each run's closing line."""
+three RNG seeds each on the H200, sweeps, and the agent of policies 18, 19 and 20 (policy 20 also at B16 H16 N512
+D64). Each complete run replayed from its own recording draws the same candidates (or, for the agent, proposes the
+same levers), reaches the outcomes and margins the device printed, and ends at the same comparator rows; the race
+table reads each run's closing line."""
+import json
 import re
 from pathlib import Path
 
@@ -103,6 +105,51 @@ def test_policy_19_at_the_readmes_problem_replays_across_its_resume(tmp_path_fac
     assert "stopped: plateau" in out and "1.022x SDPA cuDNN" in out
 
 
+# policy 20 (the default) from the naive seed, source a932646: run -> (experiments, stop, the closing figures, where
+# its warp-specialised mainloop move came and how it read)
+POLICY_20 = {
+    "call17/d128_agent_3": (16, "plateau", "1.965x SDPA flash, 1.022x SDPA cuDNN",
+                            (10, ("ws_mainloop_short_items", "KEPT", 1.1591))),
+    "call17/d64_agent_3": (20, "budget", "1.748x SDPA flash, 1.091x SDPA cuDNN",
+                           (10, ("ws_mainloop_three_warpgroups", "KEPT", 1.2311))),
+    "call16/gqa_agent_3": (16, "exhausted", "1.807x SDPA flash, 1.002x SDPA cuDNN",
+                           (9, ("ws_mainloop_short_items", "KEPT", 1.1566))),
+    "call15/n512_agent_1": (20, "budget", "1.299x SDPA flash, 0.892x SDPA cuDNN",
+                            (10, ("ws_mainloop_three_warpgroups", "SLOWER", 0.8621))),
+    "call18/n512_agent_2": (20, "budget", "1.295x SDPA flash, 0.894x SDPA cuDNN",
+                            (10, ("ws_mainloop_three_warpgroups", "SLOWER", 0.8623))),
+}
+
+
+@pytest.mark.parametrize("run", POLICY_20)
+def test_policy_20_replays_to_what_the_device_printed(run, tmp_path_factory):
+    """Each run replays from its recording to the outcomes, margins and comparator rows the device printed. The
+    mainloop move comes where tests/test_async_rows.py read policy 20's first choices off the recorded runs: at #9 at
+    causal GQA (policy 19: #15, after a 0.6613 compound), at #10 at N8192 D64 (policy 16: #13) and at N512 D64, where
+    the three-warpgroup mainloop from the plain 64-row kernel loses (0.862) in both runs, as it did from a later best
+    under policy 17 (0.8441). The finals at the three race problems are the earlier policies' (same knobs)."""
+    n, stop, figures, (at, move) = POLICY_20[run]
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+    printed = printed_history(HERE / f"{run}.txt")
+    assert outcomes(rows) == printed and len(printed) == n
+    assert printed[at - 1] == move
+    comparators = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
+    assert comparators == _printed(HERE / f"{run}.txt")[1] and set(comparators) == {"sdpa_flash", "sdpa_cudnn"}
+    assert f"stopped: {stop}" in out and figures in out
+
+
+def test_policy_20_ends_on_the_earlier_policies_finals():
+    def final(path: str) -> str:
+        text = (RESULTS / path).read_text()
+        return re.search(r"^summary: .*; final kernel (\S+)$", text, re.M).group(1)
+
+    race = "2026-12-04_h200_race"
+    assert final(f"{race}/call17/d128_agent_3.txt") == final(f"{race}/call12/d128_agent_2_resume.txt")
+    assert final(f"{race}/call16/gqa_agent_3.txt") == final(f"{race}/call11/gqa_agent_2.txt")
+    assert final(f"{race}/call17/d64_agent_3.txt") == final("2026-12-03_h200_agent_suite/call11/d64_beside.txt")
+
+
 def test_the_run_resumed_after_its_last_experiment_is_one_run():
     first, resumed = (HERE / "call9/gqa_tpe_1.txt").read_text(), (HERE / "call10/gqa_tpe_1_resume.txt").read_text()
     assert "exit 124" in first and "summary:" not in first and "#20 sample" in first
@@ -146,19 +193,31 @@ def test_the_race_table_at_its_three_problems():
     assert round(best, 3) == 1.071 and d128["flash"] / best > 1.8
     best = mod.sweep_best("2026-12-04_h200_race/call12/gqa_sweep_30")  # 30 uniform draws at causal GQA
     assert round(best, 3) == 0.965 and gqa["flash"] / best > 1.8
+    # policy 20, the race's agent at all three problems: the same finals, the sweep at N8192 D64 (25 uniform draws)
+    p20 = {r: mod.read(f"2026-12-04_h200_race/{r}") for r in ("call17/d128_agent_3", "call17/d64_agent_3",
+                                                              "call16/gqa_agent_3")}
+    assert p20 == {"call17/d128_agent_3": {"flash": 1.965, "cudnn": 1.022, "wall_s": 256, "hits": "10/16"},
+                   "call17/d64_agent_3": {"flash": 1.748, "cudnn": 1.091, "wall_s": 235, "hits": "13/20"},
+                   "call16/gqa_agent_3": {"flash": 1.807, "cudnn": 1.002, "wall_s": 288, "hits": "12/16"}}
+    best = mod.sweep_best("2026-12-04_h200_race/call15/d64_sweep_25")
+    assert round(best, 3) == 1.339 and p20["call17/d64_agent_3"]["flash"] / best > 1.3
+    sweep = json.loads((HERE / "call15/d64_sweep_25.json").read_text())
+    assert len(sweep) == 25 and all(r.get("vs_sdpa") for r in sweep)
 
 
 def test_the_printed_table(capsys):
     _race_table().main()
     first, _, earlier = capsys.readouterr().out.partition("\n\n")
     rows = {ln.split(" | ")[0].lstrip("| "): ln for ln in first.splitlines()[2:]}
-    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) uniform | 1.968 | 1.071 | 1.837 | " \
-        "280 s, 10/16 |" in rows["B2 H16 N2048 D128 fp16"]
-    assert "| 1.091 | 0.664 (0.548-0.793, 3 seeds) | 0.509 (0.441-0.531, 3 seeds) constructive | 1.746 | not run |" in \
-        rows["B2 H16 N8192 D64 fp16"]
-    assert ("| 1.002 | 0.487 (0.308-0.584, 3 seeds) | 0.400 (0.365-0.528, 3 seeds) constructive | 1.806 | 0.965 | "
-            "1.872 | 354 s, 14/20 |") in rows["B8 H32/8 N1024 D128 bf16 causal"]
+    assert "| 1.022 | 0.438 (0.379-0.469, 3 seeds) | 0.350 (0.303-0.539, 3 seeds) uniform | 1.965 | 1.071 | 1.834 | " \
+        "256 s, 10/16 |" in rows["B2 H16 N2048 D128 fp16"]
+    assert ("| 1.091 | 0.664 (0.548-0.793, 3 seeds) | 0.509 (0.441-0.531, 3 seeds) constructive | 1.748 | 1.339 | "
+            "1.305 | 235 s, 13/20 |") in rows["B2 H16 N8192 D64 fp16"]
+    assert ("| 1.002 | 0.487 (0.308-0.584, 3 seeds) | 0.400 (0.365-0.528, 3 seeds) constructive | 1.807 | 0.965 | "
+            "1.873 | 288 s, 12/16 |") in rows["B8 H32/8 N1024 D128 bf16 causal"]
     assert "| B8 H32/8 N1024 D128 bf16 causal | 18 | 0.860 | 1.543 | 314 s, 10/17 |" in earlier
+    assert "| B8 H32/8 N1024 D128 bf16 causal | 19 | 1.002 | 1.806 | 354 s, 14/20 |" in earlier
+    assert "| B2 H16 N2048 D128 fp16 | 19 | 1.022 | 1.968 | 280 s, 10/16 |" in earlier
 
 
 def test_the_table_tells_tpe_runs_by_how_they_drew(tmp_path, monkeypatch):

@@ -15,33 +15,35 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent
-# problem -> strategy -> [record/callN/name, ...] under results/: the agent's run is the newest policy's at the problem:
-# at N2048 D128 and causal GQA policy 19's (the race's calls 11-12, source ee79eb9), at N8192 D64 policy 16's (this
-# record's call 11, source 01f371b; policy 19 changes nothing there); the earlier policies' runs are in EARLIER. race.sh names
+# problem -> strategy -> [record/callN/name, ...] under results/: the agent's run is the newest policy's at the problem,
+# policy 20's at all three (the race's calls 16-17, source a932646); the earlier policies' runs are in EARLIER. race.sh names
 # its runs <problem>_<strategy>_<seed>, and a sweep <problem>_sweep_<N>, whose rows are in <name>.json. A run
 # interrupted before its last experiment is not listed (2026-12-04_h200_race/call3/d128_tpe_2, run again whole in call
 # 6); one interrupted after it and resumed is (RESUMED).
 RACE_04 = "2026-12-04_h200_race"
 RACE = {
     "B2 H16 N2048 D128 fp16": {
-        "agent": [f"{RACE_04}/call12/d128_agent_2"],
+        "agent": [f"{RACE_04}/call17/d128_agent_3"],
         "random": [f"{RACE_04}/call1/d128_random_{i}" for i in (1, 2, 3)],
         "tpe": [f"{RACE_04}/call3/d128_tpe_1", f"{RACE_04}/call6/d128_tpe_2", f"{RACE_04}/call4/d128_tpe_3"],
         "sweep": [f"{RACE_04}/call7/d128_sweep_30"]},
-    "B2 H16 N8192 D64 fp16": {"agent": ["2026-12-03_h200_agent_suite/call11/d64_beside"],
+    "B2 H16 N8192 D64 fp16": {"agent": [f"{RACE_04}/call17/d64_agent_3"],
                               "random": [f"{RACE_04}/call5/d64_random_{i}" for i in (1, 2, 3)],
                               "tpe": [f"{RACE_04}/call13/d64_tpe_1", f"{RACE_04}/call13/d64_tpe_2",
                                       f"{RACE_04}/call14/d64_tpe_3"],
-                              "sweep": []},
-    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [f"{RACE_04}/call11/gqa_agent_2"],
+                              "sweep": [f"{RACE_04}/call15/d64_sweep_25"]},
+    "B8 H32/8 N1024 D128 bf16 causal": {"agent": [f"{RACE_04}/call16/gqa_agent_3"],
                                         "random": [f"{RACE_04}/call8/gqa_random_1", f"{RACE_04}/call9/gqa_random_2",
                                                    f"{RACE_04}/call9/gqa_random_3"],
                                         "tpe": [f"{RACE_04}/call10/gqa_tpe_{i}" for i in (1, 2, 3)],
                                         "sweep": [f"{RACE_04}/call12/gqa_sweep_30"]},
 }
 # the agent's runs of earlier policies at the same problems, from the same seed and budget: problem -> (run, policy)
-EARLIER = {"B2 H16 N2048 D128 fp16": [("2026-12-03_h200_agent_suite/call10/d128_beside", 16)],
-           "B8 H32/8 N1024 D128 bf16 causal": [(f"{RACE_04}/call8/gqa_agent_1", 18)]}
+EARLIER = {"B2 H16 N2048 D128 fp16": [("2026-12-03_h200_agent_suite/call10/d128_beside", 16),
+                                      (f"{RACE_04}/call12/d128_agent_2", 19)],
+           "B2 H16 N8192 D64 fp16": [("2026-12-03_h200_agent_suite/call11/d64_beside", 16)],
+           "B8 H32/8 N1024 D128 bf16 causal": [(f"{RACE_04}/call8/gqa_agent_1", 18),
+                                               (f"{RACE_04}/call11/gqa_agent_2", 19)]}
 # a run interrupted by its call's limit after its last experiment and finished by `run --resume` in the next call:
 # the finished run (its database, the resume's output <name>_resume.txt with the closing line) -> the interrupted
 # call's output; its wall time is the two together

@@ -10,8 +10,6 @@ import tarfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-if len(sys.argv) > 1:
-    sys.exit("usage: python3 summary.py   (reads call1/ beside it; no options)")
 
 
 def margins(text: str):
@@ -42,12 +40,19 @@ def sm_rows(tgz: Path):
                 yield kernel, act, hi, lo, el
 
 
-print("margins (call1/margins.txt; each in one process, A/A of the compared kernel in three fresh processes)")
-for shape, move, what in margins((HERE / "call1" / "margins.txt").read_text()):
-    print(f"  {shape:42s} {move:64s} {what}")
-print("\nncu at B16 H16 N512 D64 fp16 (call1/an.tgz): SM active cycles (busiest / average / idlest) and elapsed")
-print("  (before, results/2026-12-03_h200_tail_rows: ws3_lazy_qp_ot_pm_ts busiest 87865, average 77.6 k, idlest 60088;")
-print("   the model's prediction for turned rounds or heaviest first with the skip: busiest 82612)")
-for kernel, act, hi, lo, el in sm_rows(HERE / "call1" / "an.tgz"):
-    print(f"  {kernel:30s} busiest {hi:8.0f}  average {act:8.0f}  idlest {lo:8.0f}  elapsed {el:8.0f}  "
-          f"(busiest - average) / elapsed {(hi - act) / el:.3f}")
+def main() -> None:
+    if len(sys.argv) > 1:
+        sys.exit("usage: python3 summary.py   (reads call1/ beside it; no options)")
+    print("margins (call1/margins.txt; each in one process, A/A of the compared kernel in three fresh processes)")
+    for shape, move, what in margins((HERE / "call1" / "margins.txt").read_text()):
+        print(f"  {shape:42s} {move:64s} {what}")
+    print("\nncu at B16 H16 N512 D64 fp16 (call1/an.tgz): SM active cycles (busiest / average / idlest) and elapsed")
+    print("  (before, results/2026-12-03_h200_tail_rows: ws3_lazy_qp_ot_pm_ts busiest 87865, average 77.6 k, idlest 60088;")
+    print("   the model's prediction for turned rounds or heaviest first with the skip: busiest 82612)")
+    for kernel, act, hi, lo, el in sm_rows(HERE / "call1" / "an.tgz"):
+        print(f"  {kernel:30s} busiest {hi:8.0f}  average {act:8.0f}  idlest {lo:8.0f}  elapsed {el:8.0f}  "
+              f"(busiest - average) / elapsed {(hi - act) / el:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
-"""Where a race run's wall time goes, from its database's timestamps (1 s resolution): the sum of the 20 sampled
-experiments' own durations (started_at to finished_at) and of the gaps between one's finish and the next one's start
-(the strategy's draw, a build not ready, the bookkeeping); and how many of the 20 drew the warp-specialised mainloop.
+"""Where a race run's wall time goes, from its database's timestamps (1 s resolution): the sum of its sampled
+experiments' own durations (the agent's: its levers, compound moves and re-screens; started_at to finished_at) and of
+the gaps between one's finish and the next one's start (the strategy's draw, a build not ready, the bookkeeping); and
+how many of them drew the warp-specialised mainloop.
 CPU only: python3 results/2026-12-04_h200_race/gaps.py"""
 import datetime as dt
 import json
@@ -17,7 +18,9 @@ RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "ca
         "call8/gqa_random_1", "call9/gqa_random_2", "call9/gqa_random_3", "call10/gqa_tpe_1", "call10/gqa_tpe_2",
         "call10/gqa_tpe_3",
         # N8192 D64: TPE drawing constructively
-        "call13/d64_tpe_1", "call13/d64_tpe_2", "call14/d64_tpe_3"]
+        "call13/d64_tpe_1", "call13/d64_tpe_2", "call14/d64_tpe_3",
+        # the agent, policy 20 (the default), at the three problems and at B16 H16 N512 D64
+        "call17/d128_agent_3", "call17/d64_agent_3", "call16/gqa_agent_3", "call15/n512_agent_1", "call18/n512_agent_2"]
 
 
 def at(s: str) -> dt.datetime:
@@ -32,7 +35,8 @@ def main() -> None:
             with tarfile.open(HERE / f"{run}_db.tgz") as t:
                 t.extractall(d, members=[t.getmember("fa5090.db")], filter="data")
             con = sqlite3.connect(Path(d) / "fa5090.db")
-            rows = con.execute("SELECT started_at, finished_at, knobs FROM experiments WHERE kind = 'sample' "
+            rows = con.execute("SELECT started_at, finished_at, knobs FROM experiments WHERE kind IN "
+                               "('sample', 'lever', 'compound', 'rescreen') "
                                "ORDER BY seq").fetchall()
             con.close()
         ws = sum(json.loads(k).get("mainloop") == "ws" for _, _, k in rows)
