@@ -496,7 +496,7 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="ws_mainloop_three_warpgroups_short_items",
         sets={"mainloop": "ws", "kv_release": "producer", "pipeline": "on", "pingpong": "off", "bc": 128,
-              "warps": 12, "br": 192, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 2,
+              "warps": 12, "br": 192, "softmax": "fused", "causal_mask": "predicate", "kv_stages": 3,
               "copies": "loop", "exp_poly": "off", "min_ctas": 0, "split_kv": 1, "persistent": "on",
               "q_load": "tma", "o_store": "tma"},
         targets=("issue_bound", "issue_latency_chain", "barrier_bound", "tensor_bound"),
@@ -509,7 +509,13 @@ CATALOG: tuple[Lever, ...] = (
         "plain mainloop pays per item. At B16 H16 N512 D64 a run from the naive seed lost the plain move from the "
         "4-warp wgmma kernel (0.844) and ended there at 0.887x cuDNN, where the suite's three-warpgroup kernel with "
         "the three read 0.946x cuDNN in its own run (results/2026-12-03_h200_round_order, two comparator rows, not a "
-        "paired margin). Not yet measured as a move.",
+        "paired margin). Three K/V stages, not two (since policy 21): with two, Q's pipeline and the schedule leave "
+        "16 B of spill on sm_90 (ptxas), a small cost that ranked the move behind every cost-free one, so that two "
+        "runs of policy 20 there never asked it in 20 experiments and ended at 0.892-0.894x cuDNN; with three, none, "
+        "147,584 B a CTA (227 KB parts only), and the third stage re-screened on that kernel paid 1.0219 "
+        "(results/2026-12-03_h200_round_order). The suite's kernel with it, the lazy rescale, P packed mid-wait, "
+        "heaviest first and the idle tail warpgroup read 0.986x cuDNN (results/2026-12-04_h200_n512_two_warpgroups). "
+        "Not yet measured as a move.",
     ),
     Lever(
         name="ws_mainloop_short_items",

@@ -141,8 +141,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     Policy(version=20, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True,
            async_rows=True),  # async_rows
+    # the same rules; the three-warpgroup mainloop with Q and O by TMA (ws_mainloop_three_warpgroups_short_items) moves
+    # to three K/V stages, where ptxas reads no spill (16 B with two: a cost that ranked it behind every cost-free
+    # move, so two runs of policy 20 at B16 H16 N512 D64 never asked it and ended at 0.892-0.894x cuDNN,
+    # results/2026-12-04_h200_race)
+    Policy(version=21, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[20]
+CURRENT = POLICIES[21]
 
 
 class UnknownPolicy(ValueError):

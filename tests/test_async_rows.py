@@ -14,7 +14,7 @@ def _script():
 
 
 def test_the_switch_is_policy_20s_alone():
-    assert CURRENT is POLICIES[20] and POLICIES[20].async_rows
+    assert CURRENT.async_rows and POLICIES[20].async_rows
     assert not any(POLICIES[v].async_rows for v in range(1, 20))
     assert POLICIES[20].model_copy(update={"version": 19, "async_rows": False}) == POLICIES[19]
 

@@ -31,6 +31,10 @@ _WS_FROM_8_WARPS = {"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",),
 EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {
     "cp_async": (4, {}), "ws_mainloop": (14, _WS_FROM_8_WARPS), "ws_mainloop_three_warpgroups": (14, _WS_FROM_8_WARPS)}
 
+# knob values a later policy changed in a lever's move: lever -> (the policy from which today's `sets` hold, the values
+# before it)
+EARLIER_SETS: dict[str, tuple[int, dict]] = {"ws_mainloop_three_warpgroups_short_items": (21, {"kv_stages": 2})}
+
 # a lever's flags a later policy changed: lever -> (the policy from which today's hold, the flags before it)
 EARLIER_FLAGS: dict[str, tuple[int, dict[str, bool]]] = {"ws_p_with_exp": (16, {"noncausal_only": True})}
 
@@ -56,8 +60,13 @@ def _requires(lv: Lever, p: Policy) -> dict[str, tuple]:
 def as_read_by(p: Policy) -> tuple[Lever, ...]:
     """The catalog of policy `p`: the levers it held, with the preconditions and reliefs it read."""
     return tuple(lv.model_copy(update={"requires": _requires(lv, p), "reliefs": lv.reliefs if p.reliefs else (),
-                                       **_flags(lv, p)})
+                                       "sets": _sets(lv, p), **_flags(lv, p)})
                  for lv in CATALOG if since(lv) <= p.version)
+
+
+def _sets(lv: Lever, p: Policy) -> dict:
+    v, before = EARLIER_SETS.get(lv.name, (0, {}))
+    return {**lv.sets, **before} if p.version < v else lv.sets
 
 
 def _flags(lv: Lever, p: Policy) -> dict[str, bool]:
@@ -75,4 +84,7 @@ def as_listed(lv: Lever) -> dict:
                     for r in d["reliefs"]]
     d["since"] = since(lv)
     d["requires_since"] = {str(v): {k: list(x) for k, x in lv.requires.items() if before.get(k) != x}} if v else {}
+    v, before = EARLIER_SETS.get(lv.name, (None, None))
+    d["sets"] = {**lv.sets, **before} if v else d["sets"]
+    d["sets_since"] = {str(v): {k: lv.sets[k] for k in before}} if v else {}
     return d
