@@ -56,3 +56,17 @@ def test_the_committed_reading():
     assert text.count("ask 12: policy 20 ws_mainloop_short_items (KEPT 1.008") == 2
     assert "policy 20's knob set: 128 regs, 16 B spilled, 114784 B smem" in text
     assert "policy 21's knob set: 128 regs, 147584 B smem" in text
+
+
+def test_the_device_call_runs_the_agent_and_names_suite_kernels():
+    import re
+    import subprocess
+
+    from scripts.device_suite import KERNELS
+
+    script = HERE / "device_call.sh"
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    text = script.read_text()
+    assert 'race.sh n512 "--batch 16 --seqlen 512 --head-dim 64" agent:3' in text
+    named = re.findall(r"fp16=(\w+)", text)
+    assert named == ["ws3_lazy_qp_hf_ot_pm_ts_s3", "ws_op_lazy_qp_ot_pr_pm"] and set(named) <= set(KERNELS)
