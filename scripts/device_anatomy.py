@@ -12,9 +12,11 @@ OUT_DIR/<shape>__<kernel>.ncu-rep and its source page as OUT_DIR/<shape>__<kerne
 instructions holding the most samples printed.
 
     python3 scripts/device_anatomy.py --segments OUT_DIR/<shape>__<kernel>_sass.csv
+    python3 scripts/device_anatomy.py --families OUT_DIR/<shape>__<kernel>_sass.csv
 
 CPU only: that source page cut into runs of one execution count, each with its share of the samples (what an item's
-boundary costs against the key-block loop).
+boundary costs against the key-block loop); or its samples by opcode family (wgmma, MUFU, float, sync, memory, ...) and
+the opcodes each large stall sits on.
 """
 
 from __future__ import annotations
@@ -81,6 +83,79 @@ def num(v) -> float:
         return 0.0
 
 
+def source_rows(csv_path: Path, option: str) -> list[dict] | None:
+    """The instructions of a source page that --sass wrote (ncu's CSV after its "Kernel Name" line), or None with
+    the reason on stderr."""
+    import csv
+    import io
+
+    if not csv_path.is_file():
+        print(f"{csv_path}: no such file ({option} takes a source page that --sass wrote)", file=sys.stderr)
+        return None
+    text = csv_path.read_text(errors="replace")
+    head = text.find('"Address"')
+    if head < 0:
+        print(f"{csv_path}: not ncu's source page (no \"Address\" column)", file=sys.stderr)
+        return None
+    return list(csv.DictReader(io.StringIO(text[head:])))
+
+
+def opcode(source: str) -> str:
+    """The SASS opcode of a source-page line, its predicate dropped: '@!P0 BRA `(.L_x_3)' -> 'BRA'."""
+    parts = source.split()
+    if parts and parts[0].startswith("@"):
+        parts = parts[1:]
+    return parts[0] if parts else ""
+
+
+# the opcode families an instruction's samples are counted under (first match of its opcode's prefix)
+FAMILIES = (("wgmma", ("HGMMA", "WARPGROUP")), ("mufu", ("MUFU",)),
+            ("float", ("FFMA", "FMUL", "FADD", "FMNMX", "FSEL", "FSETP", "F2FP", "F2F", "HADD2", "HMUL2", "HFMA2")),
+            ("sync", ("BAR", "SYNCS", "WARPSYNC", "ELECT", "NANOSLEEP", "DEPBAR", "MEMBAR", "USETMAXREG")),
+            ("memory", ("LDS", "STS", "LDSM", "STSM", "LDG", "STG", "LDL", "STL", "UTMA", "UBLKCP", "LDC", "ULDC")),
+            ("shuffle", ("SHFL", "VOTE")), ("branch", ("BRA", "BSSY", "BSYNC", "EXIT", "RET", "CALL", "YIELD")))
+
+
+def family(op: str) -> str:
+    return next((name for name, prefixes in FAMILIES if op.startswith(prefixes)), "integer/other")
+
+
+def families(csv_path: Path, top: int = 4) -> int:
+    """--families: where the warp-state samples of a source page sit by opcode family (CPU only), with each family's
+    leading stalls; then, for the stalls that hold the most samples, the opcodes they sit on. Answers which
+    instructions a kernel's `wait`, `mio` (MUFU's queue full) or `long_sb` stalls belong to, beside the per-kernel
+    counters that only give their totals."""
+    import collections
+
+    rows = source_rows(csv_path, "--families")
+    if rows is None:
+        return 2
+    stalls = [c for c in rows[0] if c and c.startswith("stall_") and "Not Issued" not in c]
+    total = sum(num(r[SAMPLES]) for r in rows) or 1.0
+    fam: collections.Counter = collections.Counter()
+    fam_stall: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    stall_op: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for r in rows:
+        op = opcode(str(r["Source"]))
+        f = family(op)
+        fam[f] += num(r[SAMPLES])
+        for c in stalls:
+            v = num(r[c])
+            if v:
+                fam_stall[f][c[6:]] += v
+                stall_op[c[6:]][op] += v
+    print(f"{csv_path.name}: {len(rows)} instructions, {total:.0f} samples")
+    print("by opcode family (share of all samples; its leading stalls, as shares of all samples):")
+    for f, v in fam.most_common():
+        lead = ", ".join(f"{k} {n / total:.1%}" for k, n in fam_stall[f].most_common(top))
+        print(f"  {f:14s} {v / total:6.1%}  {lead}")
+    print("the largest stalls by opcode (share of all samples):")
+    for st, v in sorted(((k, sum(c.values())) for k, c in stall_op.items()), key=lambda kv: -kv[1])[:top + 2]:
+        ops = ", ".join(f"{k} {n / total:.1%}" for k, n in stall_op[st].most_common(top))
+        print(f"  {st:14s} {v / total:6.1%}  {ops}")
+    return 0
+
+
 def segments(csv_path: Path, min_share: float = 0.004) -> int:
     """--segments: where the warps spend their time, by how often the code runs (CPU only). ncu's source page cut
     into runs of consecutive SASS instructions with the same execution count, each with its share of the warp-state
@@ -88,18 +163,10 @@ def segments(csv_path: Path, min_share: float = 0.004) -> int:
     loop's runs says what an item's boundary costs. The consumers' code is the part before the producer's
     setmaxnreg.dec (USETMAXREG.DEALLOC)."""
     import collections
-    import csv
-    import io
 
-    if not csv_path.is_file():
-        print(f"{csv_path}: no such file (--segments takes a source page that --sass wrote)", file=sys.stderr)
+    rows = source_rows(csv_path, "--segments")
+    if rows is None:
         return 2
-    text = csv_path.read_text(errors="replace")
-    head = text.find('"Address"')
-    if head < 0:
-        print(f"{csv_path}: not ncu's source page (no \"Address\" column)", file=sys.stderr)
-        return 2
-    rows = list(csv.DictReader(io.StringIO(text[head:])))
     stalls = [c for c in rows[0] if c and c.startswith("stall_") and "Not Issued" not in c]
     total = sum(num(r[SAMPLES]) for r in rows) or 1.0
     split = next((i for i, r in enumerate(rows) if "DEALLOC" in r["Source"]), len(rows))
@@ -172,6 +239,8 @@ def main() -> int:
     ap.add_argument("--shape", action="append", default=[])
     ap.add_argument("--segments", type=Path, metavar="SASS_CSV",
                     help="CPU only: cut a --sass source page into runs of one execution count (no GPU, no OUT_DIR)")
+    ap.add_argument("--families", type=Path, metavar="SASS_CSV",
+                    help="CPU only: a --sass source page's samples by opcode family, and each large stall's opcodes")
     ap.add_argument("--sass", action="store_true", help="also sample warp states per SASS instruction of ours")
     ap.add_argument("--inner", nargs=2, metavar=("SHAPE", "LIB"), help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -179,8 +248,10 @@ def main() -> int:
         return inner(*a.inner)
     if a.segments:
         return segments(a.segments)
+    if a.families:
+        return families(a.families)
     if a.out is None:
-        ap.error("OUT_DIR is needed (or --segments SASS_CSV)")
+        ap.error("OUT_DIR is needed (or --segments / --families SASS_CSV)")
 
     from device_suite import KERNELS, d64_only, shape
     from experiments.build import BuildSpec, build
