@@ -38,6 +38,8 @@ def test_families_of_a_recorded_page(page):
     assert rows["wgmma"].split()[1] == "29.4%" and "barrier 25.0%" in rows["wgmma"]
     assert "barrier         38.7%  WARPGROUP.DEPBAR.LE 25.0%, WARPSYNC.ALL 13.5%" in out
     assert "wait            21.5%  MUFU.EX2 5.9%" in out
+    committed = (RESULTS / "2026-12-03_h200_agent_suite" / "call6" / "families.txt").read_text().splitlines()
+    assert committed[0].startswith("$ python3 scripts/device_anatomy.py --families") and committed[1:] == out.splitlines()
 
 
 def test_opcodes_and_families():
