@@ -112,8 +112,11 @@ def tile_ns(br: int, bc: int) -> list[int]:
     """Where an off-by-one in a tile's edge tests lives: one key short of a key block,
     exactly one, one past it (a block of a single real key); one query row short of and past two
     query tiles; and a single short key block. The five fixed N above never hit N = -1 mod BC for
-    BC in {16, 32, 64, 128}."""
-    return list(dict.fromkeys([bc - 1, bc, bc + 1, 2 * br - 1, 2 * br + 1, bc // 2 + 1]))
+    BC in {16, 32, 64, 128}. With two or three consumer warpgroups (BR 128, 192), also a second tile whose last
+    warpgroup's 64 rows alone lie past N, one row short of them (where tail_rows=split hands that warpgroup the
+    others' first key block)."""
+    split = [2 * br - 65] if br >= 128 else []
+    return list(dict.fromkeys([bc - 1, bc, bc + 1, 2 * br - 1, 2 * br + 1, bc // 2 + 1] + split))
 
 
 # experiments.tier.HOSTILE (kept here too: problem.py imports nothing of torch), drawn on the reduced shapes

@@ -248,12 +248,16 @@ KNOBS: tuple[Knob, ...] = (
          value_docs=("F2FP after the vote and the PV wait: the exponentials issue back to back",
                      "F2FP among the exponentials; overlapped, P double-buffered (BC/4 registers more)",
                      "F2FP among the exponentials; overlapped, the PV wait halfway through them, one P buffer")),
-    Knob("tail_rows", ("compute", "skip"), "compute",
+    Knob("tail_rows", ("compute", "skip", "split"), "compute",
          "(mainloop=ws) a consumer warpgroup whose 64 query rows all lie past N runs its GEMMs and softmax like the "
          "others, its stores dropped | only keeps pace on the Q and K/V barriers, so the other warpgroups of the "
-         "item have the tensor cores and the MUFU pipe to themselves (bitwise the same)",
+         "item have the tensor cores and the MUFU pipe to themselves (bitwise the same) | where it is the item's "
+         "last warpgroup alone (no mask, two key blocks or more), takes the item's first key block for the other "
+         "warpgroups' rows, which start at the second and merge its partial O, max and sum from shared memory "
+         "before the store (an intra-CTA split of the short item's keys; not bitwise the same)",
          py_enum="TailRows", arms=("wgmma",), later=True, pinned="compute",
-         value_docs=("every warpgroup computes every block", "a warpgroup past N waits and releases, nothing more")),
+         value_docs=("every warpgroup computes every block", "a warpgroup past N waits and releases, nothing more",
+                     "a warpgroup past N computes the first key block for the others' rows")),
     Knob("q_buffers", (1, 2), 1,
          "(mainloop=ws, persistent, q_load=tma) one Q tile: the producer loads the next item's Q once every consumer "
          "warp has issued this item's last QK^T | two Q tiles: the next item's Q goes into the other one as soon as "
@@ -359,6 +363,14 @@ RULES: tuple[Rule, ...] = (
          "mainloop=ws, pingpong=off and item_stream=off (a turn or the item stream would wait for it), not "
          "mainloop={mainloop}, pingpong={pingpong}, item_stream={item_stream}",
          "a warpgroup past N sits out only in the warp-specialised mainloop without turns or the item stream"),
+    Rule({"tail_rows": _vals("split")}, {"mainloop": _vals("ws"), "pingpong": _vals("off"), "item_stream": _vals("off"),
+                                         "q_load": _vals("tma"), "warps": _vals(8, 12)},
+         "knob 'tail_rows'=split lets the warp-specialised mainloop's last consumer warpgroup, past N, take the "
+         "first key block of the others' rows: it needs mainloop=ws, pingpong=off, item_stream=off, q_load=tma (it "
+         "reads the others' rows of the producer's Q tile) and two or three consumer warpgroups (warps 8 or 12), not "
+         "mainloop={mainloop}, pingpong={pingpong}, item_stream={item_stream}, q_load={q_load}, warps={warps}",
+         "a warpgroup past N helps the others only in the warp-specialised mainloop with Q by TMA, two or three "
+         "consumer warpgroups, without turns or the item stream"),
     Rule({"q_buffers": _vals(2)}, {"mainloop": _vals("ws"), "persistent": _vals("on"), "q_load": _vals("tma"),
                                    "item_stream": _vals("off"), "o_store": _vals("direct", "tma")},
          "knob 'q_buffers'=2 lets the producer of the persistent warp-specialised mainloop load the next item's Q "

@@ -215,6 +215,8 @@ class _Knobs(BaseModel):
         per_stage = 32 if self.mainloop == MainLoop.ws else 16 if self.kv_release == KvRelease.barrier else 24
         bars = per_stage * self.kv_stages if self.staging == Staging.tma else 0
         bars += 16 * q_tiles if self.q_load == QLoad.tma else 0  # Q's full and empty mbarriers, per Q tile
+        if self.tail_rows == ENUMS["TailRows"].split:  # the helper's "partials read" mbarrier and its fp32 partials
+            bars += 16 + (self.warps // 4 - 1) * 128 * (head_dim // 2 + 4) * 4
         return tiles + p_tile + bars + slot
 
     def workspace_bytes(self, batch: int, heads: int, seqlen: int, head_dim: int) -> int:

@@ -88,10 +88,13 @@
 //       its exponentials are computed, in the softmax's own instruction stream; overlapped, into the other of two P
 //       buffers | the same; overlapped, into P's one buffer, the previous PV waited for halfway through the
 //       exponentials (bitwise the same)
-//   FA_TAIL_ROWS (0 compute | 1 skip; default compute): (mainloop=ws) a consumer warpgroup whose 64 query rows all
-//       lie past N runs its GEMMs and softmax like the others, its stores dropped | only keeps pace on the Q and
-//       K/V barriers, so the other warpgroups of the item have the tensor cores and the MUFU pipe to themselves
-//       (bitwise the same)
+//   FA_TAIL_ROWS (0 compute | 1 skip | 2 split; default compute): (mainloop=ws) a consumer warpgroup whose 64 query
+//       rows all lie past N runs its GEMMs and softmax like the others, its stores dropped | only keeps pace on the
+//       Q and K/V barriers, so the other warpgroups of the item have the tensor cores and the MUFU pipe to
+//       themselves (bitwise the same) | where it is the item's last warpgroup alone (no mask, two key blocks or
+//       more), takes the item's first key block for the other warpgroups' rows, which start at the second and merge
+//       its partial O, max and sum from shared memory before the store (an intra-CTA split of the short item's
+//       keys; not bitwise the same)
 //   FA_Q_BUFFERS (1, 2; default 1): (mainloop=ws, persistent, q_load=tma) one Q tile: the producer loads the next
 //       item's Q once every consumer warp has issued this item's last QK^T | two Q tiles: the next item's Q goes
 //       into the other one as soon as the producer has issued this item's K/V, blocks before this item ends
@@ -251,7 +254,7 @@ enum { Q_LOAD_CP_ASYNC = 0, Q_LOAD_TMA = 1 };  // q_load
 enum { O_STORE_DIRECT = 0, O_STORE_TMA = 1, O_STORE_TMA_IN_Q = 2 };  // o_store
 enum { ROW_MAX_CHAIN = 0, ROW_MAX_TREE = 1 };  // row_max
 enum { P_PACK_AFTER = 0, P_PACK_WITH_EXP = 1, P_PACK_MID_WAIT = 2 };  // p_pack
-enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1 };  // tail_rows
+enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1, TAIL_ROWS_SPLIT = 2 };  // tail_rows
 enum { ROUND_ORDER_IN_PLACE = 0, ROUND_ORDER_TURNED = 1, ROUND_ORDER_SNAKE = 2 };  // round_order
 enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR_WHEN_RAISED_PREDICATED = 2 };  // rescale_factor
 }  // namespace fa
@@ -336,7 +339,7 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static_assert((ROW_MAX == ROW_MAX_CHAIN || ROW_MAX == ROW_MAX_TREE), "knob row_max: one of its values"); \
   static_assert((WS_PRODUCER_REGS == 0 || WS_PRODUCER_REGS == 40), "knob ws_producer_regs: one of its values"); \
   static_assert((P_PACK == P_PACK_AFTER || P_PACK == P_PACK_WITH_EXP || P_PACK == P_PACK_MID_WAIT), "knob p_pack: one of its values"); \
-  static_assert((TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP), "knob tail_rows: one of its values"); \
+  static_assert((TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP || TAIL_ROWS == TAIL_ROWS_SPLIT), "knob tail_rows: one of its values"); \
   static_assert((Q_BUFFERS == 1 || Q_BUFFERS == 2), "knob q_buffers: one of its values"); \
   static_assert((ROUND_ORDER == ROUND_ORDER_IN_PLACE || ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE), "knob round_order: one of its values"); \
   static_assert((RESCALE_FACTOR == RESCALE_FACTOR_ALWAYS || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED), "knob rescale_factor: one of its values"); \
@@ -380,6 +383,7 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static_assert(!(ROW_MAX == ROW_MAX_TREE) || (MAINLOOP == MAINLOOP_WS), "the tree row max is the warp-specialised mainloop's"); \
   static_assert(!(P_PACK == P_PACK_WITH_EXP || P_PACK == P_PACK_MID_WAIT) || (MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0), "P packed with its exponentials is the warp-specialised mainloop's, outside the item stream"); \
   static_assert(!(TAIL_ROWS == TAIL_ROWS_SKIP) || (MAINLOOP == MAINLOOP_WS && PINGPONG == 0 && ITEM_STREAM == 0), "a warpgroup past N sits out only in the warp-specialised mainloop without turns or the item stream"); \
+  static_assert(!(TAIL_ROWS == TAIL_ROWS_SPLIT) || (MAINLOOP == MAINLOOP_WS && PINGPONG == 0 && ITEM_STREAM == 0 && Q_LOAD == Q_LOAD_TMA && (WARPS == 8 || WARPS == 12)), "a warpgroup past N helps the others only in the warp-specialised mainloop with Q by TMA, two or three consumer warpgroups, without turns or the item stream"); \
   static_assert(!(Q_BUFFERS == 2) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && Q_LOAD == Q_LOAD_TMA && ITEM_STREAM == 0 && (O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA)), "two Q tiles are the persistent warp-specialised mainloop's, with Q by TMA, outside the item stream"); \
   static_assert(!(ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0), "the rounds' order is the static persistent schedule's, outside the item stream"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \

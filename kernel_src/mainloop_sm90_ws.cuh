@@ -144,6 +144,21 @@ constexpr int WS_Q_BIT = 7;
 // FA_ITEM_STREAM=1, the producer's phase word: bits 4-5 the K/V stage of the next item's first block (the stages
 // are counted across items), bits 16-31 the items begun (item n's Q goes to tile n & 1, full/empty pair 2(n & 1))
 constexpr int WS_ROT_SHIFT = 4, WS_ITEMS_SHIFT = 16;
+// FA_TAIL_ROWS=2, the helping warpgroup's phase word: bit 8 the parity of its waits for the others' reads of its partials
+constexpr int WS_TAIL_BIT = 8;
+
+// FA_TAIL_ROWS=2: after the ring's barriers, the "partials read" mbarrier (one arrival per warp of the warpgroups helped;
+// 16 bytes with its pad), then the helping warpgroup's partials: per warpgroup helped and per thread, O's DT x 4
+// accumulators, the rows' two maxima and two sums, as floats at a stride of 128 (thread-major: no bank conflict).
+// tile.cuh's smem_bytes (and kernel_src/knobs.py's) count tail_part_bytes.
+template <class K>
+__device__ __forceinline__ uint64_t* ws_tail_done(WsBars bars) {
+  return bars.kfull + 4 * K::KV_STAGES + (K::Q_LOAD ? 2 * q_tiles<K>() : 0);
+}
+template <class K>
+__device__ __forceinline__ float* ws_tail_part(WsBars bars) {
+  return reinterpret_cast<float*>(ws_tail_done<K>(bars) + 2);
+}
 
 template <class K>
 __device__ __forceinline__ void ws_init_barriers(void* base) {
@@ -162,6 +177,7 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
       mbar_init(b.qempty + 2 * q, K::WARPS);
     }
   }
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) mbar_init(ws_tail_done<K>(b), K::WARPS - 4);
   mbar_init_fence();
 }
 
@@ -556,6 +572,17 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       return;
     }
   }
+  // FA_TAIL_ROWS=2: in an item whose last warpgroup alone lies past N (and with two key blocks or more, no mask), that
+  // warpgroup takes the item's first key block for every other warpgroup's rows and the others start at the second
+  constexpr int NWG = K::WARPS / 4;
+  [[maybe_unused]] bool split = false;
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
+    split = !CAUSAL && NWG >= 2 && q0 + (NWG - 1) * 64 >= N && q0 + (NWG - 2) * 64 < N && kb_hi - kb_lo >= 2;
+    if (!split && q0 + wg * 64 >= N) {
+      ws_idle<K>(kb_lo, kb_hi, tma, bars);
+      return;
+    }
+  }
   const int g = lane >> 2, t = lane & 3;
   const int rowa = q0 + wg * 64 + (warp % 4) * 16 + g, rowb = rowa + 8;
   const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;  // log2(e) folded in by the host
@@ -598,6 +625,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
 
+  int kb0 = kb_lo;  // the first key block this warpgroup computes (FA_TAIL_ROWS=2: kb_lo + 1 where the tail is split)
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
   auto parity = [&](int kb) { return (*tma.phase >> stage_of(kb)) & 1u; };
   auto release = [&](uint64_t* bar) {
@@ -675,14 +703,14 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) { ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE); };
   // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
   auto first_qk = [&](float (&s)[NT][4]) {
-    wait_k(kb_lo);
+    wait_k(kb0);
     turn_begin();
     wg_fence();
-    qk_issue(kb_lo, s);
+    qk_issue(kb0, s);
     turn_end(true);
     wg_wait<0>();
-    release(bars.kempty + stage_of(kb_lo));
-    release_q(kb_lo);
+    release(bars.kempty + stage_of(kb0));
+    release_q(kb0);
   };
   auto last_pv = [&](const uint32_t (&pp)[NT][2]) {
     wait_v(kb_hi - 1);
@@ -694,6 +722,66 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     release(bars.vempty + stage_of(kb_hi - 1));
   };
 
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
+    if (split) {
+      const int wt = threadIdx.x % 128;
+      float* part = ws_tail_part<K>(bars);
+      constexpr int PF = DT * 4 + 4;  // a thread's floats a warpgroup helped
+      if (wg == NWG - 1) {
+        // the helper: block kb_lo for the rows of warpgroup rg = 0 .. NWG - 2 in turn, each from fresh state, its
+        // unnormalised O, max and sum into shared memory once the last item's partials have been read
+        wait_k(kb_lo);
+        mbar_wait(ws_tail_done<K>(bars), ((*tma.phase >> WS_TAIL_BIT) & 1u) ^ 1u);
+        *tma.phase ^= 1u << WS_TAIL_BIT;
+#pragma unroll 1
+        for (int rg = 0; rg < NWG - 1; ++rg) {
+          float s[NT][4], alpha[2], pm[2] = {-INFINITY, -INFINITY}, pl[2] = {0.f, 0.f};
+          wg_fence();
+          ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + stage_of(kb_lo) * KV_TILE, rg);
+          wg_wait<0>();
+          if (rg == NWG - 2) {
+            release(bars.kempty + stage_of(kb_lo));
+            if constexpr (K::Q_BUFFERS == 2) release(qempty);
+            else release(bars.qempty);
+          }
+          const int ra = q0 + rg * 64 + (warp % 4) * 16 + g;
+          if (edge(kb_lo)) ws_softmax<K, CAUSAL, true>(s, pm, pl, alpha, kb_lo * K::BC, ra, ra + 8, t, N, sc);
+          else ws_softmax<K, CAUSAL, false>(s, pm, pl, alpha, kb_lo * K::BC, ra, ra + 8, t, N, sc);
+          pack(s);
+          if (rg == 0) wait_v(kb_lo);
+#pragma unroll
+          for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
+          wg_fence();
+          pv_issue(kb_lo);
+          wg_wait<0>();
+          if (rg == NWG - 2) release(bars.vempty + stage_of(kb_lo));
+          float* w = part + rg * PF * 128 + wt;
+#pragma unroll
+          for (int i = 0; i < DT; ++i)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) w[(i * 4 + e) * 128] = o[i][e];
+          w[(DT * 4) * 128] = pm[0];
+          w[(DT * 4 + 1) * 128] = pm[1];
+          w[(DT * 4 + 2) * 128] = pl[0];
+          w[(DT * 4 + 3) * 128] = pl[1];
+        }
+        named_arrive<7, 128 * NWG>();  // the partials are written
+        for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {  // the rest of the item: pace on the barriers only
+          wait_k(kb);
+          release(bars.kempty + stage_of(kb));
+          wait_v(kb);
+          release(bars.vempty + stage_of(kb));
+        }
+        return;
+      }
+      // a warpgroup helped: block kb_lo is the helper's; its buffers released like every other warp's
+      wait_k(kb_lo);
+      release(bars.kempty + stage_of(kb_lo));
+      wait_v(kb_lo);
+      release(bars.vempty + stage_of(kb_lo));
+      kb0 = kb_lo + 1;
+    }
+  }
   if (kb_lo >= kb_hi) release_q(kb_hi);  // no block: Q is free at once
   if (kb_lo < kb_hi) {
     if constexpr (K::PIPELINE && K::P_PACK == P_PACK_WITH_EXP) {
@@ -704,7 +792,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       {
         float s[NT][4], alpha[2];
         first_qk(s);
-        softmax_pack(s, kb_lo, alpha, pa);
+        softmax_pack(s, kb0, alpha, pa);
       }
       auto step = [&](int kb, const uint32_t (&pp)[NT][2], uint32_t (&pn)[NT][2]) {
         float s[NT][4], alpha[2];
@@ -723,7 +811,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         release(bars.vempty + stage_of(kb - 1));
         rescale(alpha);
       };
-      int kb = kb_lo + 1;
+      int kb = kb0 + 1;
       for (; kb + 1 < kb_hi; kb += 2) {
         step(kb, pa, pb);
         step(kb + 1, pb, pa);
@@ -755,13 +843,13 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         float s[NT][4], alpha[2];
         first_qk(s);
         if constexpr (K::P_PACK == P_PACK_MID_WAIT) {
-          softmax_pack(s, kb_lo, alpha, p);  // no PV in flight yet
+          softmax_pack(s, kb0, alpha, p);  // no PV in flight yet
         } else {
-          run_softmax(s, kb_lo, alpha);
+          run_softmax(s, kb0, alpha);
           pack(s);
         }
       }
-      for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {
+      for (int kb = kb0 + 1; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
         wait_k(kb);
         wait_v(kb - 1);
@@ -788,7 +876,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       last_pv(p);
     } else {
       // one block at a time: QK^T, softmax, PV, each waited for (the overlap's control)
-      for (int kb = kb_lo; kb < kb_hi; ++kb) {
+      for (int kb = kb0; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
         wait_k(kb);
         turn_begin();
@@ -817,6 +905,40 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     }
   }
 
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
+    if (split) {
+      // the helper's block kb_lo for these rows, merged: O, l = each side's times exp2((its max - the new max) sc)
+      named_sync<7, 128 * NWG>();
+      constexpr int PF = DT * 4 + 4;
+      const float* r = ws_tail_part<K>(bars) + wg * PF * 128 + threadIdx.x % 128;
+      float po[DT][4], pm[2], pl[2];
+#pragma unroll
+      for (int i = 0; i < DT; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) po[i][e] = r[(i * 4 + e) * 128];
+      pm[0] = r[(DT * 4) * 128];
+      pm[1] = r[(DT * 4 + 1) * 128];
+      pl[0] = r[(DT * 4 + 2) * 128];
+      pl[1] = r[(DT * 4 + 3) * 128];
+      release(ws_tail_done<K>(bars));  // read: the helper may write the next split item's
+      float a[2], b[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float mn = fmaxf(m[h], pm[h]), meff = mn == -INFINITY ? 0.f : mn;
+        a[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+        b[h] = fexp<EXP_EX2>((pm[h] - meff) * sc);
+        l[h] = l[h] * a[h] + pl[h] * b[h];
+        m[h] = mn;
+      }
+#pragma unroll
+      for (int i = 0; i < DT; ++i) {
+        o[i][0] = o[i][0] * a[0] + po[i][0] * b[0];
+        o[i][1] = o[i][1] * a[0] + po[i][1] * b[0];
+        o[i][2] = o[i][2] * a[1] + po[i][2] * b[1];
+        o[i][3] = o[i][3] * a[1] + po[i][3] * b[1];
+      }
+    }
+  }
   ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.o_rs, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
 }
 

@@ -95,6 +95,8 @@ __host__ __device__ constexpr int smem_bytes() {
          // (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 bytes)
          (K::STAGING == STAGE_TMA ? (K::MAINLOOP ? 32 : K::KV_RELEASE ? 24 : 16) * K::KV_STAGES : 0) +
          (K::Q_LOAD ? 16 * q_tiles<K>() : 0) +  // FA_Q_LOAD=1: Q's full and empty mbarriers (per Q tile)
+         // FA_TAIL_ROWS=2: the helper's "partials read" mbarrier (16 B) and its partials (mainloop_sm90_ws.cuh: ws_tail_part)
+         (K::TAIL_ROWS == TAIL_ROWS_SPLIT ? 16 + (K::WARPS / 4 - 1) * 128 * (D / 2 + 4) * 4 : 0) +
          (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
 }
 

@@ -307,9 +307,22 @@ BEST[64] += ["ws_op_qp_ot_pr", "ws_op_lazy_qp_ot_pr", "ws_op_lazy_qp_ot_pr_pm", 
 # packed either way as after the softmax
 TIER[(64, 128)] += [["ws_op_qp_ot_pr", "ws_overlap_pingpong"], ["ws_op_lazy_qp_ot_pr", "ws_op_lazy_ot"],
                     ["ws_op_lazy_qp_ot_pr_pm", "ws_op_lazy_qp_ot_pr"], ["ws_op_lazy_qp_ot_pr_pk", "ws_op_lazy_qp_ot_pr"]]
+# the tail tile split inside the CTA (tail_rows=split): where only the last consumer warpgroup's rows lie past N, it takes
+# the item's first key block for the other warpgroups' rows, which start at the second and merge its partial O, max and
+# sum before the store. At B16 H16 N512 D64 a head's third tile (128 rows of BR 192) costs 0.82 of a full item for two
+# thirds of its rows (results/2026-12-04_cpu_n512_bound); split, its three warpgroups share 8 warpgroup-blocks instead of
+# two doing 4 each. Beside the suite's kernel (P packed mid-wait) and the agent's final (P packed after the softmax);
+# the two-consumer form for the tier alone (odd N at BR 128)
+KERNELS["ws3_lazy_qp_hf_ot_ts_s3"] = {**KERNELS["ws3_lazy_qp_hf_ot"], "tail_rows": "skip", "kv_stages": 3}
+TSP = ["ws3_lazy_qp_hf_ot_pm_ts_s3", "ws3_lazy_qp_hf_ot_ts_s3"]
+KERNELS.update({n.replace("_ts_", "_tsp_"): {**KERNELS[n], "tail_rows": "split"} for n in TSP})
+KERNELS["ws_o_lazy_qp_ot_pr_tsp"] = {**S2, **LAZY, "pingpong": "off", "tail_rows": "split"}
+BEST[64] += ["ws3_lazy_qp_hf_ot_ts_s3"] + [n.replace("_ts_", "_tsp_") for n in TSP]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
+TIER_ALONE[(64, 128)] += ["ws_o_lazy_qp_ot_pr_tsp"]  # tail_rows=split changes the summation order of the tail's rows
+TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
@@ -426,7 +439,7 @@ def main() -> int:
         return rec
 
     if a.plan == "tier":
-        # every kernel of the new components on fp16/bf16 x causal or not x N in {1, 97, 333, 1000, 2111} x
+        # every kernel of the new components on fp16/bf16 x causal or not x N in {1, 97, 319, 333, 1000, 2111} x
         # MHA/GQA/MQA at each head dim it is built for, against the tier's bound; and the knobs that promise the
         # same bits, each against its off build: Q by TMA (the same bytes to the same places), the persistent
         # schedule and heaviest-first order (the same items, reordered)
@@ -435,13 +448,14 @@ def main() -> int:
             pairs = [p for p in pairs if not a.only or p[0] in a.only]  # --only: the pairs of these candidates
             names = sorted(({n for p in pairs for n in p} | set(TIER_ALONE.get(dims, ()))) & set(libs))
             configs = [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
-                       for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 333, 1000, 2111)
+                       for dt in ("float16", "bfloat16") for c in (False, True) for n in (1, 97, 319, 333, 1000, 2111)
                        for b, h, kv in ((2, 4, None), (1, 4, 2), (1, 3, 1))]
             # and grids of several items per CTA of a persistent kernel (item_stream's boundaries; odd causal
-            # block counts move its K/V stage across items)
+            # block counts move its K/V stage across items; at N319 two tail_rows=split items a CTA at BR 192)
+            # (N319: the second tile's last consumer warpgroup alone past N at BR 128 and 192)
             configs += [Shape(B=b, H=h, Hkv=kv, N=n, D=d, dtype=dt, causal=c) for d in dims
                         for dt in ("float16", "bfloat16") for c in (False, True)
-                        for b, h, kv, n in ((8, 16, 4, 1000), (16, 8, None, 333))]
+                        for b, h, kv, n in ((8, 16, 4, 1000), (16, 8, None, 333), (16, 16, None, 319))]
             t = time.time()
             job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": {n: libs[n] for n in names},
                                 "bitwise_pairs": [p for p in pairs if p[0] in libs and p[1] in libs],
