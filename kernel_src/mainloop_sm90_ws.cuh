@@ -150,7 +150,7 @@ constexpr int WS_TAIL_BIT = 8;
 // FA_TAIL_ROWS=2: after the ring's barriers, the "partials read" mbarrier (one arrival per warp of the warpgroups helped;
 // 16 bytes with its pad), then the helping warpgroup's partials: per warpgroup helped and per thread, O's DT x 4
 // accumulators, the rows' two maxima and two sums, as floats at a stride of 128 (thread-major: no bank conflict).
-// tile.cuh's smem_bytes (and kernel_src/knobs.py's) count tail_part_bytes.
+// tile.cuh's smem_bytes (and kernel_src/knobs.py's) count them.
 template <class K>
 __device__ __forceinline__ uint64_t* ws_tail_done(WsBars bars) {
   return bars.kfull + 4 * K::KV_STAGES + (K::Q_LOAD ? 2 * q_tiles<K>() : 0);
@@ -560,26 +560,124 @@ __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma,
   }
 }
 
+// FA_TAIL_ROWS=2: in an item whose last consumer warpgroup alone lies past N (no mask, two key blocks or more: ws_split),
+// that warpgroup (the helper) takes the item's last key block for the rows of every other warpgroup, which stop one
+// block short, and hands them its unnormalised O, row max and row sum through shared memory (ws_tail_part); they merge
+// it before the store (ws_consume). The helper keeps pace on the earlier blocks' barriers as ws_idle does, computes the
+// last block once the producer has it (its stage is free as soon as the others are done with the item's first), for
+// each row group from fresh state, writes its partials once the previous split item's have been read (the "partials
+// read" mbarrier, parity in bit WS_TAIL_BIT of its phase word), and arrives on named barrier 7, where the others wait.
+// Hypothesis: at B16 H16 N512 D64 (BR 192) a head's last tile is 128 rows whose item costs 0.82 of a full one
+// (results/2026-12-04_cpu_n512_bound): two warpgroups doing 4 blocks each with the third idle. Split, the three share
+// the 8 warpgroup-blocks (3, 3 and 2), so the tail item should cost about 2/3 of a full one; on the bound's schedule the
+// busiest CTA (4 full + 2 tail items) falls ~4%. Not bitwise: the tail rows' sums in another order.
+template <class K, bool CAUSAL>
+__device__ __forceinline__ bool ws_split(int q0, int N, int kb_lo, int kb_hi) {
+  constexpr int NWG = K::WARPS / 4;
+  return K::TAIL_ROWS == TAIL_ROWS_SPLIT && !CAUSAL && NWG >= 2 && q0 + (NWG - 1) * 64 >= N &&
+         q0 + (NWG - 2) * 64 < N && kb_hi - kb_lo >= 2;
+}
+template <class K, typename T, int D, bool CAUSAL>
+__device__ __forceinline__ void ws_tail_help(int N, float scale, T* Qs, T* Ks, T* Vs, int q0, int kb_lo, int kb_hi,
+                                             const TmaSrc& tma, WsBars bars) {
+  constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D, NWG = K::WARPS / 4;
+  constexpr int PF = DT * 4 + 4;  // a thread's floats a warpgroup helped
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wt = threadIdx.x % 128;
+  const int g = lane >> 2, t = lane & 3;
+  const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;
+  auto release = [&](uint64_t* bar) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+  [[maybe_unused]] T* Qi = Qs;
+  [[maybe_unused]] uint64_t* qempty = bars.qempty;
+  if constexpr (K::Q_BUFFERS == 2) {  // item n's Q tile n & 1, as ws_consume
+    const uint32_t n = *tma.phase >> WS_ITEMS_SHIFT;
+    *tma.phase += 1u << WS_ITEMS_SHIFT;
+    Qi = Qs + (n & 1u) * K::BR * D;
+    qempty = bars.qempty + 2 * (n & 1u);
+    mbar_wait(bars.qfull + 2 * (n & 1u), (n >> 1) & 1u);
+  } else {
+    mbar_wait(bars.qfull, (*tma.phase >> WS_Q_BIT) & 1u);
+    *tma.phase ^= 1u << WS_Q_BIT;
+  }
+  const int last = kb_hi - 1;
+  for (int kb = kb_lo; kb < last; ++kb) {  // the others' blocks: pace on the barriers only
+    const int st = NS > 1 ? (kb - kb_lo) % NS : 0;
+    mbar_wait(bars.kfull + st, (*tma.phase >> st) & 1u);
+    release(bars.kempty + st);
+    mbar_wait(bars.vfull + st, (*tma.phase >> st) & 1u);
+    *tma.phase ^= 1u << st;
+    release(bars.vempty + st);
+  }
+  const int st = NS > 1 ? (last - kb_lo) % NS : 0;
+  const uint32_t par = (*tma.phase >> st) & 1u;
+  mbar_wait(bars.kfull + st, par);
+  mbar_wait(ws_tail_done<K>(bars), ((*tma.phase >> WS_TAIL_BIT) & 1u) ^ 1u);  // a fresh barrier passes parity 1
+  *tma.phase ^= 1u << WS_TAIL_BIT;
+  float* part = ws_tail_part<K>(bars);
+  float o[DT][4];
+  uint32_t p[NT][2];
+#pragma unroll 1
+  for (int rg = 0; rg < NWG - 1; ++rg) {
+    float s[NT][4], alpha[2], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+    wg_fence();
+    ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + st * KV_TILE, rg);
+    wg_wait<0>();
+    if (rg == NWG - 2) {
+      release(bars.kempty + st);
+      release(qempty);
+    }
+    const int ra = q0 + rg * 64 + (warp % 4) * 16 + g;
+    if (last * K::BC + K::BC > N) ws_softmax<K, CAUSAL, true>(s, m, l, alpha, last * K::BC, ra, ra + 8, t, N, sc);
+    else ws_softmax<K, CAUSAL, false>(s, m, l, alpha, last * K::BC, ra, ra + 8, t, N, sc);
+    ws_pack<T>(p, s);
+    if (rg == 0) {
+      mbar_wait(bars.vfull + st, par);
+      *tma.phase ^= 1u << st;
+    }
+#pragma unroll
+    for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
+    wg_fence();
+    ws_pv<K, T, D>(o, p, Vs + st * KV_TILE);
+    wg_wait<0>();
+    if (rg == NWG - 2) release(bars.vempty + st);
+    float* w = part + rg * PF * 128 + wt;
+#pragma unroll
+    for (int i = 0; i < DT; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) w[(i * 4 + e) * 128] = o[i][e];
+    w[(DT * 4) * 128] = m[0];
+    w[(DT * 4 + 1) * 128] = m[1];
+    w[(DT * 4 + 2) * 128] = l[0];
+    w[(DT * 4 + 3) * 128] = l[1];
+  }
+  named_arrive<7, 128 * NWG>();  // the partials are written
+}
+
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
-                                           int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars,
+                                           int kb_lo, int kb_item_hi, const TmaSrc& tma, WsBars bars,
                                            const void* tmo = nullptr, int zq = 0) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
-  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SKIP) {
+  // FA_TAIL_ROWS=2 (ws_tail_help): where the tail is split the other warpgroups stop one key block short. The test as a
+  // warp vote: q0 lives in per-thread registers (the item's decode divides), and a loop bound that ptxas cannot prove
+  // uniform moved every address of the key-block loop off the uniform datapath (R2UR 10 -> 32 in the loop's SASS,
+  // 0.915 at N512 D64 and 0.912 at N2048 D64 GQA on the H200: results/2026-12-04_h200_tail_split call 1)
+  bool split = false;
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT && !CAUSAL)
+    split = __all_sync(0xffffffffu, ws_split<K, CAUSAL>(q0, N, kb_lo, kb_item_hi));
+  const int kb_hi = kb_item_hi - (split ? 1 : 0);
+  if constexpr (K::TAIL_ROWS != TAIL_ROWS_COMPUTE) {
     if (q0 + wg * 64 >= N) {
-      ws_idle<K>(kb_lo, kb_hi, tma, bars);
-      return;
-    }
-  }
-  // FA_TAIL_ROWS=2: in an item whose last warpgroup alone lies past N (and with two key blocks or more, no mask), that
-  // warpgroup takes the item's first key block for every other warpgroup's rows and the others start at the second
-  constexpr int NWG = K::WARPS / 4;
-  [[maybe_unused]] bool split = false;
-  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
-    split = !CAUSAL && NWG >= 2 && q0 + (NWG - 1) * 64 >= N && q0 + (NWG - 2) * 64 < N && kb_hi - kb_lo >= 2;
-    if (!split && q0 + wg * 64 >= N) {
-      ws_idle<K>(kb_lo, kb_hi, tma, bars);
+      if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
+        if (split) {
+          ws_tail_help<K, T, D, CAUSAL>(N, scale, Qs, Ks, Vs, q0, kb_lo, kb_item_hi, tma, bars);
+          return;
+        }
+      }
+      ws_idle<K>(kb_lo, kb_item_hi, tma, bars);
       return;
     }
   }
@@ -625,7 +723,6 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
 
-  int kb0 = kb_lo;  // the first key block this warpgroup computes (FA_TAIL_ROWS=2: kb_lo + 1 where the tail is split)
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
   auto parity = [&](int kb) { return (*tma.phase >> stage_of(kb)) & 1u; };
   auto release = [&](uint64_t* bar) {
@@ -703,14 +800,14 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) { ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE); };
   // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
   auto first_qk = [&](float (&s)[NT][4]) {
-    wait_k(kb0);
+    wait_k(kb_lo);
     turn_begin();
     wg_fence();
-    qk_issue(kb0, s);
+    qk_issue(kb_lo, s);
     turn_end(true);
     wg_wait<0>();
-    release(bars.kempty + stage_of(kb0));
-    release_q(kb0);
+    release(bars.kempty + stage_of(kb_lo));
+    release_q(kb_lo);
   };
   auto last_pv = [&](const uint32_t (&pp)[NT][2]) {
     wait_v(kb_hi - 1);
@@ -722,66 +819,6 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     release(bars.vempty + stage_of(kb_hi - 1));
   };
 
-  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
-    if (split) {
-      const int wt = threadIdx.x % 128;
-      float* part = ws_tail_part<K>(bars);
-      constexpr int PF = DT * 4 + 4;  // a thread's floats a warpgroup helped
-      if (wg == NWG - 1) {
-        // the helper: block kb_lo for the rows of warpgroup rg = 0 .. NWG - 2 in turn, each from fresh state, its
-        // unnormalised O, max and sum into shared memory once the last item's partials have been read
-        wait_k(kb_lo);
-        mbar_wait(ws_tail_done<K>(bars), ((*tma.phase >> WS_TAIL_BIT) & 1u) ^ 1u);
-        *tma.phase ^= 1u << WS_TAIL_BIT;
-#pragma unroll 1
-        for (int rg = 0; rg < NWG - 1; ++rg) {
-          float s[NT][4], alpha[2], pm[2] = {-INFINITY, -INFINITY}, pl[2] = {0.f, 0.f};
-          wg_fence();
-          ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + stage_of(kb_lo) * KV_TILE, rg);
-          wg_wait<0>();
-          if (rg == NWG - 2) {
-            release(bars.kempty + stage_of(kb_lo));
-            if constexpr (K::Q_BUFFERS == 2) release(qempty);
-            else release(bars.qempty);
-          }
-          const int ra = q0 + rg * 64 + (warp % 4) * 16 + g;
-          if (edge(kb_lo)) ws_softmax<K, CAUSAL, true>(s, pm, pl, alpha, kb_lo * K::BC, ra, ra + 8, t, N, sc);
-          else ws_softmax<K, CAUSAL, false>(s, pm, pl, alpha, kb_lo * K::BC, ra, ra + 8, t, N, sc);
-          pack(s);
-          if (rg == 0) wait_v(kb_lo);
-#pragma unroll
-          for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
-          wg_fence();
-          pv_issue(kb_lo);
-          wg_wait<0>();
-          if (rg == NWG - 2) release(bars.vempty + stage_of(kb_lo));
-          float* w = part + rg * PF * 128 + wt;
-#pragma unroll
-          for (int i = 0; i < DT; ++i)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) w[(i * 4 + e) * 128] = o[i][e];
-          w[(DT * 4) * 128] = pm[0];
-          w[(DT * 4 + 1) * 128] = pm[1];
-          w[(DT * 4 + 2) * 128] = pl[0];
-          w[(DT * 4 + 3) * 128] = pl[1];
-        }
-        named_arrive<7, 128 * NWG>();  // the partials are written
-        for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {  // the rest of the item: pace on the barriers only
-          wait_k(kb);
-          release(bars.kempty + stage_of(kb));
-          wait_v(kb);
-          release(bars.vempty + stage_of(kb));
-        }
-        return;
-      }
-      // a warpgroup helped: block kb_lo is the helper's; its buffers released like every other warp's
-      wait_k(kb_lo);
-      release(bars.kempty + stage_of(kb_lo));
-      wait_v(kb_lo);
-      release(bars.vempty + stage_of(kb_lo));
-      kb0 = kb_lo + 1;
-    }
-  }
   if (kb_lo >= kb_hi) release_q(kb_hi);  // no block: Q is free at once
   if (kb_lo < kb_hi) {
     if constexpr (K::PIPELINE && K::P_PACK == P_PACK_WITH_EXP) {
@@ -792,7 +829,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       {
         float s[NT][4], alpha[2];
         first_qk(s);
-        softmax_pack(s, kb0, alpha, pa);
+        softmax_pack(s, kb_lo, alpha, pa);
       }
       auto step = [&](int kb, const uint32_t (&pp)[NT][2], uint32_t (&pn)[NT][2]) {
         float s[NT][4], alpha[2];
@@ -811,7 +848,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         release(bars.vempty + stage_of(kb - 1));
         rescale(alpha);
       };
-      int kb = kb0 + 1;
+      int kb = kb_lo + 1;
       for (; kb + 1 < kb_hi; kb += 2) {
         step(kb, pa, pb);
         step(kb + 1, pb, pa);
@@ -843,13 +880,13 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         float s[NT][4], alpha[2];
         first_qk(s);
         if constexpr (K::P_PACK == P_PACK_MID_WAIT) {
-          softmax_pack(s, kb0, alpha, p);  // no PV in flight yet
+          softmax_pack(s, kb_lo, alpha, p);  // no PV in flight yet
         } else {
-          run_softmax(s, kb0, alpha);
+          run_softmax(s, kb_lo, alpha);
           pack(s);
         }
       }
-      for (int kb = kb0 + 1; kb < kb_hi; ++kb) {
+      for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
         wait_k(kb);
         wait_v(kb - 1);
@@ -876,7 +913,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       last_pv(p);
     } else {
       // one block at a time: QK^T, softmax, PV, each waited for (the overlap's control)
-      for (int kb = kb0; kb < kb_hi; ++kb) {
+      for (int kb = kb_lo; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
         wait_k(kb);
         turn_begin();
@@ -907,36 +944,32 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
 
   if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
     if (split) {
-      // the helper's block kb_lo for these rows, merged: O, l = each side's times exp2((its max - the new max) sc)
-      named_sync<7, 128 * NWG>();
+      // the item's last block is the helper's: its buffers released like every other warp's, then its partials for
+      // these rows merged: O and l, each side times exp2((its max - the new max) sc)
+      const int st = NS > 1 ? (kb_hi - kb_lo) % NS : 0;
+      mbar_wait(bars.kfull + st, (*tma.phase >> st) & 1u);
+      release(bars.kempty + st);
+      mbar_wait(bars.vfull + st, (*tma.phase >> st) & 1u);
+      *tma.phase ^= 1u << st;
+      release(bars.vempty + st);
+      named_sync<7, 128 * (K::WARPS / 4)>();
       constexpr int PF = DT * 4 + 4;
       const float* r = ws_tail_part<K>(bars) + wg * PF * 128 + threadIdx.x % 128;
-      float po[DT][4], pm[2], pl[2];
-#pragma unroll
-      for (int i = 0; i < DT; ++i)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) po[i][e] = r[(i * 4 + e) * 128];
-      pm[0] = r[(DT * 4) * 128];
-      pm[1] = r[(DT * 4 + 1) * 128];
-      pl[0] = r[(DT * 4 + 2) * 128];
-      pl[1] = r[(DT * 4 + 3) * 128];
-      release(ws_tail_done<K>(bars));  // read: the helper may write the next split item's
       float a[2], b[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float mn = fmaxf(m[h], pm[h]), meff = mn == -INFINITY ? 0.f : mn;
+        const float pm = r[(DT * 4 + h) * 128], pl = r[(DT * 4 + 2 + h) * 128];
+        const float mn = fmaxf(m[h], pm), meff = mn == -INFINITY ? 0.f : mn;
         a[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
-        b[h] = fexp<EXP_EX2>((pm[h] - meff) * sc);
-        l[h] = l[h] * a[h] + pl[h] * b[h];
+        b[h] = fexp<EXP_EX2>((pm - meff) * sc);
+        l[h] = l[h] * a[h] + pl * b[h];
         m[h] = mn;
       }
 #pragma unroll
-      for (int i = 0; i < DT; ++i) {
-        o[i][0] = o[i][0] * a[0] + po[i][0] * b[0];
-        o[i][1] = o[i][1] * a[0] + po[i][1] * b[0];
-        o[i][2] = o[i][2] * a[1] + po[i][2] * b[1];
-        o[i][3] = o[i][3] * a[1] + po[i][3] * b[1];
-      }
+      for (int i = 0; i < DT; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[i][e] = o[i][e] * a[e >> 1] + r[(i * 4 + e) * 128] * b[e >> 1];
+      release(ws_tail_done<K>(bars));  // read: the helper may write the next split item's
     }
   }
   ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.o_rs, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
