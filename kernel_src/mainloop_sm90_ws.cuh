@@ -189,7 +189,7 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
 // V waits the same way.
 template <class K, typename T, int D>
 __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_lo, int kb_hi, const TmaSrc& tma,
-                                           const void* tmq, int zq, WsBars bars) {
+                                           const void* tmq, int zq, WsBars bars, bool split = false) {
   constexpr int NS = K::KV_STAGES, KV_TILE = K::BC * D;
   if (threadIdx.x != K::THREADS) return;
   [[maybe_unused]] int rot = 0;  // FA_ITEM_STREAM=1: the stage of this item's first block
@@ -228,18 +228,20 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
   (void)Qs; (void)q0; (void)tmq; (void)zq;
   for (int kb = kb_lo; kb < kb_hi; ++kb) {
     const int st = NS > 1 ? (K::ITEM_STREAM ? (rot + kb - kb_lo) % NS : (kb - kb_lo) % NS) : 0;
+    // FA_TAIL_ROWS=2, a split item: the last block first (the helper's), then the others in order
+    const int blk = split ? (kb == kb_lo ? kb_hi - 1 : kb - 1) : kb;
     const uint32_t par = ((*tma.phase >> st) & 1u) ^ 1u;  // this thread's phase bits count its fills
     *tma.phase ^= 1u << st;
     mbar_wait(bars.kempty + st, par);
     mbar_expect_tx(bars.kfull + st, K::BC * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_box(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, kb * K::BC, tma.z);
+      tma_load_box(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, blk * K::BC, tma.z);
     mbar_wait(bars.vempty + st, par);
     mbar_expect_tx(bars.vfull + st, K::BC * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_box(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, kb * K::BC, tma.z);
+      tma_load_box(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, blk * K::BC, tma.z);
   }
 }
 
@@ -562,11 +564,14 @@ __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma,
 
 // FA_TAIL_ROWS=2: in an item whose last consumer warpgroup alone lies past N (no mask, two key blocks or more: ws_split),
 // that warpgroup (the helper) takes the item's last key block for the rows of every other warpgroup, which stop one
-// block short, and hands them its unnormalised O, row max and row sum through shared memory (ws_tail_part); they merge
-// it before the store (ws_consume). The helper keeps pace on the earlier blocks' barriers as ws_idle does, computes the
-// last block once the producer has it (its stage is free as soon as the others are done with the item's first), for
-// each row group from fresh state, writes its partials once the previous split item's have been read (the "partials
-// read" mbarrier, parity in bit WS_TAIL_BIT of its phase word), and arrives on named barrier 7, where the others wait.
+// block short, and hands them its unnormalised O, row max and row sum through shared memory (ws_tail_part); they merge it
+// before the store (ws_consume). The producer loads that block first, into stage 0, and the others' blocks after it
+// (stage (kb + 1) mod stages), so the helper starts with the others. It computes the block for each row group in turn
+// from fresh state (its K released after the last QK^T, its V after the last PV), writes its partials once the previous
+// split item's have been read (the "partials read" mbarrier, parity in bit WS_TAIL_BIT of its phase word), arrives on
+// named barrier 7, where the others wait before their store, and keeps pace on the later stages' barriers as ws_idle
+// does. (The last block in its own turn, call 2 of results/2026-12-04_h200_tail_split: 0.93 at N512 D64, the helper
+// waiting for its stage.)
 // Hypothesis: at B16 H16 N512 D64 (BR 192) a head's last tile is 128 rows whose item costs 0.82 of a full one
 // (results/2026-12-04_cpu_n512_bound): two warpgroups doing 4 blocks each with the third idle. Split, the three share
 // the 8 warpgroup-blocks (3, 3 and 2), so the tail item should cost about 2/3 of a full one; on the bound's schedule the
@@ -601,16 +606,8 @@ __device__ __forceinline__ void ws_tail_help(int N, float scale, T* Qs, T* Ks, T
     mbar_wait(bars.qfull, (*tma.phase >> WS_Q_BIT) & 1u);
     *tma.phase ^= 1u << WS_Q_BIT;
   }
-  const int last = kb_hi - 1;
-  for (int kb = kb_lo; kb < last; ++kb) {  // the others' blocks: pace on the barriers only
-    const int st = NS > 1 ? (kb - kb_lo) % NS : 0;
-    mbar_wait(bars.kfull + st, (*tma.phase >> st) & 1u);
-    release(bars.kempty + st);
-    mbar_wait(bars.vfull + st, (*tma.phase >> st) & 1u);
-    *tma.phase ^= 1u << st;
-    release(bars.vempty + st);
-  }
-  const int st = NS > 1 ? (last - kb_lo) % NS : 0;
+  const int last = kb_hi - 1;  // the block the helper computes: the item's last, which the producer loads first
+  constexpr int st = 0;
   const uint32_t par = (*tma.phase >> st) & 1u;
   mbar_wait(bars.kfull + st, par);
   mbar_wait(ws_tail_done<K>(bars), ((*tma.phase >> WS_TAIL_BIT) & 1u) ^ 1u);  // a fresh barrier passes parity 1
@@ -653,6 +650,14 @@ __device__ __forceinline__ void ws_tail_help(int N, float scale, T* Qs, T* Ks, T
     w[(DT * 4 + 3) * 128] = l[1];
   }
   named_arrive<7, 128 * NWG>();  // the partials are written
+  for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {  // the others' blocks: pace on the barriers only
+    const int sk = NS > 1 ? (kb - kb_lo) % NS : 0;
+    mbar_wait(bars.kfull + sk, (*tma.phase >> sk) & 1u);
+    release(bars.kempty + sk);
+    mbar_wait(bars.vfull + sk, (*tma.phase >> sk) & 1u);
+    *tma.phase ^= 1u << sk;
+    release(bars.vempty + sk);
+  }
 }
 
 template <class K, typename T, int D, bool CAUSAL>
@@ -668,7 +673,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   bool split = false;
   if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT && !CAUSAL)
     split = __all_sync(0xffffffffu, ws_split<K, CAUSAL>(q0, N, kb_lo, kb_item_hi));
-  const int kb_hi = kb_item_hi - (split ? 1 : 0);
+  const int kb_hi = kb_item_hi - (split ? 1 : 0), rot = split ? 1 : 0, kb0 = kb_lo;  // rot: the stage of block kb_lo
   if constexpr (K::TAIL_ROWS != TAIL_ROWS_COMPUTE) {
     if (q0 + wg * 64 >= N) {
       if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
@@ -723,7 +728,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
 
-  auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo) % NS : 0; };
+  auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo + rot) % NS : 0; };
   auto parity = [&](int kb) { return (*tma.phase >> stage_of(kb)) & 1u; };
   auto release = [&](uint64_t* bar) {
     __syncwarp();
@@ -800,14 +805,14 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) { ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE); };
   // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
   auto first_qk = [&](float (&s)[NT][4]) {
-    wait_k(kb_lo);
+    wait_k(kb0);
     turn_begin();
     wg_fence();
-    qk_issue(kb_lo, s);
+    qk_issue(kb0, s);
     turn_end(true);
     wg_wait<0>();
-    release(bars.kempty + stage_of(kb_lo));
-    release_q(kb_lo);
+    release(bars.kempty + stage_of(kb0));
+    release_q(kb0);
   };
   auto last_pv = [&](const uint32_t (&pp)[NT][2]) {
     wait_v(kb_hi - 1);
@@ -819,6 +824,15 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     release(bars.vempty + stage_of(kb_hi - 1));
   };
 
+  if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
+    if (split) {  // stage 0 holds the item's last block, the helper's: released like every other warp's
+      mbar_wait(bars.kfull, *tma.phase & 1u);
+      release(bars.kempty);
+      mbar_wait(bars.vfull, *tma.phase & 1u);
+      *tma.phase ^= 1u;
+      release(bars.vempty);
+    }
+  }
   if (kb_lo >= kb_hi) release_q(kb_hi);  // no block: Q is free at once
   if (kb_lo < kb_hi) {
     if constexpr (K::PIPELINE && K::P_PACK == P_PACK_WITH_EXP) {
@@ -829,7 +843,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       {
         float s[NT][4], alpha[2];
         first_qk(s);
-        softmax_pack(s, kb_lo, alpha, pa);
+        softmax_pack(s, kb0, alpha, pa);
       }
       auto step = [&](int kb, const uint32_t (&pp)[NT][2], uint32_t (&pn)[NT][2]) {
         float s[NT][4], alpha[2];
@@ -848,7 +862,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         release(bars.vempty + stage_of(kb - 1));
         rescale(alpha);
       };
-      int kb = kb_lo + 1;
+      int kb = kb0 + 1;
       for (; kb + 1 < kb_hi; kb += 2) {
         step(kb, pa, pb);
         step(kb + 1, pb, pa);
@@ -880,13 +894,13 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         float s[NT][4], alpha[2];
         first_qk(s);
         if constexpr (K::P_PACK == P_PACK_MID_WAIT) {
-          softmax_pack(s, kb_lo, alpha, p);  // no PV in flight yet
+          softmax_pack(s, kb0, alpha, p);  // no PV in flight yet
         } else {
-          run_softmax(s, kb_lo, alpha);
+          run_softmax(s, kb0, alpha);
           pack(s);
         }
       }
-      for (int kb = kb_lo + 1; kb < kb_hi; ++kb) {
+      for (int kb = kb0 + 1; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
         wait_k(kb);
         wait_v(kb - 1);
@@ -913,7 +927,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       last_pv(p);
     } else {
       // one block at a time: QK^T, softmax, PV, each waited for (the overlap's control)
-      for (int kb = kb_lo; kb < kb_hi; ++kb) {
+      for (int kb = kb0; kb < kb_hi; ++kb) {
         float s[NT][4], alpha[2];
         wait_k(kb);
         turn_begin();
@@ -944,14 +958,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
 
   if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
     if (split) {
-      // the item's last block is the helper's: its buffers released like every other warp's, then its partials for
-      // these rows merged: O and l, each side times exp2((its max - the new max) sc)
-      const int st = NS > 1 ? (kb_hi - kb_lo) % NS : 0;
-      mbar_wait(bars.kfull + st, (*tma.phase >> st) & 1u);
-      release(bars.kempty + st);
-      mbar_wait(bars.vfull + st, (*tma.phase >> st) & 1u);
-      *tma.phase ^= 1u << st;
-      release(bars.vempty + st);
+      // the helper's partials for these rows merged: O and l, each side times exp2((its max - the new max) sc)
       named_sync<7, 128 * (K::WARPS / 4)>();
       constexpr int PF = DT * 4 + 4;
       const float* r = ws_tail_part<K>(bars) + wg * PF * 128 + threadIdx.x % 128;
@@ -982,7 +989,7 @@ __device__ __forceinline__ void ws_item(const T* Qg, int q_rs, Dest<T> dst, int 
   const WsBars bars = WsBars::at<K::KV_STAGES>(Vs + K::BC * K::KV_STAGES * D);
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
   if constexpr (ROLE == ROLE_PRODUCER)
-    ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars);
+    ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars, ws_split<K, CAUSAL>(q0, N, 0, nkv));
   else
     ws_consume<K, T, D, CAUSAL>(Qg, q_rs, dst, N, scale, Qs, Ks, Vs, q0, 0, nkv, tma, bars, tmo, zq);
 }
