@@ -62,6 +62,9 @@
 //   FA_TAIL_ROWS=1 a consumer warpgroup whose rows all lie past N only keeps pace on the barriers (ws_idle). H200:
 //                  0.995 alone at N512 D64 (results/2026-12-03_h200_tail_rows); with the items in heaviest-first (tile-
 //                  major) order 1.022 there and 1.027 at N2048 D64 GQA (results/2026-12-03_h200_round_order).
+//   FA_TAIL_ROWS=2 where the item's last warpgroup alone lies past N it computes the item's last key block for the
+//                  others' rows (ws_tail_help), merged before their store. H200 (results/2026-12-04_h200_tail_split):
+//                  0.953 at N512 D64 and 0.988 at N2048 D64 GQA against tail_rows=skip (a negative).
 //   FA_ROUND_ORDER the persistent schedule's rounds turned one CTA each (1) or every other one reversed (2)
 //                  (fa_fwd.cu): CTA c no longer takes tile c mod tiles of every head where the grid is a multiple of
 //                  the tiles, nor the heaviest item of every heaviest-first round. H200
@@ -575,7 +578,8 @@ __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma,
 // Hypothesis: at B16 H16 N512 D64 (BR 192) a head's last tile is 128 rows whose item costs 0.82 of a full one
 // (results/2026-12-04_cpu_n512_bound): two warpgroups doing 4 blocks each with the third idle. Split, the three share
 // the 8 warpgroup-blocks (3, 3 and 2), so the tail item should cost about 2/3 of a full one; on the bound's schedule the
-// busiest CTA (4 full + 2 tail items) falls ~4%. Not bitwise: the tail rows' sums in another order.
+// busiest CTA (4 full + 2 tail items) falls ~4%. Not bitwise: the tail rows' sums in another order. H200: a negative,
+// 0.953 at N512 D64 and 0.988 at N2048 D64 GQA against the idle tail (results/2026-12-04_h200_tail_split).
 template <class K, bool CAUSAL>
 __device__ __forceinline__ bool ws_split(int q0, int N, int kb_lo, int kb_hi) {
   constexpr int NWG = K::WARPS / 4;
