@@ -318,11 +318,20 @@ TSP = ["ws3_lazy_qp_hf_ot_pm_ts_s3", "ws3_lazy_qp_hf_ot_ts_s3"]
 KERNELS.update({n.replace("_ts_", "_tsp_"): {**KERNELS[n], "tail_rows": "split"} for n in TSP})
 KERNELS["ws_o_lazy_qp_ot_pr_tsp"] = {**S2, **LAZY, "pingpong": "off", "tail_rows": "split"}
 BEST[64] += ["ws3_lazy_qp_hf_ot_ts_s3"] + [n.replace("_ts_", "_tsp_") for n in TSP]
+# one knob at a time around the agent's N512 D64 final (the idle tail, heaviest first, three stages): a second Q tile,
+# the row max as a tree, turned rounds, the 64-key tile (whose item is 8 key blocks), the lazy rescale off
+A512 = "ws3_lazy_qp_hf_ot_ts_s3"
+AROUND = {"qb2": {"q_buffers": 2}, "tree": {"row_max": "tree"}, "tr": {"round_order": "turned"}, "bc64": {"bc": 64},
+          "eager": {"rescale_lazy": "off"}}
+KERNELS.update({f"{A512}_{k}": {**KERNELS[A512], **v} for k, v in AROUND.items()})
+BEST[64] += [f"{A512}_{k}" for k in AROUND]
+TIER[(64,)] += [[f"{A512}_{k}", A512] for k in ("qb2", "tree", "tr")]  # the same arithmetic: bitwise the final's
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
 TIER_ALONE[(64, 128)] += ["ws_o_lazy_qp_ot_pr_tsp"]  # tail_rows=split changes the summation order of the tail's rows
 TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
+TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
