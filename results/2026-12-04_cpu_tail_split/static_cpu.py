@@ -14,6 +14,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 from device_suite import KERNELS, TSP, d64_only  # noqa: E402
 from experiments.build import BuildSpec, build  # noqa: E402
 from kernel_src.knobs import Knobs  # noqa: E402
+from profiler.ptxas import parse_ptxas  # noqa: E402
 from profiler.sass import dump_sass  # noqa: E402
 
 
@@ -32,11 +33,10 @@ def main() -> None:
             if not r.ok:
                 print(r.log[-2000:])
                 continue
-            ents = re.findall(r"Compiling entry function '(\S+)'.*?(\d+) bytes stack frame, (\d+) bytes spill stores, "
-                              r"(\d+) bytes spill loads.*?Used (\d+) registers", r.log, re.S)
-            for name, stack, st, ld, regs in sorted(ents, key=lambda e: bool(re.search(r"Li\d+ELb1E", e[0]))):
-                causal = "causal" if re.search(r"Li\d+ELb1E", name) else "non-causal"
-                print(f"  {causal}: {regs} registers, stack {stack} B, spill stores {st} B, loads {ld} B")
+            causal = lambda rec: bool(re.search(r"Li\d+ELb1E", rec.function))  # the CAUSAL template argument
+            for rec in sorted((x for x in parse_ptxas(r.log) if x.entry), key=causal):
+                print(f"  {'causal' if causal(rec) else 'non-causal'}: {rec.registers} registers, stack "
+                      f"{rec.stack_frame} B, spill stores {rec.spill_stores} B, loads {rec.spill_loads} B")
             sass = dump_sass(str(Path(tmp) / sp.key() / "fa.cubin")).splitlines()
             print(f"  SASS (both builds): {len(sass)} lines; BAR.SYNC {sum('BAR.SYNC' in ln for ln in sass)}, "
                   f"BAR.ARV {sum('BAR.ARV' in ln for ln in sass)}, HGMMA {sum('HGMMA' in ln for ln in sass)}, "
