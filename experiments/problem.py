@@ -105,17 +105,18 @@ def c1_shapes(target: Shape, knobs=None) -> list[Shape]:
     ]
     if knobs is None:
         return today
-    return today + [mk(B=1, H=2, N=n, causal=c) for n in tile_ns(knobs.br, knobs.bc) for c in (False, True)]
+    split = getattr(knobs, "tail_rows", None) == "split"
+    return today + [mk(B=1, H=2, N=n, causal=c) for n in tile_ns(knobs.br, knobs.bc, split) for c in (False, True)]
 
 
-def tile_ns(br: int, bc: int) -> list[int]:
+def tile_ns(br: int, bc: int, split_tail: bool = False) -> list[int]:
     """Where an off-by-one in a tile's edge tests lives: one key short of a key block,
     exactly one, one past it (a block of a single real key); one query row short of and past two
     query tiles; and a single short key block. The five fixed N above never hit N = -1 mod BC for
-    BC in {16, 32, 64, 128}. With two or three consumer warpgroups (BR 128, 192), also a second tile whose last
-    warpgroup's 64 rows alone lie past N, one row short of them (where tail_rows=split hands that warpgroup the
-    others' first key block)."""
-    split = [2 * br - 65] if br >= 128 else []
+    BC in {16, 32, 64, 128}. With `split_tail` (tail_rows=split) and two or three consumer warpgroups (BR 128, 192),
+    also a second tile whose last warpgroup's 64 rows alone lie past N, one row short of them: the one case where that
+    warpgroup computes a key block for the others. (Only there: the recorded runs' checks keep their shapes.)"""
+    split = [2 * br - 65] if split_tail and br >= 128 else []
     return list(dict.fromkeys([bc - 1, bc, bc + 1, 2 * br - 1, 2 * br + 1, bc // 2 + 1] + split))
 
 
