@@ -65,3 +65,10 @@ def test_the_tier_reaches_a_tile_whose_last_warpgroup_alone_lies_past_n():
     target = Shape(B=16, H=16, N=512, D=64)
     assert 319 in {s.N for s in c1_shapes(target, Knobs.parse({**base, "tail_rows": "split"}))}
     assert 319 not in {s.N for s in c1_shapes(target, Knobs.parse({**base, "tail_rows": "skip"}))}
+
+
+def test_the_first_build_took_the_key_block_loop_off_the_uniform_datapath():
+    text = (RESULTS / "2026-12-04_cpu_tail_split" / "loop_uniform.txt").read_text().split("$ ")[1:]
+    assert len(text) == 3 and "41bdca6" in text[0] and "092b9a6" in text[2]
+    assert "tsp_s3: key-block loop 929 instructions, R2UR 32, ULOP3.LUT 0" in text[0]
+    assert all("tsp_s3: key-block loop" in t and "R2UR 10, ULOP3.LUT 24" in t.split("tsp_s3:")[1] for t in text[1:])
