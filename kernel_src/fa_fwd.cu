@@ -199,7 +199,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   [[maybe_unused]] const void* tmo = nullptr;
 #endif
 #if FA_MAINLOOP == 1
-  if (threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE);
+  if (threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE, smem + smem_bytes<K, T, D>());
 #else
   if (threadIdx.x == 0) tma_barriers_init<K, T, D>(Vs);
 #endif
@@ -228,6 +228,43 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         return;
       }
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
+      if constexpr (K::SCHEDULE == SCHEDULE_DYNAMIC) {
+        // FA_SCHEDULE=1: CTA c runs item c first; then its producer thread claims the next item from the work list
+        // (g_work, scheduler.cuh) once it has issued this item's copies, and hands each item to the consumers through
+        // the slot (WsSlot, mainloop_sm90_ws.cuh); an item past the list tells them to stop. The claim comes while
+        // the consumers still have the ring's blocks of this item ahead of them, so its round trip to L2 is not
+        // waited for. Hypothesis: the static schedule fixes a CTA's items at launch, and the SMs do not run alike:
+        // ncu at N512 D64 (results/2026-12-04_h200_n512_policy21) put the busiest SM of the agent's final 85.2 k
+        // cycles, where a model of its items with measured costs says 82.6 k (results/2026-12-03_cpu_round_order),
+        // and cuDNN's 80.7 k; and under a causal mask the one-item-a-CTA kernel, which the hardware's dispatch
+        // balances, beat the persistent one (results/2026-12-03_h200_round_order). Same items, same arithmetic:
+        // bitwise the same output. Not yet measured.
+        const WsSlot slot = WsSlot::at(smem + smem_bytes<K, T, D>());
+        if constexpr (ROLE == ROLE_PRODUCER) {
+          if (threadIdx.x != K::THREADS) return;  // the producer's issuing thread alone runs the items
+          int i = blockIdx.x;
+          for (;;) {
+            ws_slot_put<K>(slot, i, &phase);
+            if (i >= total) break;
+            run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
+                                            scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+            i = (int)gridDim.x + (int)atomicAdd(&g_work[0], 1u);
+          }
+          // this CTA has made its last claim; the last CTA to get here puts the list back for the next launch
+          if (atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
+            g_work[0] = 0;
+            g_work[1] = 0;
+          }
+        } else {
+          for (;;) {
+            const int i = ws_slot_take<K>(slot, &phase);
+            if (i >= total) break;
+            run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
+                                            scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+          }
+        }
+        return;
+      }
       if constexpr (K::ROUND_ORDER != ROUND_ORDER_IN_PLACE) {
         // FA_ROUND_ORDER: round r holds items r x grid .. r x grid + grid - 1; in place CTA c takes item c of it.
         // Turned (1), item (c + r) mod grid. Hypothesis: launch order decodes item i to query tile i mod tiles, so with

@@ -280,6 +280,15 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="RescaleFactor", arms=("wgmma",), later=True, pinned="always",
          value_docs=("two MUFU.EX2 a thread and block for the factors", "a vote; a branch around the factors' "
                      "exponents, MUFU.EX2 and l's update", "a vote; the factors' MUFU.EX2 predicated on it")),
+    Knob("schedule", ("static", "dynamic"), "static",
+         "(mainloop=ws, persistent) which items a CTA runs: CTA c takes items c, c + grid, ... of the CTA order, fixed "
+         "at launch | CTA c starts with item c, then its producer claims each next item from a global counter once "
+         "it has issued this item's copies and hands it to the consumers through shared memory, so a CTA whose "
+         "items ran long takes fewer (bitwise the same)",
+         py_enum="Schedule", arms=("wgmma",), later=True, pinned="static",
+         value_docs=("CTA c: items c, c + grid, c + 2 grid, ... (round_order may turn the rounds)",
+                     "the producer claims the next item from a global counter, the consumers read it from shared "
+                     "memory")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -384,6 +393,13 @@ RULES: tuple[Rule, ...] = (
          "schedule: it needs mainloop=ws, persistent=on and item_stream=off (the item stream walks its own rounds), not "
          "mainloop={mainloop}, persistent={persistent}, item_stream={item_stream}",
          "the rounds' order is the static persistent schedule's, outside the item stream"),
+    Rule({"schedule": _vals("dynamic")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+                                          "item_stream": _vals("off"), "round_order": _vals("in_place")},
+         "knob 'schedule'=dynamic lets the producer of the warp-specialised mainloop's persistent CTAs claim their "
+         "items from a counter: it needs mainloop=ws, persistent=on, item_stream=off (the item stream walks the "
+         "static rounds) and round_order=in_place (no rounds to turn), not mainloop={mainloop}, "
+         "persistent={persistent}, item_stream={item_stream}, round_order={round_order}",
+         "the dynamic schedule is the persistent warp-specialised mainloop's, outside the item stream and its rounds"),
     Rule({"rescale_factor": _vals("when_raised", "when_raised_predicated")}, {"mainloop": _vals("ws")},
          "knob 'rescale_factor'={rescale_factor} skips the rescale factors' exponentials in the warp-specialised "
          "mainloop's softmax: it needs mainloop=ws, not mainloop={mainloop}",

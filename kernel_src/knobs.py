@@ -209,6 +209,7 @@ class _Knobs(BaseModel):
         tiles = (self.br * (q_tiles + o_tile) + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
+        slot += 16 if self.schedule == ENUMS["Schedule"].dynamic else 0  # its full and empty mbarriers
         # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with
         # producer its empty mbarrier (8 B either way)
         # (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 B)

@@ -109,6 +109,10 @@
 //       BC/2 a thread | a warp computes them only when one of its rows raised its max (a vote and a branch; 1
 //       otherwise, which the exponential of 0 gives) | the same vote, the factors' MUFU.EX2 predicated on it as
 //       ptxas compiles a small body (issued, their lanes off) (bitwise the same)
+//   FA_SCHEDULE (0 static | 1 dynamic; default static): (mainloop=ws, persistent) which items a CTA runs: CTA c
+//       takes items c, c + grid, ... of the CTA order, fixed at launch | CTA c starts with item c, then its
+//       producer claims each next item from a global counter once it has issued this item's copies and hands it to
+//       the consumers through shared memory, so a CTA whose items ran long takes fewer (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -232,6 +236,9 @@
 #ifndef FA_RESCALE_FACTOR
 #define FA_RESCALE_FACTOR 0
 #endif
+#ifndef FA_SCHEDULE
+#define FA_SCHEDULE 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -257,10 +264,11 @@ enum { P_PACK_AFTER = 0, P_PACK_WITH_EXP = 1, P_PACK_MID_WAIT = 2 };  // p_pack
 enum { TAIL_ROWS_COMPUTE = 0, TAIL_ROWS_SKIP = 1, TAIL_ROWS_SPLIT = 2 };  // tail_rows
 enum { ROUND_ORDER_IN_PLACE = 0, ROUND_ORDER_TURNED = 1, ROUND_ORDER_SNAKE = 2 };  // round_order
 enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR_WHEN_RAISED_PREDICATED = 2 };  // rescale_factor
+enum { SCHEDULE_STATIC = 0, SCHEDULE_DYNAMIC = 1 };  // schedule
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -301,7 +309,8 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static constexpr int TAIL_ROWS = TAIL_ROWS_; \
   static constexpr int Q_BUFFERS = Q_BUFFERS_; \
   static constexpr int ROUND_ORDER = ROUND_ORDER_; \
-  static constexpr int RESCALE_FACTOR = RESCALE_FACTOR_;
+  static constexpr int RESCALE_FACTOR = RESCALE_FACTOR_; \
+  static constexpr int SCHEDULE = SCHEDULE_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -343,6 +352,7 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static_assert((Q_BUFFERS == 1 || Q_BUFFERS == 2), "knob q_buffers: one of its values"); \
   static_assert((ROUND_ORDER == ROUND_ORDER_IN_PLACE || ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE), "knob round_order: one of its values"); \
   static_assert((RESCALE_FACTOR == RESCALE_FACTOR_ALWAYS || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED), "knob rescale_factor: one of its values"); \
+  static_assert((SCHEDULE == SCHEDULE_STATIC || SCHEDULE == SCHEDULE_DYNAMIC), "knob schedule: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -373,6 +383,7 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static_assert(COMPUTE == WGMMA || Q_BUFFERS == 1, "knob q_buffers is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || ROUND_ORDER == ROUND_ORDER_IN_PLACE, "knob round_order is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || RESCALE_FACTOR == RESCALE_FACTOR_ALWAYS, "knob rescale_factor is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || SCHEDULE == SCHEDULE_STATIC, "knob schedule is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -386,6 +397,7 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static_assert(!(TAIL_ROWS == TAIL_ROWS_SPLIT) || (MAINLOOP == MAINLOOP_WS && PINGPONG == 0 && ITEM_STREAM == 0 && Q_LOAD == Q_LOAD_TMA && (WARPS == 8 || WARPS == 12)), "a warpgroup past N helps the others only in the warp-specialised mainloop with Q by TMA, two or three consumer warpgroups, without turns or the item stream"); \
   static_assert(!(Q_BUFFERS == 2) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && Q_LOAD == Q_LOAD_TMA && ITEM_STREAM == 0 && (O_STORE == O_STORE_DIRECT || O_STORE == O_STORE_TMA)), "two Q tiles are the persistent warp-specialised mainloop's, with Q by TMA, outside the item stream"); \
   static_assert(!(ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0), "the rounds' order is the static persistent schedule's, outside the item stream"); \
+  static_assert(!(SCHEDULE == SCHEDULE_DYNAMIC) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0 && ROUND_ORDER == ROUND_ORDER_IN_PLACE), "the dynamic schedule is the persistent warp-specialised mainloop's, outside the item stream and its rounds"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
   static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \
@@ -397,9 +409,9 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 40
+#define FA_CONFIG_COUNT 41
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -440,4 +452,5 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
   out[36] = FA_TAIL_ROWS; \
   out[37] = FA_Q_BUFFERS; \
   out[38] = FA_ROUND_ORDER; \
-  out[39] = FA_RESCALE_FACTOR;
+  out[39] = FA_RESCALE_FACTOR; \
+  out[40] = FA_SCHEDULE;

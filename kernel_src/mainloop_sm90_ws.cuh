@@ -70,6 +70,10 @@
 //                  the tiles, nor the heaviest item of every heaviest-first round. H200
 //                  (results/2026-12-03_h200_round_order): turned with tail_rows=skip 1.012 at N512 D64 (alone 0.978);
 //                  snake 1.057 at causal N8192 D128 over heaviest first in place.
+//   FA_SCHEDULE=1  the persistent CTAs' items claimed one at a time from a global counter by the producer thread, handed
+//                  to the consumers through a shared-memory slot (WsSlot, fa_fwd.cu's loop): a CTA whose items ran long
+//                  takes fewer. Hypothesis and model: fa_fwd.cu and results/2026-12-04_cpu_dynamic_schedule. Not yet
+//                  measured.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
@@ -149,6 +153,39 @@ constexpr int WS_Q_BIT = 7;
 constexpr int WS_ROT_SHIFT = 4, WS_ITEMS_SHIFT = 16;
 // FA_TAIL_ROWS=2, the helping warpgroup's phase word: bit 8 the parity of its waits for the others' reads of its partials
 constexpr int WS_TAIL_BIT = 8;
+// FA_SCHEDULE=1, every role's phase word: bit 9 the parity of its waits on the item slot's barriers
+constexpr int WS_SLOT_BIT = 9;
+
+// FA_SCHEDULE=1: the item the producer hands the consumers, in the persistent grid's 16-byte slot at the end of shared
+// memory, and the slot's full mbarrier (one arrival: the producer thread's) and empty mbarrier (one arrival per consumer
+// warp) in the 16 bytes before it (tile.cuh's smem_bytes counts them). `end`: the end of the CTA's shared memory.
+struct WsSlot {
+  uint64_t *full, *empty;
+  int* item;
+  __device__ __forceinline__ static WsSlot at(unsigned char* end) {
+    uint64_t* b = reinterpret_cast<uint64_t*>(end - 32);
+    return {b, b + 1, reinterpret_cast<int*>(end - 16)};
+  }
+};
+// the producer thread: item i into the slot, once every consumer warp has read the last one (a fresh barrier passes
+// parity 1); the full barrier's arrival (release) orders the store before the consumers' reads
+template <class K>
+__device__ __forceinline__ void ws_slot_put(WsSlot s, int i, uint32_t* phase) {
+  mbar_wait(s.empty, ((*phase >> WS_SLOT_BIT) & 1u) ^ 1u);
+  *phase ^= 1u << WS_SLOT_BIT;
+  *reinterpret_cast<volatile int*>(s.item) = i;
+  mbar_arrive(s.full);
+}
+// a consumer thread: the next item (its wait acquires the producer's store), then its warp's arrival on the empty barrier
+template <class K>
+__device__ __forceinline__ int ws_slot_take(WsSlot s, uint32_t* phase) {
+  mbar_wait(s.full, (*phase >> WS_SLOT_BIT) & 1u);
+  *phase ^= 1u << WS_SLOT_BIT;
+  const int i = *reinterpret_cast<volatile int*>(s.item);
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) mbar_arrive(s.empty);
+  return i;
+}
 
 // FA_TAIL_ROWS=2: after the ring's barriers, the "partials read" mbarrier (one arrival per warp of the warpgroups helped;
 // 16 bytes with its pad), then the helping warpgroup's partials: per warpgroup helped and per thread, O's DT x 4
@@ -164,7 +201,7 @@ __device__ __forceinline__ float* ws_tail_part(WsBars bars) {
 }
 
 template <class K>
-__device__ __forceinline__ void ws_init_barriers(void* base) {
+__device__ __forceinline__ void ws_init_barriers(void* base, unsigned char* end) {
   constexpr int NS = K::KV_STAGES;
   const WsBars b = WsBars::at<NS>(base);
   for (int i = 0; i < NS; ++i) {
@@ -181,6 +218,12 @@ __device__ __forceinline__ void ws_init_barriers(void* base) {
     }
   }
   if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) mbar_init(ws_tail_done<K>(b), K::WARPS - 4);
+  if constexpr (K::SCHEDULE == SCHEDULE_DYNAMIC) {
+    const WsSlot s = WsSlot::at(end);
+    mbar_init(s.full, 1);
+    mbar_init(s.empty, K::WARPS);
+  }
+  (void)end;
   mbar_init_fence();
 }
 

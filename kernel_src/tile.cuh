@@ -97,7 +97,8 @@ __host__ __device__ constexpr int smem_bytes() {
          (K::Q_LOAD ? 16 * q_tiles<K>() : 0) +  // FA_Q_LOAD=1: Q's full and empty mbarriers (per Q tile)
          // FA_TAIL_ROWS=2: the helper's "partials read" mbarrier (16 B) and its partials (mainloop_sm90_ws.cuh: ws_tail_part)
          (K::TAIL_ROWS == TAIL_ROWS_SPLIT ? 16 + (K::WARPS / 4 - 1) * 128 * (D / 2 + 4) * 4 : 0) +
-         (K::PERSISTENT ? 16 : 0);  // the persistent grid's item slot
+         (K::PERSISTENT ? 16 : 0) +  // the persistent grid's item slot
+         (K::SCHEDULE == SCHEDULE_DYNAMIC ? 16 : 0);  // FA_SCHEDULE=1: the slot's full and empty mbarriers, before it
 }
 
 }  // namespace fa

@@ -326,6 +326,16 @@ AROUND = {"qb2": {"q_buffers": 2}, "tree": {"row_max": "tree"}, "tr": {"round_or
 KERNELS.update({f"{A512}_{k}": {**KERNELS[A512], **v} for k, v in AROUND.items()})
 BEST[64] += [f"{A512}_{k}" for k in AROUND]
 TIER[(64,)] += [[f"{A512}_{k}", A512] for k in ("qb2", "tree", "tr")]  # the same arithmetic: bitwise the final's
+# the dynamic schedule (schedule=dynamic): the producer claims each next item from a counter. Beside the agent's N512 D64
+# final (heaviest first, the idle tail, three stages), its P-packed form, the causal D=128 persistent kernel with
+# heaviest first in place and snaking (results/2026-12-03_h200_round_order: 0.94 of the one-item-a-CTA kernel, which the
+# hardware's dispatch balances), and the two-consumer kernel at D=64 and 128 (launch order)
+DYN = [A512, "ws3_lazy_qp_hf_ot_pm_ts_s3", "ws_op_lazy_qp_hf_w_ot_pr_pk", "ws_op_lazy_qp_ot_pr"]
+KERNELS.update({f"{n}_dy": {**KERNELS[n], "schedule": "dynamic"} for n in DYN})
+for _n in DYN:  # the same items, each on whichever CTA claims it: bitwise each kernel's own
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_dy", _n])
+BEST[64] += [f"{n}_dy" for n in DYN]
+BEST[128] += [f"{n}_dy" for n in DYN if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

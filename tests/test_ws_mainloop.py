@@ -106,6 +106,28 @@ def test_rounds_turned_or_snaking_build_as_rounds_in_place_do(cli_build_cache):
         assert all(r["registers"] == 128 and r["spill_bytes"] == rows[0]["spill_bytes"] for r in rows), rows
 
 
+def test_the_dynamic_schedule_builds_as_the_static_one_does(cli_build_cache):
+    """schedule=dynamic on the agent's N512 D64 final (the persistent three-warpgroup kernel with Q and O by TMA, heaviest
+    first, the idle tail, three K/V stages, the lazy rescale): 128 registers and no spill either way, 16 B more shared
+    memory (the slot's two mbarriers); in the SASS the producer's claim and its count of CTAs done, two global atomics
+    the static schedule has none of (results/2026-12-04_cpu_dynamic_schedule)."""
+    final = ("cta_order=heaviest_first", "tail_rows=skip", "kv_stages=3", "rescale_skip=on", "rescale_lazy=on",
+             "o_store=tma")
+    rows = [_static_d64_persistent(*final, f"schedule={v}") for v in ("static", "dynamic")]
+    assert [r["registers"] for r in rows] == [128, 128] and [r["spill_bytes"] for r in rows] == [0, 0]
+    assert rows[1]["smem_per_cta"] - rows[0]["smem_per_cta"] == 16
+    with pytest.raises(KnobError, match="schedule'=dynamic .*persistent=on"):
+        Knobs.parse({**WS, "pipeline": "on", "schedule": "dynamic"})
+    with pytest.raises(KnobError, match="schedule'=dynamic .*round_order=in_place"):  # no rounds to turn
+        Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "round_order": "snake", "schedule": "dynamic"})
+    with pytest.raises(KnobError, match="schedule'=dynamic .*item_stream=off"):
+        Knobs.parse({**WS, "pipeline": "on", "persistent": "on", "q_load": "tma", "item_stream": "on",
+                     "schedule": "dynamic"})
+    if not rows[1]["census"]:
+        pytest.skip("cuobjdump not installed: the SASS is not read")
+    assert rows[1]["census"].get("ATOMG", 0) == 2 and rows[0]["census"].get("ATOMG", 0) == 0, rows[1]["census"]
+
+
 def _confirm(folder: str) -> dict:
     out = {}
     for r in read_record(REC / folder / "best.json"):
