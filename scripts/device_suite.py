@@ -335,6 +335,12 @@ KERNELS.update({f"{n}_dy": {**KERNELS[n], "schedule": "dynamic"} for n in DYN})
 for _n in DYN:  # the same items, each on whichever CTA claims it: bitwise each kernel's own
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_dy", _n])
 BEST[64] += [f"{n}_dy" for n in DYN]
+# the final's items in launch order (a head's three tiles one after another, so its K/V is read once while they run:
+# tile-major order read 76 MB of DRAM against cuDNN's 50, results/2026-12-04_h200_n512_policy21), which on the static
+# schedule gave CTA c tile c mod 3 of every head and on the dynamic one goes to whichever CTA is free
+KERNELS["ws3_lazy_qp_ot_ts_s3_dy"] = {**KERNELS[A512], "cta_order": "launch", "schedule": "dynamic"}
+TIER[(64,)].append(["ws3_lazy_qp_ot_ts_s3_dy", A512])  # the same items in another order: bitwise the final's
+BEST[64].append("ws3_lazy_qp_ot_ts_s3_dy")
 BEST[128] += [f"{n}_dy" for n in DYN if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],

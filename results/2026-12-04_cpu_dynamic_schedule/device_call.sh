@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The device call that measures schedule=dynamic (written on the CPU, not yet run; about 8 minutes):
 # 1. the tier of the four dynamic kernels of scripts/device_suite.py (DYN, `_dy`), each in a bitwise pair with its static
-#    build (the same items, each on whichever CTA claims it), over the tier's configurations;
+#    build (the same items, each on whichever CTA claims it), and of the final's dynamic build in launch order (LO), over
+#    the tier's configurations;
 # 2. margins at B16 H16 N512 D64 fp16 (the suite's one shape below cuDNN): the agent's final and the suite's kernel
 #    (P packed mid-wait), each against its dynamic build, the two-consumer kernel (BR 128: 1024 equal items) against its
-#    own, SDPA cuDNN against each dynamic build; the final's A/A null in three fresh processes;
-# 3. ncu of the final's dynamic build beside cuDNN at N512 (busiest, average and idlest SM; elapsed cycles);
+#    own, the final against its dynamic build in launch order (a head's tiles together: its K/V read once), SDPA cuDNN
+#    against each dynamic build; the final's A/A null in three fresh processes;
+# 3. ncu of the final's two dynamic builds beside cuDNN at N512 (busiest, average and idlest SM; elapsed cycles; DRAM);
 # 4. margins at causal B2 H16 N8192 D128 fp16: the persistent kernel (heaviest first in place), its snaking build and the
 #    suite's one-item-a-CTA kernel there, each against the dynamic build; cuDNN against it;
 # 5. while time is left, causal B8 H32/8 N1024 D128 bf16 (short causal prefill) the same way.
@@ -13,17 +15,18 @@
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; ncu --version | tail -1; } > $OUT/gpu.txt
 W=/tmp/dyn; mkdir -p $W
-A=ws3_lazy_qp_hf_ot_ts_s3; S=ws3_lazy_qp_hf_ot_pm_ts_s3; T2=ws_op_lazy_qp_ot_pr
+A=ws3_lazy_qp_hf_ot_ts_s3; S=ws3_lazy_qp_hf_ot_pm_ts_s3; T2=ws_op_lazy_qp_ot_pr; LO=ws3_lazy_qp_ot_ts_s3_dy
 C=ws_op_lazy_qp_hf_w_ot_pr_pk; CB=ws_op_lazy_hf_w_oq_pk  # causal: the persistent kernel, and the suite's best there
 run() { echo "\$ $*"; local t=$SECONDS; timeout 230 "$@"; echo "exit $? in $((SECONDS - t)) s"; }
 run python3 scripts/device_suite.py $W/tier --plan tier --only ${A}_dy --only ${S}_dy --only ${T2}_dy --only ${C}_dy \
-  > $OUT/tier.txt 2>&1
+  --only $LO > $OUT/tier.txt 2>&1
 tail -6 $OUT/tier.txt
 m() { local tag=$1; shift; run python3 scripts/device_suite.py $W/m_$tag --plan margins "$@" >> $OUT/margins.txt 2>&1; }
 m n512 --shape "B16 H16 N512 D64 fp16" --aa $A --move $A\>${A}_dy --move $S\>${S}_dy --move $T2\>${T2}_dy \
-  --move cudnn\>$A --move cudnn\>${A}_dy --move cudnn\>${S}_dy
+  --move $A\>$LO --move cudnn\>$A --move cudnn\>${A}_dy --move cudnn\>${S}_dy --move cudnn\>$LO
 grep -E "^B|^A/A|exit" $OUT/margins.txt | grep -v warmup
-{ time timeout 120 python3 scripts/device_anatomy.py $W/an --shape "B16 H16 N512 D64 fp16=${A}_dy"; echo "exit $?"; } \
+{ time timeout 120 python3 scripts/device_anatomy.py $W/an --shape "B16 H16 N512 D64 fp16=${A}_dy" \
+  --shape "B16 H16 N512 D64 fp16=$LO"; echo "exit $?"; } \
   > $OUT/anatomy.txt 2>&1
 tail -12 $OUT/anatomy.txt
 more() { [ $SECONDS -lt 420 ] && m "$@" || echo "$1: not run, $SECONDS s elapsed"; }
