@@ -7,7 +7,9 @@
 #    (P packed mid-wait), each against its dynamic build, the two-consumer kernel (BR 128: 1024 equal items) against its
 #    own, the final against its dynamic build in launch order (a head's tiles together: its K/V read once), SDPA cuDNN
 #    against each dynamic build; the final's A/A null in three fresh processes;
-# 3. ncu of the final's two dynamic builds beside cuDNN at N512 (busiest, average and idlest SM; elapsed cycles; DRAM);
+# 3. ncu of the final and its two dynamic builds, each beside cuDNN at N512 (busiest, average and idlest SM; elapsed
+#    cycles, and of them those after the busiest SM ends: whether a late-starting CTA taking fewer items shortens them;
+#    DRAM bytes read);
 # 4. margins at causal B2 H16 N8192 D128 fp16: the persistent kernel (heaviest first in place), its snaking build and the
 #    suite's one-item-a-CTA kernel there, each against the dynamic build; cuDNN against it;
 # 5. while time is left, causal B8 H32/8 N1024 D128 bf16 (short causal prefill) the same way.
@@ -25,8 +27,8 @@ m() { local tag=$1; shift; run python3 scripts/device_suite.py $W/m_$tag --plan 
 m n512 --shape "B16 H16 N512 D64 fp16" --aa $A --move $A\>${A}_dy --move $S\>${S}_dy --move $T2\>${T2}_dy \
   --move $A\>$LO --move cudnn\>$A --move cudnn\>${A}_dy --move cudnn\>${S}_dy --move cudnn\>$LO
 grep -E "^B|^A/A|exit" $OUT/margins.txt | grep -v warmup
-{ time timeout 120 python3 scripts/device_anatomy.py $W/an --shape "B16 H16 N512 D64 fp16=${A}_dy" \
-  --shape "B16 H16 N512 D64 fp16=$LO"; echo "exit $?"; } \
+{ time timeout 180 python3 scripts/device_anatomy.py $W/an --shape "B16 H16 N512 D64 fp16=$A" \
+  --shape "B16 H16 N512 D64 fp16=${A}_dy" --shape "B16 H16 N512 D64 fp16=$LO"; echo "exit $?"; } \
   > $OUT/anatomy.txt 2>&1
 tail -12 $OUT/anatomy.txt
 more() { [ $SECONDS -lt 420 ] && m "$@" || echo "$1: not run, $SECONDS s elapsed"; }
