@@ -289,6 +289,13 @@ KNOBS: tuple[Knob, ...] = (
          value_docs=("CTA c: items c, c + grid, c + 2 grid, ... (round_order may turn the rounds)",
                      "the producer claims the next item from a global counter, the consumers read it from shared "
                      "memory")),
+    Knob("kv_l2_hint", ("none", "evict_last"), "none",
+         "(mainloop=ws) the producer's TMA loads of K and V carry no cache hint | an L2 evict-last policy "
+         "(createpolicy.fractional), so a head's K/V stays in L2 for the other query tiles that read it later while Q "
+         "and O stream past it (bitwise the same)",
+         py_enum="KvL2Hint", arms=("wgmma",), later=True, pinned="none",
+         value_docs=("cp.async.bulk.tensor without a cache hint",
+                     "cp.async.bulk.tensor with .L2::cache_hint, an evict-last policy for every K and V line")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -400,6 +407,10 @@ RULES: tuple[Rule, ...] = (
          "static rounds) and round_order=in_place (no rounds to turn), not mainloop={mainloop}, "
          "persistent={persistent}, item_stream={item_stream}, round_order={round_order}",
          "the dynamic schedule is the persistent warp-specialised mainloop's, outside the item stream and its rounds"),
+    Rule({"kv_l2_hint": _vals("evict_last")}, {"mainloop": _vals("ws")},
+         "knob 'kv_l2_hint'=evict_last marks the K and V loads of the warp-specialised mainloop's producer: it needs "
+         "mainloop=ws, not mainloop={mainloop}",
+         "the K/V cache hint is the warp-specialised producer's"),
     Rule({"rescale_factor": _vals("when_raised", "when_raised_predicated")}, {"mainloop": _vals("ws")},
          "knob 'rescale_factor'={rescale_factor} skips the rescale factors' exponentials in the warp-specialised "
          "mainloop's softmax: it needs mainloop=ws, not mainloop={mainloop}",

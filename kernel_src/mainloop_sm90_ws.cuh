@@ -70,6 +70,11 @@
 //                  the tiles, nor the heaviest item of every heaviest-first round. H200
 //                  (results/2026-12-03_h200_round_order): turned with tail_rows=skip 1.012 at N512 D64 (alone 0.978);
 //                  snake 1.057 at causal N8192 D128 over heaviest first in place.
+//   FA_KV_L2_HINT=1  the producer's K and V loads carry an L2 evict-last policy (FlashAttention-3 loads K and V
+//                  evict-last). Hypothesis: in the tile-major (heaviest-first) order a head's K/V is read by its query
+//                  tiles rounds apart, past what the L2 keeps beside Q and O: at N512 D64 ncu read 76 MB of DRAM where
+//                  cuDNN read 50 (results/2026-12-04_h200_n512_policy21), at causal N1024 GQA 152 MB against 100
+//                  (results/2026-12-01_h200_cudnn_anatomy); marked evict-last, the later tiles' reads hit. Not yet measured.
 //   FA_SCHEDULE=1  the persistent CTAs' items claimed one at a time from a global counter by the producer thread, handed
 //                  to the consumers through a shared-memory slot (WsSlot, fa_fwd.cu's loop): a CTA whose items ran long
 //                  takes fewer. Hypothesis and model: fa_fwd.cu and results/2026-12-04_cpu_dynamic_schedule. Not yet
@@ -272,6 +277,8 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
     for (int h = 0; h < D / 64; ++h) tma_load_box(Qs + h * K::BR * 64, tmq, bars.qfull, h * 64, q0, zq);
   }
   (void)Qs; (void)q0; (void)tmq; (void)zq;
+  [[maybe_unused]] uint64_t pol = 0;  // FA_KV_L2_HINT=1: the K/V loads' evict-last policy
+  if constexpr (K::KV_L2_HINT) pol = l2_evict_last();
   for (int kb = kb_lo; kb < kb_hi; ++kb) {
     const int st = NS > 1 ? (K::ITEM_STREAM ? (rot + kb - kb_lo) % NS : (kb - kb_lo) % NS) : 0;
     // FA_TAIL_ROWS=2, a split item: the last block first (the helper's), then the others in order
@@ -282,12 +289,20 @@ __device__ __forceinline__ void ws_produce(T* Qs, T* Ks, T* Vs, int q0, int kb_l
     mbar_expect_tx(bars.kfull + st, K::BC * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_box(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, blk * K::BC, tma.z);
+      if constexpr (K::KV_L2_HINT) {
+        tma_load_box_hint(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, blk * K::BC, tma.z, pol);
+      } else {
+        tma_load_box(Ks + st * KV_TILE + h * K::BC * 64, tma.k, bars.kfull + st, h * 64, blk * K::BC, tma.z);
+      }
     mbar_wait(bars.vempty + st, par);
     mbar_expect_tx(bars.vfull + st, K::BC * D * (int)sizeof(T));
 #pragma unroll
     for (int h = 0; h < D / 64; ++h)
-      tma_load_box(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, blk * K::BC, tma.z);
+      if constexpr (K::KV_L2_HINT) {
+        tma_load_box_hint(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, blk * K::BC, tma.z, pol);
+      } else {
+        tma_load_box(Vs + st * KV_TILE + h * K::BC * 64, tma.v, bars.vfull + st, h * 64, blk * K::BC, tma.z);
+      }
   }
 }
 

@@ -106,6 +106,23 @@ __device__ __forceinline__ void tma_load_box(void* dst, const void* map, uint64_
       : "memory");
 }
 
+// FA_KV_L2_HINT=1: the same copy with an L2 cache policy (from l2_evict_last) for the lines it reads
+__device__ __forceinline__ void tma_load_box_hint(void* dst, const void* map, uint64_t* bar, int c0, int c1, int z,
+                                                  uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%3, "
+      "%4, %5, %6}], [%2], %7;\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(z & 0xffff), "r"(z >> 16),
+      "l"(policy)
+      : "memory");
+}
+// an L2 policy that marks every line it covers evict-last (PTX createpolicy, fraction 1.0)
+__device__ __forceinline__ uint64_t l2_evict_last() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
 // the shared-memory box at src into box (c0: column, c1: row, z: head and batch) of `map`, as one bulk group of
 // this thread (rows past the map's extent are not written); bulk_commit closes the thread's group
 __device__ __forceinline__ void tma_store_box(const void* map, const void* src, int c0, int c1, int z) {

@@ -342,6 +342,15 @@ KERNELS["ws3_lazy_qp_ot_ts_s3_dy"] = {**KERNELS[A512], "cta_order": "launch", "s
 TIER[(64,)].append(["ws3_lazy_qp_ot_ts_s3_dy", A512])  # the same items in another order: bitwise the final's
 BEST[64].append("ws3_lazy_qp_ot_ts_s3_dy")
 BEST[128] += [f"{n}_dy" for n in DYN if not d64_only(n)]
+# the K/V loads with an L2 evict-last policy (kv_l2_hint=evict_last, `_kh`): the N512 D64 final (tile-major items: a
+# head's K/V read by its three tiles rounds apart; ncu read 76 MB of DRAM against cuDNN's 50), the causal D=128
+# persistent kernel and the suite's one-item-a-CTA kernel under a causal mask (causal N1024 GQA: 152 MB against 100)
+KH = [A512, "ws_op_lazy_qp_hf_w_ot_pr_pk", "ws_op_lazy_hf_w_oq_pk"]
+KERNELS.update({f"{n}_kh": {**KERNELS[n], "kv_l2_hint": "evict_last"} for n in KH})
+for _n in KH:  # a cache policy moves no value: bitwise each kernel's own
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_kh", _n])
+BEST[64] += [f"{n}_kh" for n in KH]
+BEST[128] += [f"{n}_kh" for n in KH if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

@@ -16,7 +16,8 @@ def test_seed_is_the_naive_kernel():
                                   "FA_O_STORE": 0, "FA_ROW_MAX": 0, "FA_WS_PRODUCER_REGS": 0,
                                   "FA_P_PACK": 0, "FA_TAIL_ROWS": 0,
                                   "FA_Q_BUFFERS": 1, "FA_ROUND_ORDER": 0,
-                                  "FA_RESCALE_FACTOR": 0, "FA_SCHEDULE": 0}
+                                  "FA_RESCALE_FACTOR": 0, "FA_SCHEDULE": 0,
+                                  "FA_KV_L2_HINT": 0}
 
 
 def test_knobs_are_frozen_and_hashable():

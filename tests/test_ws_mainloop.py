@@ -128,6 +128,14 @@ def test_the_dynamic_schedule_builds_as_the_static_one_does(cli_build_cache):
     assert rows[1]["census"].get("ATOMG", 0) == 2 and rows[0]["census"].get("ATOMG", 0) == 0, rows[1]["census"]
 
 
+def test_the_kv_l2_hint_is_the_warp_specialised_producers():
+    """kv_l2_hint=evict_last: the rule, and the knob moving no byte of shared memory (results/2026-12-04_cpu_kv_l2_hint)."""
+    with pytest.raises(KnobError, match="kv_l2_hint'=evict_last .*mainloop=ws"):
+        Knobs.parse({**WS, "mainloop": "general", "kv_release": "barrier", "kv_l2_hint": "evict_last"})
+    k = Knobs.parse({**WS, "pipeline": "on", "kv_l2_hint": "evict_last"})
+    assert k.smem_bytes(128) == k.replace(kv_l2_hint="none").smem_bytes(128)
+
+
 def _confirm(folder: str) -> dict:
     out = {}
     for r in read_record(REC / folder / "best.json"):

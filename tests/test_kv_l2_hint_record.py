@@ -1,0 +1,48 @@
+"""The K/V loads with an L2 evict-last policy (kv_l2_hint=evict_last) as built on the CPU
+(results/2026-12-04_cpu_kv_l2_hint): ptxas's figures say what the README says, its device kernels are bitwise tier pairs
+of their bases and the device call measures them, and no lever proposes it before a recorded keep."""
+import inspect
+import re
+import sys
+
+import agent.levers
+from kernel_src.knobs import Knobs
+from recorded import RESULTS
+
+HERE = RESULTS / "2026-12-04_cpu_kv_l2_hint"
+
+
+def test_every_k_and_v_load_takes_the_policy_and_nothing_else_moves():
+    text = (HERE / "static_cpu.txt").read_text()
+    blocks = dict(re.findall(r"^(\S+ D\d+): built; (\d+ B shared memory a CTA\n(?:  .*\n)+)", text, re.M))
+    assert len(blocks) == 10
+    for name, body in blocks.items():
+        base = name.replace("_kh ", " ")
+        loads, hinted = map(int, re.search(r"UTMALDG (\d+), with a cache policy \(desc\[URn\]\) (\d+)", body).groups())
+        if base == name:
+            assert hinted == 0, name
+            continue
+        figures = lambda b: re.sub(r"SASS.*", "", b)  # noqa: E731  shared memory, registers, stack, spills
+        assert figures(body) == figures(blocks[base]), name
+        base_loads = int(re.search(r"UTMALDG (\d+)", blocks[base])[1])
+        assert loads == base_loads
+        q_by_tma = "_qp_" in name
+        # the Q loads (one 64-column box per head-dim slice, in each of the two builds) keep no hint
+        assert hinted == loads - (2 * int(name.split(" D")[1]) // 64 if q_by_tma else 0), name
+
+
+def test_the_device_kernels_pair_with_their_bases_and_the_call_measures_them():
+    sys.path.insert(0, str(RESULTS.parent / "scripts"))
+    import device_suite as ds
+
+    pairs = [p for dims in ds.TIER.values() for p in dims if p[0].endswith("_kh")]
+    assert sorted(pairs) == sorted([f"{n}_kh", n] for n in ds.KH)
+    for cand, base in pairs:
+        assert Knobs.parse(ds.KERNELS[cand]).replace(kv_l2_hint="none") == Knobs.parse(ds.KERNELS[base])
+    call = (RESULTS / "2026-12-04_cpu_dynamic_schedule" / "device_call.sh").read_text()
+    assert all(f"--only ${{{v}}}_kh" in call for v in ("A", "C", "CB"))
+    assert "--move $A\\>${A}_kh" in call and "--move $CB\\>${CB}_kh" in call and 'fp16=${A}_kh"' in call
+
+
+def test_no_lever_proposes_it_yet():
+    assert "kv_l2_hint" not in inspect.getsource(agent.levers)
