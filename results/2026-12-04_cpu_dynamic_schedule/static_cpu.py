@@ -3,45 +3,25 @@ persistent schedule, on this CPU machine (nvcc, sm_90a, fp16; no GPU): registers
 (non-causal and causal), the shared memory a CTA asks for, and in the SASS the instructions the schedule adds (the
 global atomics of the claim, the shared-memory mbarrier waits and arrivals) and the SASS's length.
 Usage: PYTHONPATH=. python3 results/2026-12-04_cpu_dynamic_schedule/static_cpu.py > results/2026-12-04_cpu_dynamic_schedule/static_cpu.txt"""
-import re
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-from device_suite import DYN, KERNELS, d64_only  # noqa: E402
-from experiments.build import BuildSpec, build  # noqa: E402
-from kernel_src.knobs import Knobs  # noqa: E402
-from profiler.ptxas import parse_ptxas  # noqa: E402
-from profiler.sass import dump_sass  # noqa: E402
+from device_suite import DYN  # noqa: E402
+from static_builds import print_static  # noqa: E402
+
+
+def sass_line(sass: list[str]) -> str:
+    count = lambda op: sum(op in ln for ln in sass)  # noqa: E731
+    return (f"SASS (both builds): {len(sass)} lines; ATOMG {count('ATOMG')}, RED {count('RED.')}, "
+            f"SYNCS.ARRIVE {count('SYNCS.ARRIVE')}, SYNCS.PHASECHK {count('SYNCS.PHASECHK')}, "
+            f"HGMMA {count('HGMMA')}, MUFU.EX2 {count('MUFU.EX2')}")
 
 
 def main() -> None:
     names = [m for n in DYN for m in (n, f"{n}_dy")] + ["ws3_lazy_qp_ot_ts_s3_dy"]  # the last: launch order
-    dims = lambda n: (64,) if d64_only(n) else (64, 128)
-    specs = {(n, d): BuildSpec(knobs=Knobs.parse(KERNELS[n]), arch="sm_90", dtypes=("float16",), dims=(d,),
-                               causals=(False, True), host=False) for n in names for d in dims(n)}
-    with tempfile.TemporaryDirectory() as tmp:
-        res = build(list(specs.values()), Path(tmp), jobs=2)
-        for (n, d), sp in specs.items():
-            r = res[sp.key()]
-            k = Knobs.parse(KERNELS[n])
-            print(f"{n} D{d}: {'built' if r.ok else 'FAILED'}{'; C7520' if 'C7520' in r.log else ''}; "
-                  f"{k.smem_bytes(d)} B shared memory a CTA")
-            if not r.ok:
-                print(r.log[-2000:])
-                continue
-            causal = lambda rec: bool(re.search(r"Li\d+ELb1E", rec.function))  # the CAUSAL template argument
-            for rec in sorted((x for x in parse_ptxas(r.log) if x.entry), key=causal):
-                print(f"  {'causal' if causal(rec) else 'non-causal'}: {rec.registers} registers, stack "
-                      f"{rec.stack_frame} B, spill stores {rec.spill_stores} B, loads {rec.spill_loads} B")
-            sass = dump_sass(str(Path(tmp) / sp.key() / "fa.cubin")).splitlines()
-            count = lambda op: sum(op in ln for ln in sass)
-            print(f"  SASS (both builds): {len(sass)} lines; ATOMG {count('ATOMG')}, RED {count('RED.')}, "
-                  f"SYNCS.ARRIVE {count('SYNCS.ARRIVE')}, SYNCS.PHASECHK {count('SYNCS.PHASECHK')}, "
-                  f"HGMMA {count('HGMMA')}, MUFU.EX2 {count('MUFU.EX2')}")
+    print_static(names, sass_line)
 
 
 if __name__ == "__main__":
