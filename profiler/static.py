@@ -6,7 +6,10 @@ they do to resources, and `fa5090-search static` prints them for any arch withou
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -107,3 +110,32 @@ def static_report(knobs_list: Sequence[Knobs], builds: Sequence[Built], arch: st
             warned, row["census"] = str(e), None
         rows.append(row)
     return rows, warned
+
+
+def build_figures(builds: Sequence[tuple[str, Knobs, int]], sass_line: Callable[[list[str]], str],
+                  jobs: int = 2) -> list[str]:
+    """The compiler's figures of named knob sets as the CPU records print them (no GPU): each (name, knobs, head dim)
+    built for sm_90a in fp16, causal and not; a line with the shared memory a CTA asks for, one with the registers,
+    stack and spill bytes of each of the two kernels, and the line `sass_line` makes from the cubin's SASS (the
+    instructions a change adds or removes)."""
+    from experiments.build import BuildSpec, build
+
+    specs = {(n, d): BuildSpec(knobs=k, arch="sm_90", dtypes=("float16",), dims=(d,), causals=(False, True),
+                               host=False) for n, k, d in builds}
+    knobs = {(n, d): k for n, k, d in builds}
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        res = build(list(specs.values()), Path(tmp), jobs=jobs)
+        for (n, d), sp in specs.items():
+            r = res[sp.key()]
+            out.append(f"{n} D{d}: {'built' if r.ok else 'FAILED'}{'; C7520' if 'C7520' in r.log else ''}; "
+                       f"{knobs[(n, d)].smem_bytes(d)} B shared memory a CTA")
+            if not r.ok:
+                out.append(r.log[-2000:])
+                continue
+            causal = lambda rec: bool(re.search(r"Li\d+ELb1E", rec.function))  # noqa: E731  the CAUSAL argument
+            for rec in sorted((x for x in parse_ptxas(r.log) if x.entry), key=causal):
+                out.append(f"  {'causal' if causal(rec) else 'non-causal'}: {rec.registers} registers, stack "
+                           f"{rec.stack_frame} B, spill stores {rec.spill_stores} B, loads {rec.spill_loads} B")
+            out.append("  " + sass_line(dump_sass(str(Path(tmp) / sp.key() / "fa.cubin")).splitlines()))
+    return out

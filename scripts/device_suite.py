@@ -189,6 +189,13 @@ def d64_only(name: str) -> bool:
     return name.startswith(("ws3", "ws2c"))
 
 
+def builds_of(names: list[str]) -> list[tuple]:
+    """(name, knobs, head dim) of each kernel at each head dim it is built for (profiler.static.build_figures reads them)."""
+    from kernel_src.knobs import Knobs
+
+    return [(n, Knobs.parse(KERNELS[n]), d) for n in names for d in ((64,) if d64_only(n) else (64, 128))]
+
+
 SCREEN = {128: [k for k in KERNELS if not d64_only(k)], 64: list(KERNELS)}
 # the per-shape screen of plan `best`: the candidates of a head dim (heaviest-first only under causality)
 BEST = {128: ["ws_overlap_pingpong", "ws_op_lazy", "ws_op_bc176", "ws_op_bc176_lazy", "ws_op_lazy_hf",

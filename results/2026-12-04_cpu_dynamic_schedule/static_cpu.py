@@ -6,10 +6,11 @@ Usage: PYTHONPATH=. python3 results/2026-12-04_cpu_dynamic_schedule/static_cpu.p
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from device_suite import DYN  # noqa: E402
-from static_builds import print_static  # noqa: E402
+from device_suite import DYN, builds_of  # noqa: E402
+from profiler.static import build_figures  # noqa: E402
 
 
 def sass_line(sass: list[str]) -> str:
@@ -21,7 +22,7 @@ def sass_line(sass: list[str]) -> str:
 
 def main() -> None:
     names = [m for n in DYN for m in (n, f"{n}_dy")] + ["ws3_lazy_qp_ot_ts_s3_dy"]  # the last: launch order
-    print_static(names, sass_line)
+    print("\n".join(build_figures(builds_of(names), sass_line)))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@ Usage: PYTHONPATH=. python3 results/2026-12-04_cpu_kv_l2_hint/static_cpu.py > re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from device_suite import KH  # noqa: E402
-from static_builds import print_static  # noqa: E402
+from device_suite import KH, builds_of  # noqa: E402
+from profiler.static import build_figures  # noqa: E402
 
 
 def sass_line(sass: list[str]) -> str:
@@ -19,7 +20,7 @@ def sass_line(sass: list[str]) -> str:
 
 
 def main() -> None:
-    print_static([m for n in KH for m in (n, f"{n}_kh")], sass_line)
+    print("\n".join(build_figures(builds_of([m for n in KH for m in (n, f"{n}_kh")]), sass_line)))
 
 
 if __name__ == "__main__":

@@ -6,17 +6,18 @@ Usage: PYTHONPATH=. python3 results/2026-12-04_cpu_tail_split/static_cpu.py > re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from device_suite import TSP  # noqa: E402
-from static_builds import print_static  # noqa: E402
+from device_suite import TSP, builds_of  # noqa: E402
+from profiler.static import build_figures  # noqa: E402
 
 
 def main() -> None:
     names = [m for n in TSP for m in (n, n.replace("_ts_", "_tsp_"))] + ["ws_o_lazy_qp_ot_pr_tsp"]
-    print_static(names, lambda sass: f"SASS (both builds): {len(sass)} lines; BAR.SYNC {sum('BAR.SYNC' in ln for ln in sass)}, "
+    print("\n".join(build_figures(builds_of(names), lambda sass: f"SASS (both builds): {len(sass)} lines; BAR.SYNC {sum('BAR.SYNC' in ln for ln in sass)}, "
                  f"BAR.ARV {sum('BAR.ARV' in ln for ln in sass)}, HGMMA {sum('HGMMA' in ln for ln in sass)}, "
-                 f"MUFU.EX2 {sum('MUFU.EX2' in ln for ln in sass)}")
+                 f"MUFU.EX2 {sum('MUFU.EX2' in ln for ln in sass)}")))
 
 
 if __name__ == "__main__":
