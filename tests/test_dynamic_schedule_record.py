@@ -25,6 +25,10 @@ def test_the_model_computes_again_on_this_machine():
     assert "per item: s = 0.0408; static busiest   85244" in out and "dynamic busiest   83904" in out
     assert "margin 1.015 - 1.025" in out
     assert "launch over the static final 0.997" in out and "launch over the static final 0.993" in out
+    causal = {ln.split("  ")[1].strip(): ln.split()[-3:] for ln in out.split("6. causal")[1].splitlines()[2:] if ln.strip()}
+    assert causal == {"B8 H32/8 N1024 D128 (128 x 128)": ["1.031", "1.031", "1.005"],
+                      "B2 H16 N8192 D128 (128 x 128)": ["1.062", "1.001", "1.002"],
+                      "B2 H16 N4096 D64 (192 x 128)": ["1.149", "1.018", "1.013"]}
 
 
 def test_the_model_reads_the_recorded_counters():

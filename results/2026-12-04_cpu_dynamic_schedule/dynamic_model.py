@@ -18,6 +18,8 @@ recorded one.
    elapsed-minus-busiest cycles), the claim's cost taken as hidden (it is issued under the ring's blocks).
 4. An order not built: the dynamic schedule with the tail items last.
 5. The dynamic schedule in launch order, which a device kernel builds.
+6. Under a causal mask (no recorded counters: costs fixed): the static rounds in place and snaking against the dynamic
+   schedule, the busiest CTA over the average.
 
     python3 results/2026-12-04_cpu_dynamic_schedule/dynamic_model.py
 """
@@ -149,7 +151,29 @@ def main() -> int:
               f"{(ours['max'] + dead) / (lo + dead):.3f}")
     lo = mean_busiest(dynamic, launch, 0.0, "SM")[0]
     print(f"  costs fixed: launch order {lo:7.0f}")
+    causal()
     return 0
+
+
+def causal() -> None:
+    """Under a causal mask, heaviest first: an item costs its key blocks plus half a block (its start and end), as
+    ../2026-12-03_cpu_round_order/schedule_model.py counts them; the busiest CTA over the average, static in place,
+    static snaking, dynamic, costs fixed."""
+    print("\n6. causal, heaviest first, costs fixed (key blocks + 0.5), the busiest CTA over the average:")
+    print(f"  {'shape (kernel tile)':34s} {'items':>6s} {'in place':>9s} {'snake':>7s} {'dynamic':>8s}")
+    for name, n, br, bc, bh in (("B8 H32/8 N1024 D128 (128 x 128)", 1024, 128, 128, 8 * 32),
+                                ("B2 H16 N8192 D128 (128 x 128)", 8192, 128, 128, 2 * 16),
+                                ("B2 H16 N4096 D64 (192 x 128)", 4096, 192, 128, 2 * 16)):
+        tiles = -(-n // br)
+        cs = [min(-(-(tiles - 1 - i // bh + 1) * br // bc), -(-n // bc)) + 0.5 for i in range(tiles * bh)]
+        avg = sum(cs) / G
+        in_place = static(cs, [1.0] * G)
+        snake = [0.0] * G
+        for i, x in enumerate(cs):
+            r, j = divmod(i, G)
+            snake[G - 1 - j if r % 2 else j] += x
+        dyn = dynamic(cs, [1.0] * G)
+        print(f"  {name:34s} {len(cs):6d} {max(in_place) / avg:9.3f} {max(snake) / avg:7.3f} {max(dyn) / avg:8.3f}")
 
 
 if __name__ == "__main__":
