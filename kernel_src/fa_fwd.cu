@@ -234,11 +234,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         // the slot (WsSlot, mainloop_sm90_ws.cuh); an item past the list tells them to stop. The claim comes while
         // the consumers still have the ring's blocks of this item ahead of them, so its round trip to L2 is not
         // waited for. Hypothesis: the static schedule fixes a CTA's items at launch, and the SMs do not run alike:
-        // ncu at N512 D64 (results/2026-12-04_h200_n512_policy21) put the busiest SM of the agent's final 85.2 k
-        // cycles, where a model of its items with measured costs says 82.6 k (results/2026-12-03_cpu_round_order),
-        // and cuDNN's 80.7 k; and under a causal mask the one-item-a-CTA kernel, which the hardware's dispatch
-        // balances, beat the persistent one (results/2026-12-03_h200_round_order). Same items, same arithmetic:
-        // bitwise the same output. Not yet measured.
+        // ncu at N512 D64 (results/2026-12-04_h200_n512_policy21) put the busiest SM of the three-warpgroup kernel
+        // (the final with P packed mid-wait) at 85.2 k cycles, where its items at fixed costs give 81.8 k
+        // (results/2026-12-04_cpu_dynamic_schedule), and cuDNN's at 80.7 k; and under a causal mask the one-item-a-CTA
+        // kernel, which the hardware's dispatch balances, beat the persistent one (results/2026-12-03_h200_round_order).
+        // Same items, same arithmetic: bitwise the same output. Not yet measured.
         const WsSlot slot = WsSlot::at(smem + smem_bytes<K, T, D>());
         if constexpr (ROLE == ROLE_PRODUCER) {
           if (threadIdx.x != K::THREADS) return;  // the producer's issuing thread alone runs the items
