@@ -160,6 +160,11 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     assert by["q_load"]["values"] == ["cp_async", "tma"]
     assert by["q_load"]["levers"] == ["ws_mainloop_three_warpgroups_short_items", "ws_mainloop_short_items",
                                       "ws_q_by_tma", "ws_q_by_tma_heaviest_first"]
+    # what the search reaches: the seed's value and those a lever sets, not every value the knob has
+    assert by["compute"]["reached"] == by["compute"]["values"]
+    assert by["schedule"]["values"] == ["static", "dynamic"] and by["schedule"]["reached"] == ["static"]
+    assert by["round_order"]["reached"] == ["in_place", "snake"] and by["tail_rows"]["reached"] == ["compute", "skip"]
+    assert by["kv_l2_hint"]["levers"] == [] and by["kv_l2_hint"]["reached"] == ["none"]
 
 
 def test_history_command_prints_what_started_the_run(dbs):

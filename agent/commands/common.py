@@ -60,7 +60,7 @@ err = _Console(stderr=True)
 
 # the columns of prose, which may fold in a narrow terminal; every other column holds a number, a
 # name or a label and is never broken
-_PROSE = {"detail", "hypothesis", "sets", "requires", "values the search reaches", "moved by", "how", "value",
+_PROSE = {"detail", "hypothesis", "sets", "requires", "values", "the search reaches", "moved by", "how", "value",
           "configuration", "targets"}
 
 

@@ -194,21 +194,28 @@ def knobs(as_json: bool = JSON_OPT):
     from kernel_src.knobs import SEED, Knobs
 
     rows = []
+    seed = SEED.model_dump(mode="json")
     for name, field in Knobs.model_fields.items():
         ann = field.annotation
-        values = [m.value for m in ann] if isinstance(ann, type) and issubclass(ann, Enum) else None
         movers = [lv.name for lv in CATALOG if name in lv.sets]
-        if values is None:  # integer knobs: the values the levers set, beside the seed's
-            values = sorted({getattr(SEED, name), *(lv.sets[name] for lv in CATALOG if name in lv.sets)})
-        rows.append({"knob": name, "values": values, "default": SEED.model_dump(mode="json")[name], "levers": movers})
+        # the seed's value and those the levers set: what the agent, random search and TPE can reach
+        set_by = [seed[name], *(getattr(lv.sets[name], "value", lv.sets[name]) for lv in CATALOG if name in lv.sets)]
+        if isinstance(ann, type) and issubclass(ann, Enum):
+            values = [m.value for m in ann]
+            reached = [v for v in values if v in set_by]  # in the knob's own order
+        else:  # integer knobs: the values the levers set, beside the seed's
+            values = reached = sorted(set(set_by))
+        rows.append({"knob": name, "values": values, "reached": reached, "default": seed[name], "levers": movers})
     if as_json:
         print(json.dumps(rows, indent=1))
         return
-    t = Table(title="knobs (the naive seed is every default; the validator refuses invalid combinations by name)")
-    for c in ("knob", "values the search reaches", "default", "moved by"):
+    t = Table(title="knobs (the naive seed is every default; the validator refuses invalid combinations by name; "
+                    "a value no lever sets is reached only by `--seed-knob`, `static --knob` or `export`)")
+    for c in ("knob", "values", "the search reaches", "default", "moved by"):
         t.add_column(c, overflow="fold")
     for r in rows:
-        t.add_row(r["knob"], ", ".join(map(str, r["values"])), str(r["default"]), ", ".join(r["levers"]))
+        t.add_row(r["knob"], ", ".join(map(str, r["values"])), ", ".join(map(str, r["reached"])), str(r["default"]),
+                  ", ".join(r["levers"]) or "no lever")
     _print_table(t)
 
 
