@@ -1,6 +1,6 @@
 // The epilogue: where a work item's result goes (O and the LSE, or a split's fp32 partials), the
 // store forms (default, streaming, write-through; direct from the accumulators or through shared
-// memory), and split-KV's second pass, the combine kernel, with its workspace.
+// memory), and split-KV's second pass, the combine kernel (its workspace: a stream's, streams.cuh).
 #pragma once
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -183,23 +183,6 @@ fa_combine_kernel(const float* __restrict__ Opart, const float* __restrict__ Lpa
   store_u32<K::STORE>(O + (size_t)row * D + c, Pack<T>::two(acc[0] * inv, acc[1] * inv));
   store_u32<K::STORE>(O + (size_t)row * D + c + 2, Pack<T>::two(acc[2] * inv, acc[3] * inv));
   if (c == 0) L[row] = mx + logf(sum);
-}
-
-// Split-KV's partials live in one device buffer per library, grown on demand and never shrunk
-// (the first call at a larger shape pays a cudaMalloc, which synchronises the device).
-static float* workspace(size_t bytes, cudaError_t* err) {
-  static float* ws = nullptr;
-  static size_t cap = 0;
-  *err = cudaSuccess;
-  if (bytes > cap) {
-    if (ws) cudaFree(ws);
-    ws = nullptr;
-    cap = 0;
-    *err = cudaMalloc(&ws, bytes);
-    if (*err != cudaSuccess) return nullptr;
-    cap = bytes;
-  }
-  return ws;
 }
 
 }  // namespace fa

@@ -121,6 +121,12 @@ __host__ __device__ constexpr int consumer_regs() {
 #else
 #define FA_ORDER_PARAMS
 #endif
+// A build with a work list (scheduler.cuh) passes the index of its stream's list in g_work
+#if FA_WORK_LIST
+#define FA_WORK_PARAMS , int work_list
+#else
+#define FA_WORK_PARAMS
+#endif
 
 #define FA_BAD_LAYOUT -4
 // An operand's strides in elements: batch, head, row (its columns are contiguous). SDPA's q.transpose(1, 2) of a
@@ -177,7 +183,7 @@ template <class K, typename T, int D, bool CAUSAL>
 __global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
               float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
-              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS FA_LAYOUT_PARAMS) {
+              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS FA_LAYOUT_PARAMS FA_WORK_PARAMS) {
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
@@ -217,6 +223,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_ORDER_SECTIONS != 1
   constexpr int sect = 0;
 #endif
+#if FA_WORK_LIST
+  [[maybe_unused]] unsigned int* const list = g_work + 2 * work_list;  // this stream's work list
+#else
+  [[maybe_unused]] unsigned int* const list = nullptr;
+#endif
   auto items = [&](auto role) {
     constexpr int ROLE = decltype(role)::value;
 #if FA_MAINLOOP == 1
@@ -230,7 +241,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
       if constexpr (K::SCHEDULE == SCHEDULE_DYNAMIC) {
         // FA_SCHEDULE=1: CTA c runs item c first; then its producer thread claims the next item from the work list
-        // (g_work, scheduler.cuh) once it has issued this item's copies, and hands each item to the consumers through
+        // (its stream's, scheduler.cuh) once it has issued this item's copies, and hands each item to the consumers through
         // the slot (WsSlot, mainloop_sm90_ws.cuh); an item past the list tells them to stop. The claim comes while
         // the consumers still have the ring's blocks of this item ahead of them, so its round trip to L2 is not
         // waited for. Hypothesis: the static schedule fixes a CTA's items at launch, and the SMs do not run alike:
@@ -248,12 +259,12 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
             if (i >= total) break;
             run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
-            i = (int)gridDim.x + (int)atomicAdd(&g_work[0], 1u);
+            i = (int)gridDim.x + (int)atomicAdd(&list[0], 1u);
           }
           // this CTA has made its last claim; the last CTA to get here puts the list back for the next launch
-          if (atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
-            g_work[0] = 0;
-            g_work[1] = 0;
+          if (atomicAdd(&list[1], 1u) == gridDim.x - 1) {
+            list[0] = 0;
+            list[1] = 0;
           }
         } else {
           for (;;) {
@@ -297,7 +308,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       return;
     }
 #endif
-    for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, tiles, BH, [&](Item it) {
+    for_each_item<K>(smem + smem_bytes<K, T, D>() - 16, list, tiles, BH, [&](Item it) {
       run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
                                       &phase, fills, tmq, tmo, lq, lo);
     }, sect);
@@ -342,32 +353,36 @@ using Cfg = Knobs<FA_CFG_ARGS>;  // the build's knobs (knobs_gen.cuh)
 template <typename T, int D, bool CAUSAL>
 struct Instance {
   static constexpr int SMEM = smem_bytes<Cfg, T, D>();
-  static cudaError_t prepare() {
-    static cudaError_t once = cudaFuncSetAttribute(fa_fwd_kernel<Cfg, T, D, CAUSAL>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    return once;
-  }
-  // persistent grid: resident CTAs per SM (as the driver computes it) x SMs, read once
-  static int resident() {
-    static int n = [] {
+  // What a launch reads off the current device, once per device (streams.cuh): the kernel's dynamic shared memory
+  // allowed (an attribute of the kernel on one device), the persistent grid (resident CTAs per SM as the driver
+  // computes it x SMs) and the L2's size.
+  struct OnDevice {
+    cudaError_t err;
+    int resident, l2;
+  };
+  static const OnDevice* on_device(cudaError_t* e) {
+    static std::atomic<const OnDevice*> cache[MAX_DEVICES];
+    const OnDevice* d = per_device(cache, e, [] {
+      OnDevice o{cudaSuccess, 0, 0};
       int dev = 0, sms = 0, per = 0;
-      cudaGetDevice(&dev);
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::CTA_THREADS, SMEM);
-      return sms * per;
-    }();
-    return n;
+      o.err = cudaGetDevice(&dev);
+      if (o.err == cudaSuccess)
+        o.err = cudaFuncSetAttribute(fa_fwd_kernel<Cfg, T, D, CAUSAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+      if (o.err == cudaSuccess) {
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        cudaDeviceGetAttribute(&o.l2, cudaDevAttrL2CacheSize, dev);
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fa_fwd_kernel<Cfg, T, D, CAUSAL>, Cfg::CTA_THREADS, SMEM);
+        o.resident = sms * per;
+      }
+      return o;
+    });
+    if (d && d->err != cudaSuccess) *e = d->err;
+    return *e == cudaSuccess ? d : nullptr;
   }
 #if FA_ORDER_SECTIONS == 1
   // the heads of one section of the heaviest-first order: whole K/V groups, as many as fill a quarter of the
   // device's L2 (the rest for Q, O and the other partition's copies), at least one group
-  static int section_heads(int N, int H, int Hkv, int BH) {
-    static int l2 = [] {
-      int dev = 0, b = 0;
-      cudaGetDevice(&dev);
-      cudaDeviceGetAttribute(&b, cudaDevAttrL2CacheSize, dev);
-      return b;
-    }();
+  static int section_heads(int l2, int N, int H, int Hkv, int BH) {
     const long group = 2L * N * D * (long)sizeof(T);  // one K/V head's K and V
     const long groups = std::max<long>(1, (long)l2 / 4 / group);
     return (int)std::min<long>(groups * (H / Hkv), BH);
@@ -424,24 +439,26 @@ struct Instance {
                     float scale, cudaStream_t st, const Layout* lay) {
     const void* ptrs[4] = {q, k, v, o};
     if (const int bad = layouts_ok(ptrs, lay, H, Hkv, N)) return bad;
-    cudaError_t e = prepare();
-    if (e != cudaSuccess) return (int)e;
+    cudaError_t e = cudaSuccess;
+    const OnDevice* dev = on_device(&e);
+    if (!dev) return (int)e;
     const int tiles = (N + Cfg::BR - 1) / Cfg::BR, BH = B * H;
     const long items = (long)tiles * BH * Cfg::SPLITS;
-    dim3 grid = Cfg::PERSISTENT ? dim3((unsigned)std::min<long>(items, std::max(resident(), 1)))
+    dim3 grid = Cfg::PERSISTENT ? dim3((unsigned)std::min<long>(items, std::max(dev->resident, 1)))
                 : Cfg::CTA_ORDER == ORDER_HEAVIEST_FIRST ? dim3((unsigned)items)
                                                          : dim3(tiles, BH, Cfg::SPLITS);
-    float *opart = nullptr, *lpart = nullptr;
-    if constexpr (Cfg::SPLITS > 1) {
-      const size_t rows = (size_t)BH * N;
-      opart = workspace((size_t)Cfg::SPLITS * rows * (D + 1) * sizeof(float), &e);
-      if (e != cudaSuccess) return (int)e;
-      lpart = opart + (size_t)Cfg::SPLITS * rows * D;
-    }
     if (defect::kSideStream) {  // work the caller's stream never waits for
       static cudaStream_t side = nullptr;
       if (!side) cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
       st = side;
+    }
+    float *opart = nullptr, *lpart = nullptr;
+    [[maybe_unused]] int work_list = 0;
+    if constexpr (Cfg::SPLITS > 1 || FA_WORK_LIST) {  // this stream's work list and workspace
+      const size_t rows = (size_t)BH * N;
+      work_list = stream_slot(st, Cfg::SPLITS > 1 ? (size_t)Cfg::SPLITS * rows * (D + 1) * sizeof(float) : 0, &opart, &e);
+      if (work_list < 0) return (int)e;
+      if (Cfg::SPLITS > 1) lpart = opart + (size_t)Cfg::SPLITS * rows * D;
     }
 #if FA_STAGING == 2
     CUtensorMap tk, tv;
@@ -468,10 +485,13 @@ struct Instance {
     fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::CTA_THREADS, SMEM, st>>>(
         (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS
 #if FA_ORDER_SECTIONS == 1
-        , section_heads(N, H, Hkv, BH)
+        , section_heads(dev->l2, N, H, Hkv, BH)
 #endif
 #if FA_MAINLOOP == 1
         , lay[0], lay[3]
+#endif
+#if FA_WORK_LIST
+        , work_list
 #endif
     );
 #undef FA_TMA_ARGS
@@ -484,8 +504,8 @@ struct Instance {
     return (int)cudaGetLastError();
   }
   static int attrs(int* out) {
-    cudaError_t e = prepare();
-    if (e != cudaSuccess) return (int)e;
+    cudaError_t e = cudaSuccess;
+    if (!on_device(&e)) return (int)e;
     cudaFuncAttributes a;
     e = cudaFuncGetAttributes(&a, fa_fwd_kernel<Cfg, T, D, CAUSAL>);
     if (e != cudaSuccess) return (int)e;

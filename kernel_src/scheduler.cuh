@@ -3,6 +3,7 @@
 // grid to match.
 #pragma once
 #include "config.cuh"
+#include "streams.cuh"
 
 namespace fa {
 
@@ -39,17 +40,26 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH, int sect = 0) {
   }
 }
 
-// The persistent grid's work list: the next item to hand out and the CTAs that have finished.
+// The persistent grid's work lists: each the next item to hand out and the CTAs that have finished.
 // The last CTA to finish puts both back to zero, so every launch starts from an empty list without
-// a memset on the stream (two launches of one library on concurrent streams would share it: the
-// tool launches on one stream).
-__device__ unsigned int g_work[2];
+// a memset on the stream. Two launches of one stream run in turn and share its list; two streams'
+// launches may run at once, so each stream has a list of its own (its slot, streams.cuh), passed as
+// the kernel's `work_list`. The builds that keep one: the general mainloop's persistent grid
+// (for_each_item) and the warp-specialised mainloop's dynamic schedule; the others declare the one
+// pair they always did and never read it.
+#if FA_PERSISTENT && (FA_MAINLOOP != 1 || FA_SCHEDULE == 1)
+#define FA_WORK_LIST 1
+#else
+#define FA_WORK_LIST 0
+#endif
+__device__ unsigned int g_work[FA_WORK_LIST ? 2 * STREAM_SLOTS : 2];
 
 // The items of this CTA, in order, each handed to work(Item): the one item of its launch position, or
-// with FA_PERSISTENT the items it pulls from the work list until the list is empty. slot: the 16 bytes
-// of shared memory where thread 0 puts the item it pulled for the others.
+// with FA_PERSISTENT the items it pulls from the work list `list` (its stream's pair of g_work) until
+// the list is empty. slot: the 16 bytes of shared memory where thread 0 puts the item it pulled for the others.
 template <class K, class Work>
-__device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, int BH, Work&& work, int sect = 0) {
+__device__ __forceinline__ void for_each_item(unsigned char* slot, unsigned int* list, int tiles, int BH, Work&& work,
+                                              int sect = 0) {
   if constexpr (K::PERSISTENT) {
     // Persistent grid: as many CTAs as fit on the device at once, each pulling the next item of
     // the list (in the CTA order above) until it is empty. Saves the launch and tail of one CTA per
@@ -61,18 +71,19 @@ __device__ __forceinline__ void for_each_item(unsigned char* slot, int tiles, in
     const unsigned int total = (unsigned int)tiles * BH * K::SPLITS;
     for (;;) {
       __syncthreads();  // the previous item is done with shared memory and with *next
-      if (threadIdx.x == 0) *next = atomicAdd(&g_work[0], 1u);
+      if (threadIdx.x == 0) *next = atomicAdd(&list[0], 1u);
       __syncthreads();
       const unsigned int i = *next;
       if (i >= total) break;
       work(decode<K>((int)i, tiles, BH, sect));
     }
-    if (threadIdx.x == 0 && atomicAdd(&g_work[1], 1u) == gridDim.x - 1) {
-      g_work[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
-      g_work[1] = 0;
+    if (threadIdx.x == 0 && atomicAdd(&list[1], 1u) == gridDim.x - 1) {
+      list[0] = 0;  // every CTA has taken its last item: reset the list for the next launch
+      list[1] = 0;
     }
   } else {
     (void)slot;
+    (void)list;
     const Item it = K::CTA_ORDER == ORDER_HEAVIEST_FIRST ? decode<K>(blockIdx.x, tiles, BH, sect)
                                                           : Item{(int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
     work(it);
