@@ -54,6 +54,8 @@ layout, O is written as [B, N, H, D] and returned as its [B, H, N, D] view. Stri
 written in place by the kernels that reach them through TMA (the warp-specialised ones the tool finds on
 Hopper: fa_strided in the library says which); for the others each such tensor is copied to the contiguous
 [B, H, N, D] layout first (a full read and write of it, about the kernel's own time at N 2048).
+It runs on whichever GPU q is on (the current device need not be it) and on torch's current stream there;
+calls on several streams at once each have their own work list and workspace in the library.
 """
 import ctypes
 import json
@@ -108,6 +110,8 @@ def why_not(q, k, v, causal=False, attn_mask=None, dropout_p=0.0):
         return "dropout (the kernels have none)"
     if not (q.is_cuda and k.is_cuda and v.is_cuda):
         return f"tensors on {q.device} (the kernels run on CUDA)"
+    if k.device != q.device or v.device != q.device:
+        return f"q on {q.device}, k on {k.device}, v on {v.device} (the kernels read one device's memory)"
     if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
         return f"dtype {q.dtype}/{k.dtype}/{v.dtype} (the kernels take fp16 or bf16, one dtype)"
     if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
@@ -154,9 +158,12 @@ def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, 
             o.copy_(out)
         return code
 
-    code = run(_taken[key])
-    if code == _FA_BAD_LAYOUT:  # strides a tensor map cannot take (not 16-byte multiples): every operand copied
-        code = run(0)
+    # the library launches on the current device, which need not be q's (a model split over two GPUs calls this on
+    # each); on a stream of its own (each stream has its own work list and workspace in the library)
+    with torch.cuda.device(q.device):
+        code = run(_taken[key])
+        if code == _FA_BAD_LAYOUT:  # strides a tensor map cannot take (not 16-byte multiples): every operand copied
+            code = run(0)
     if code != 0:
         raise RuntimeError(f"fa5090 fa_fwd: {lib.fa_error_string(code).decode()} (code {code})")
     return o

@@ -125,6 +125,44 @@ def test_the_backward_is_sdpas(package):
     assert all(torch.allclose(a, b) for a, b in zip((dq, dk, dv), ref))
 
 
+def test_the_launch_runs_on_q_s_device_and_stream(package, monkeypatch):
+    """The library launches on the current device, which need not be q's (a model split over two GPUs calls the op
+    on each): the op makes q's device current around the launch and passes torch's current stream there. Without a
+    GPU, a stand-in library records what was current at its launch."""
+    import contextlib
+
+    _, mod = package
+    current, seen = ["cuda:0"], []
+
+    @contextlib.contextmanager
+    def device(d):
+        before = current[0]
+        current[0] = d
+        try:
+            yield
+        finally:
+            current[0] = before
+
+    class Stream:
+        def __init__(self, d):
+            self.cuda_stream = 0x5000 + (d.index or 0) if isinstance(d, torch.device) else 0x5000
+
+    class Lib:
+        def fa_strided(self, *a):
+            return 0
+
+        def fa_fwd_strided(self, *a):
+            seen.append((current[0], a[13].value))
+            return 0
+
+    monkeypatch.setattr(mod, "_library", lambda: Lib())
+    monkeypatch.setattr(torch.cuda, "device", device)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda d=None: Stream(d))
+    q = torch.zeros(1, 2, 16, 64, dtype=torch.float16)
+    mod._attention(q, q, q, False, 0.125)
+    assert seen == [(q.device, 0x5000)] and current == ["cuda:0"]  # q's device current for the launch, then not
+
+
 def test_export_torch_refuses_bad_input(tmp_path):
     not_dir = tmp_path / "file"
     not_dir.write_text("x")
