@@ -88,7 +88,19 @@ class EnvelopeStep(_Step):
     bitwise_pairs: list[tuple[str, str]] = []
 
 
-Step = Annotated[Union[AttributesStep, CheckStep, PairedStep, CeilingsStep, EnvelopeStep], Field(discriminator="do")]
+class StreamsStep(_Step):
+    """The library on several streams at once, each stream's output bitwise its one-stream output
+    (experiments.tier.streams_check)."""
+    do: Literal["streams"] = "streams"
+    lib: str
+    shape: Shape
+    streams: int = Field(4, ge=2)
+    rounds: int = Field(20, ge=1)
+    seed: int = 0
+
+
+Step = Annotated[Union[AttributesStep, CheckStep, PairedStep, CeilingsStep, EnvelopeStep, StreamsStep],
+                 Field(discriminator="do")]
 
 
 class Job(BaseModel):

@@ -202,3 +202,57 @@ def check(run_kernel, shape: Shape, device, seed: int, *, repeat: int = 1, input
     elif deterministic is False:
         res.ok, res.reason = False, "two runs on the same inputs differ bitwise (a race or uninitialised read)"
     return res
+
+
+def streams_check(run_kernel, shape: Shape, device, seed: int, *, streams: int = 4, rounds: int = 20,
+                  new_stream=None, stream_of=None, sync=None) -> dict:
+    """The kernel on `streams` streams at once, `rounds` times, each stream on inputs of its own, every output
+    (poisoned with NaN before each round) against that stream's inputs run alone on the caller's stream, bitwise.
+    run_kernel(q, k, v, o, lse, stream) launches on `stream` (a handle). What two launches at once share in a
+    library (a work list, a workspace) shows here and in no one-stream check. The GPU decides whether two
+    launches run at once: each round's launches are bracketed by events, and `overlapped` counts the rounds where
+    two of them did (none: the check said nothing). `new_stream`, `stream_of`, `sync`: how a stream is made, its
+    handle read and every stream waited for (torch.cuda's by default; a test's stand-ins without a GPU)."""
+    nan = float("nan")
+    sets = [random_inputs(shape, device, seed + i) for i in range(streams)]
+    outs = [(torch.empty_like(q), torch.empty(shape.B, shape.H, shape.N, device=q.device, dtype=torch.float32))
+            for q, _, _ in sets]
+    on_gpu = sets[0][0].is_cuda
+    sync = sync or (torch.cuda.synchronize if on_gpu else (lambda: None))
+    new_stream = new_stream or (lambda: torch.cuda.Stream())
+    stream_of = stream_of or (lambda s: s.cuda_stream)
+    here = stream_of(torch.cuda.current_stream()) if on_gpu else 0
+    refs = []
+    for (q, k, v), (o, lse) in zip(sets, outs):
+        o.fill_(nan)
+        lse.fill_(nan)
+        run_kernel(q, k, v, o, lse, here)
+        sync()
+        refs.append((o.clone(), lse.clone()))
+    ss = [new_stream() for _ in range(streams)]
+    wrong, overlapped = [], 0
+    for r in range(rounds):
+        for o, lse in outs:
+            o.fill_(nan)
+            lse.fill_(nan)
+        sync()
+        spans = []
+        for i, s in enumerate(ss):
+            if on_gpu:
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record(s)
+            run_kernel(*sets[i], *outs[i], stream_of(s))
+            if on_gpu:
+                b.record(s)
+                spans.append((a, b))
+        sync()
+        if spans:
+            t = [(spans[0][0].elapsed_time(a), spans[0][0].elapsed_time(b)) for a, b in spans]
+            overlapped += any(t[i][0] < t[j][1] and t[j][0] < t[i][1] for i in range(len(t)) for j in range(i))
+        for i, ((o, lse), (ro, rl)) in enumerate(zip(outs, refs)):
+            if not (torch.equal(o, ro) and torch.equal(lse, rl)):
+                bad = (o != ro) | o.isnan()
+                wrong.append({"round": r, "stream": i, "elements_wrong": int(bad.sum()),
+                              "elements_nan": int(o.isnan().sum()), "lse_wrong": int(((lse != rl) | lse.isnan()).sum())})
+    return {"shape": shape.key(), "streams": streams, "rounds": rounds, "overlapped": overlapped,
+            "ok": not wrong, "wrong": wrong[:20], "wrong_count": len(wrong)}

@@ -1,7 +1,7 @@
 """The child process that touches the GPU: `python -m experiments.worker JOB.json RESULT.json`.
 
-A job is a list of typed steps (experiments.job: attributes, check, paired, ceilings, envelope). The
-result file is rewritten after every step, so a kernel that faults or hangs half-way still leaves
+A job is a list of typed steps (experiments.job: attributes, check, paired, ceilings, envelope,
+streams). The result file is rewritten after every step, so a kernel that faults or hangs half-way still leaves
 what was measured before it; the parent turns a dead or silent child into CRASH / TIMEOUT and
 carries on with a fresh process. A library arm that does not run here (experiments.sdpa) is a step
 skipped with why, not a failed job.
@@ -26,6 +26,7 @@ from experiments.job import (
     Job,
     PairedStep,
     StepRecord,
+    StreamsStep,
 )
 from experiments.problem import Shape
 from experiments.sdpa import Unavailable, call
@@ -117,9 +118,18 @@ def _envelope(step: EnvelopeStep) -> dict:
     return run_envelope(step)
 
 
+def _streams(step: StreamsStep) -> dict:
+    from experiments.tier import streams_check
+    from kernel_src.binding import KernelLib
+
+    lib = KernelLib(step.lib)
+    return streams_check(lambda q, k, v, o, l, s: lib.forward(q, k, v, o, l, step.shape.causal, s), step.shape, "cuda",
+                         step.seed or int.from_bytes(os.urandom(4), "little"), streams=step.streams, rounds=step.rounds)
+
+
 # what runs each kind of step
 RUN = {AttributesStep: _attributes, CheckStep: _check, PairedStep: _paired, CeilingsStep: _ceilings,
-       EnvelopeStep: _envelope}
+       EnvelopeStep: _envelope, StreamsStep: _streams}
 
 
 def _check_failed(results: list[StepRecord]) -> bool:
