@@ -1,14 +1,16 @@
 """The library on several streams at once, on a GPU: for each kernel, built from this tree and (--before) from the
 source before each stream had its own work list and workspace, the worker's `streams` step (experiments.tier.
 streams_check): 4 streams at once, 20 rounds, each stream's output bitwise its one-stream output, and how many
-rounds had two launches running at once.
+rounds had two launches running at once. Where the machine has two GPUs, each library also runs the tier's check on
+the first GPU and then on the second, in one process (the attribute, occupancy and L2 are per device).
 
     python3 results/2026-12-05_cpu_streams/device_streams.py OUT_DIR [--before TREE] [--shape "B8 H16 N2048 D64 fp16"]
 
 TREE: the earlier source extracted (its experiments/ and kernel_src/); its libraries are built by its own
 experiments.build in a child process. Predicted (written before any run): before, the persistent mma kernel, the
 split-KV kernel and the dynamic warp-specialised kernel wrong in the rounds where launches overlap; the static
-warp-specialised kernel (no work list) right; after, every kernel right.
+warp-specialised kernel (no work list) right; after, every kernel right. On two GPUs: before, the kernels past 48 KB
+of shared memory fail on the second GPU ("invalid argument": the attribute was set on the first alone); after, right.
 """
 from __future__ import annotations
 
@@ -44,6 +46,30 @@ specs = {n: BuildSpec(knobs=Knobs.parse(k), arch=arch, dtypes=("float16",), dims
 out = build(list(specs.values()), cache)
 print(json.dumps({n: out[s.key()].library if out[s.key()].ok else None for n, s in specs.items()}))
 """
+
+
+TWO = """
+import json, sys, torch
+from experiments.problem import Shape
+from experiments.tier import check
+from kernel_src.binding import KernelLib
+lib, sh, out = KernelLib(sys.argv[1]), Shape.model_validate_json(sys.argv[2]), []
+for dev in (0, 1):
+    torch.cuda.set_device(dev)
+    s = torch.cuda.current_stream().cuda_stream
+    try:
+        r = check(lambda q, k, v, o, l: lib.forward(q, k, v, o, l, sh.causal, s), sh, f"cuda:{dev}", 1 + dev)
+        out.append({"device": dev, "ok": r.ok, "reason": r.reason})
+    except Exception as e:
+        out.append({"device": dev, "ok": False, "reason": f"{type(e).__name__}: {e}"})
+print(json.dumps(out))
+"""
+
+
+def two_devices(lib: str, sh) -> list:
+    """The tier's check of `lib` on GPU 0, then GPU 1, in one fresh process."""
+    r = subprocess.run([sys.executable, "-c", TWO, lib, sh.model_dump_json()], capture_output=True, text=True, timeout=300)
+    return json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else [{"error": r.stderr[-800:]}]
 
 
 def build_in(tree: Path, arch: str, cache: Path, configs: dict = CONFIGS) -> dict:
@@ -96,6 +122,17 @@ def main() -> int:
                       f"{r['overlapped']} rounds" if r else f"no result: {out[f'{tag}:{n}:{s.key()}']}"), flush=True)
             if job.status != "ok":
                 print(f"  job {job.status}: {job.stderr[-800:]}", flush=True)
+    import torch
+
+    if torch.cuda.device_count() > 1:
+        for tag in trees:
+            for n, lib in libs[tag].items():
+                if lib:
+                    r = two_devices(lib, sh)
+                    out[f"{tag}:{n}:two_devices"] = r
+                    print(f"{tag} {n} on GPU 0 then GPU 1: {r}", flush=True)
+    else:
+        print("one GPU: the check on a second GPU in one process not run", flush=True)
     (a.out / "streams.json").write_text(json.dumps(out, indent=1))
     return 0
 
