@@ -350,6 +350,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 using Cfg = Knobs<FA_CFG_ARGS>;  // the build's knobs (knobs_gen.cuh)
 
 
+constexpr long MAX_GRID_Y = 65535;  // CUDA's limit on gridDim.y (and z) on every arch
+
 template <typename T, int D, bool CAUSAL>
 struct Instance {
   static constexpr int SMEM = smem_bytes<Cfg, T, D>();
@@ -439,6 +441,19 @@ struct Instance {
                     float scale, cudaStream_t st, const Layout* lay) {
     const void* ptrs[4] = {q, k, v, o};
     if (const int bad = layouts_ok(ptrs, lay, H, Hkv, N)) return bad;
+    if (!Cfg::PERSISTENT && Cfg::CTA_ORDER != ORDER_HEAVIEST_FIRST && (long)B * H > MAX_GRID_Y) {
+      // a launch-order grid holds B x H in gridDim.y, at most 65,535: past it (many short sequences of many heads),
+      // whole batches a launch, one after another on the stream, each from its first batch's addresses (before,
+      // the launch failed with "invalid configuration argument")
+      const int per = MAX_GRID_Y / H;  // >= 1: H < 2^16
+      for (int b0 = 0; b0 < B; b0 += per) {
+        const int e = launch(static_cast<const T*>(q) + b0 * lay[0].b, static_cast<const T*>(k) + b0 * lay[1].b,
+                             static_cast<const T*>(v) + b0 * lay[2].b, static_cast<T*>(o) + b0 * lay[3].b,
+                             lse + (size_t)b0 * H * N, std::min(per, B - b0), H, Hkv, N, scale, st, lay);
+        if (e) return e;
+      }
+      return 0;
+    }
     cudaError_t e = cudaSuccess;
     const OnDevice* dev = on_device(&e);
     if (!dev) return (int)e;

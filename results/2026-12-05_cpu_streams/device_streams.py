@@ -40,8 +40,8 @@ import json, sys
 from pathlib import Path
 from experiments.build import BuildSpec, build
 from kernel_src.knobs import Knobs
-cfgs, arch, cache = json.loads(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
-specs = {n: BuildSpec(knobs=Knobs.parse(k), arch=arch, dtypes=("float16",), dims=(64,), causals=(False, True))
+cfgs, arch, cache, dims = json.loads(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), tuple(json.loads(sys.argv[4]))
+specs = {n: BuildSpec(knobs=Knobs.parse(k), arch=arch, dtypes=("float16",), dims=dims, causals=(False, True))
          for n, k in cfgs.items()}
 out = build(list(specs.values()), cache)
 print(json.dumps({n: out[s.key()].library if out[s.key()].ok else None for n, s in specs.items()}))
@@ -72,11 +72,11 @@ def two_devices(lib: str, sh) -> list:
     return json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else [{"error": r.stderr[-800:]}]
 
 
-def build_in(tree: Path, arch: str, cache: Path, configs: dict = CONFIGS) -> dict:
-    """The libraries of `configs` (fp16, D64, causal and not) built by the experiments.build of `tree` (its own
-    kernel_src), in a child process: name -> library path, or None where the build failed."""
+def build_in(tree: Path, arch: str, cache: Path, configs: dict = CONFIGS, dims: tuple = (64,)) -> dict:
+    """The libraries of `configs` (fp16, head dims `dims`, causal and not) built by the experiments.build of `tree` (its
+    own kernel_src), in a child process: name -> library path, or None where the build failed."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), *os.environ.get("PYTHONPATH", "").split(os.pathsep)])}
-    r = subprocess.run([sys.executable, "-c", BUILD, json.dumps(configs), arch, str(cache)], cwd=tree, env=env,
+    r = subprocess.run([sys.executable, "-c", BUILD, json.dumps(configs), arch, str(cache), json.dumps(list(dims))], cwd=tree, env=env,
                        capture_output=True, text=True, timeout=900)
     if r.returncode:
         raise SystemExit(f"build in {tree} failed: {r.stderr[-3000:]}")
