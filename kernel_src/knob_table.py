@@ -296,6 +296,13 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="KvL2Hint", arms=("wgmma",), later=True, pinned="none",
          value_docs=("cp.async.bulk.tensor without a cache hint",
                      "cp.async.bulk.tensor with .L2::cache_hint, an evict-last policy for every K and V line")),
+    Knob("mbar_wait", ("poll", "suspend"), "poll",
+         "(staging=tma) a thread waiting on an mbarrier asks again each time try_wait returns at the hardware's own "
+         "time limit (139 asks a wait of the producer's in the recorded N512 D64 counters) | try_wait carries a "
+         "suspend-time hint of 10 ms, so the thread sleeps until the phase completes (bitwise the same)",
+         py_enum="MbarWait", arms=("wgmma",), later=True, pinned="poll",
+         value_docs=("mbarrier.try_wait.parity without a time hint, in a loop",
+                     "mbarrier.try_wait.parity with a 10,000,000 ns suspend-time hint, in a loop")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -411,6 +418,10 @@ RULES: tuple[Rule, ...] = (
          "knob 'kv_l2_hint'=evict_last marks the K and V loads of the warp-specialised mainloop's producer: it needs "
          "mainloop=ws, not mainloop={mainloop}",
          "the K/V cache hint is the warp-specialised producer's"),
+    Rule({"mbar_wait": _vals("suspend")}, {"staging": _vals("tma")},
+         "knob 'mbar_wait'=suspend changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
+         "not staging={staging}",
+         "the mbarrier waits are the TMA pipeline's"),
     Rule({"rescale_factor": _vals("when_raised", "when_raised_predicated")}, {"mainloop": _vals("ws")},
          "knob 'rescale_factor'={rescale_factor} skips the rescale factors' exponentials in the warp-specialised "
          "mainloop's softmax: it needs mainloop=ws, not mainloop={mainloop}",

@@ -87,13 +87,32 @@ template <int ID, int THREADS>
 __device__ __forceinline__ void named_arrive() {
   asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
 }
+// Wait for the phase of parity `parity` of an mbarrier to complete. try_wait suspends the thread until the phase
+// completes or a time limit passes, then the loop asks again. FA_MBAR_WAIT=1 gives the limit as a suspend-time hint
+// of 10 ms (CUTLASS's barriers pass one of that size), where without one the hardware's own limit applies.
+// Hypothesis: that limit is short, so a waiting thread keeps asking, and each ask (TRYWAIT and a branch) takes an
+// issue slot from the consumer warps on its SM sub-partition. ncu at N512 D64 (results/2026-12-04_h200_n512_policy21,
+// the three-warpgroup kernel): the producer's wait for an item's Q tile asked 139 times a wait (106,804 asks for 768
+// waits), its waits for free K/V stages 59,508-188,057 asks for 768 each; cuDNN's kernel
+// executes 0.21 M SYNCS instructions where ours executes 0.78 M, and 0.20 M branches to our 0.98 M
+// (results/2026-12-02_h200_softmax_chain). Counted from those files: results/2026-12-05_cpu_mbar_wait. Not yet
+// measured.
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+#if defined(FA_MBAR_WAIT) && FA_MBAR_WAIT == 1
+  asm volatile(
+      "{\n.reg .pred p;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, %2;\n"
+      "@!p bra WAIT;\n}\n" ::"r"(smem_u32(bar)),
+      "r"(parity), "r"(10000000u)
+      : "memory");
+#else
   asm volatile(
       "{\n.reg .pred p;\nWAIT:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
       "@!p bra WAIT;\n}\n" ::"r"(smem_u32(bar)),
       "r"(parity)
       : "memory");
+#endif
 }
 // box (c0: column, c1: row, z: head and batch, copy.cuh's tma_z) of the 4-D tensor map `map` (column, row,
 // head, batch; the address of a __grid_constant__ kernel parameter) into shared memory at dst, its bytes
