@@ -358,6 +358,16 @@ for _n in KH:  # a cache policy moves no value: bitwise each kernel's own
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_kh", _n])
 BEST[64] += [f"{n}_kh" for n in KH]
 BEST[128] += [f"{n}_kh" for n in KH if not d64_only(n)]
+# mbarrier waits with a suspend-time hint (mbar_wait=suspend, `_mw`): each suite shape's kernel that asked again most
+# (results/2026-12-05_cpu_mbar_wait: 8.7-8.9% of the instructions executed at N512 D64 were the out-of-line asks, most of
+# them the producer's waits for free stages and for the Q tile): the N512 D64 final, the suite's N8192 D128 kernel, its
+# N8192 D64 kernel, its causal N8192 D128 kernel, and the two-consumer persistent kernel whose page was counted
+MW = [A512, "ws_op_lazy_w_oq_pk", "ws3_lazy_qp_ot_pm", "ws_op_bc176_lazy_hf_w_oq_pm", "ws_op_lazy_qp_ot_pr_pm"]
+KERNELS.update({f"{n}_mw": {**KERNELS[n], "mbar_wait": "suspend"} for n in MW})
+for _n in MW:  # waiting longer between asks moves no value: bitwise each kernel's own
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_mw", _n])
+BEST[64] += [f"{n}_mw" for n in MW]
+BEST[128] += [f"{n}_mw" for n in MW if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
