@@ -303,6 +303,12 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="MbarWait", arms=("wgmma",), later=True, pinned="poll",
          value_docs=("mbarrier.try_wait.parity without a time hint, in a loop",
                      "mbarrier.try_wait.parity with a 10,000,000 ns suspend-time hint, in a loop")),
+    Knob("desc_math", ("per_mma", "hoisted"), "per_mma",
+         "(mainloop=ws) each wgmma's shared-memory descriptors are built from its operand's address (an add, a mask, a "
+         "shift and an or on the uniform datapath before every HGMMA) | a block's first descriptor of each operand is "
+         "built once and the others are it plus a constant on the start-address field (bitwise the same)",
+         py_enum="DescMath", arms=("wgmma",), later=True, pinned="per_mma",
+         value_docs=("wg_desc(address) before every wgmma", "wg_desc once an operand and block, then wg_desc_at")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -418,6 +424,10 @@ RULES: tuple[Rule, ...] = (
          "knob 'kv_l2_hint'=evict_last marks the K and V loads of the warp-specialised mainloop's producer: it needs "
          "mainloop=ws, not mainloop={mainloop}",
          "the K/V cache hint is the warp-specialised producer's"),
+    Rule({"desc_math": _vals("hoisted")}, {"mainloop": _vals("ws")},
+         "knob 'desc_math'=hoisted builds the warp-specialised mainloop's wgmma descriptors once a block: it needs "
+         "mainloop=ws, not mainloop={mainloop}",
+         "the hoisted descriptors are the warp-specialised mainloop's"),
     Rule({"mbar_wait": _vals("suspend")}, {"staging": _vals("tma")},
          "knob 'mbar_wait'=suspend changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
          "not staging={staging}",

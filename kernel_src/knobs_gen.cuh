@@ -120,6 +120,10 @@
 //       time try_wait returns at the hardware's own time limit (139 asks a wait of the producer's in the recorded
 //       N512 D64 counters) | try_wait carries a suspend-time hint of 10 ms, so the thread sleeps until the phase
 //       completes (bitwise the same)
+//   FA_DESC_MATH (0 per_mma | 1 hoisted; default per_mma): (mainloop=ws) each wgmma's shared-memory descriptors are
+//       built from its operand's address (an add, a mask, a shift and an or on the uniform datapath before every
+//       HGMMA) | a block's first descriptor of each operand is built once and the others are it plus a constant on
+//       the start-address field (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -252,6 +256,9 @@
 #ifndef FA_MBAR_WAIT
 #define FA_MBAR_WAIT 0
 #endif
+#ifndef FA_DESC_MATH
+#define FA_DESC_MATH 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -280,10 +287,11 @@ enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR
 enum { SCHEDULE_STATIC = 0, SCHEDULE_DYNAMIC = 1 };  // schedule
 enum { KV_L2_HINT_NONE = 0, KV_L2_HINT_EVICT_LAST = 1 };  // kv_l2_hint
 enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
+enum { DESC_MATH_PER_MMA = 0, DESC_MATH_HOISTED = 1 };  // desc_math
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_, int KV_L2_HINT_, int MBAR_WAIT_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_, int KV_L2_HINT_, int MBAR_WAIT_, int DESC_MATH_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -327,7 +335,8 @@ enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
   static constexpr int RESCALE_FACTOR = RESCALE_FACTOR_; \
   static constexpr int SCHEDULE = SCHEDULE_; \
   static constexpr int KV_L2_HINT = KV_L2_HINT_; \
-  static constexpr int MBAR_WAIT = MBAR_WAIT_;
+  static constexpr int MBAR_WAIT = MBAR_WAIT_; \
+  static constexpr int DESC_MATH = DESC_MATH_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -372,6 +381,7 @@ enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
   static_assert((SCHEDULE == SCHEDULE_STATIC || SCHEDULE == SCHEDULE_DYNAMIC), "knob schedule: one of its values"); \
   static_assert((KV_L2_HINT == KV_L2_HINT_NONE || KV_L2_HINT == KV_L2_HINT_EVICT_LAST), "knob kv_l2_hint: one of its values"); \
   static_assert((MBAR_WAIT == MBAR_WAIT_POLL || MBAR_WAIT == MBAR_WAIT_SUSPEND), "knob mbar_wait: one of its values"); \
+  static_assert((DESC_MATH == DESC_MATH_PER_MMA || DESC_MATH == DESC_MATH_HOISTED), "knob desc_math: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -405,6 +415,7 @@ enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
   static_assert(COMPUTE == WGMMA || SCHEDULE == SCHEDULE_STATIC, "knob schedule is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || KV_L2_HINT == KV_L2_HINT_NONE, "knob kv_l2_hint is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || MBAR_WAIT == MBAR_WAIT_POLL, "knob mbar_wait is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || DESC_MATH == DESC_MATH_PER_MMA, "knob desc_math is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -420,6 +431,7 @@ enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
   static_assert(!(ROUND_ORDER == ROUND_ORDER_TURNED || ROUND_ORDER == ROUND_ORDER_SNAKE) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0), "the rounds' order is the static persistent schedule's, outside the item stream"); \
   static_assert(!(SCHEDULE == SCHEDULE_DYNAMIC) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0 && ROUND_ORDER == ROUND_ORDER_IN_PLACE), "the dynamic schedule is the persistent warp-specialised mainloop's, outside the item stream and its rounds"); \
   static_assert(!(KV_L2_HINT == KV_L2_HINT_EVICT_LAST) || (MAINLOOP == MAINLOOP_WS), "the K/V cache hint is the warp-specialised producer's"); \
+  static_assert(!(DESC_MATH == DESC_MATH_HOISTED) || (MAINLOOP == MAINLOOP_WS), "the hoisted descriptors are the warp-specialised mainloop's"); \
   static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
@@ -432,9 +444,9 @@ enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
   static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE, FA_KV_L2_HINT, FA_MBAR_WAIT
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE, FA_KV_L2_HINT, FA_MBAR_WAIT, FA_DESC_MATH
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 43
+#define FA_CONFIG_COUNT 44
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -478,4 +490,5 @@ enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
   out[39] = FA_RESCALE_FACTOR; \
   out[40] = FA_SCHEDULE; \
   out[41] = FA_KV_L2_HINT; \
-  out[42] = FA_MBAR_WAIT;
+  out[42] = FA_MBAR_WAIT; \
+  out[43] = FA_DESC_MATH;

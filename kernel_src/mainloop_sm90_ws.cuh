@@ -463,12 +463,28 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
 
 // The pieces of a key block every consumer loop shares (ws_consume, ws_consume_stream): S = Q K^T of one K stage into
 // s, as one asynchronous wgmma group; O += P V of one V stage; O's rescale by alpha; the block's P packed to T.
+// FA_DESC_MATH=1: the block's first descriptor of each operand built once, the others at a constant offset from it
+// (wg_desc_at). Hypothesis: ncu at N512 D64 (results/2026-12-04_h200_n512_policy21, the three-warpgroup kernel) runs
+// four to six uniform-datapath instructions before each HGMMA (UIADD3, ULOP3, USHF, ULOP3, UMOV: the address, its mask
+// and shift, the layout bits), 14.6% of the instructions executed, against cuDNN's 11.2%
+// (results/2026-12-02_h200_softmax_chain); a chain ahead of each HGMMA and issue slots taken from the softmax's warps.
+// With the offsets constant (the start row of a warpgroup's rows is a multiple of 8, where the swizzle is the identity)
+// the descriptors are the same: bitwise the same output. Not yet measured (results/2026-12-05_cpu_desc_math).
 template <class K, typename T, int D>
 __device__ __forceinline__ void ws_qk(float (&s)[K::BC / 8][4], const T* Qt, const T* Kb, int wg) {
+  [[maybe_unused]] uint64_t da0 = 0, db0 = 0;
+  if constexpr (K::DESC_MATH == DESC_MATH_HOISTED) {
+    da0 = wg_desc(Qt + sw128_el(wg * 64, 0, K::BR), 16, 1024);
+    db0 = wg_desc(Kb, 16, 1024);
+  }
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
-    const uint64_t da = wg_desc(Qt + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
-    const uint64_t db = wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
+    const uint64_t da = K::DESC_MATH == DESC_MATH_HOISTED
+                            ? wg_desc_at(da0, sw128_el(0, kk * 16, K::BR) * (uint32_t)sizeof(T))
+                            : wg_desc(Qt + sw128_el(wg * 64, kk * 16, K::BR), 16, 1024);
+    const uint64_t db = K::DESC_MATH == DESC_MATH_HOISTED
+                            ? wg_desc_at(db0, sw128_el(0, kk * 16, K::BC) * (uint32_t)sizeof(T))
+                            : wg_desc(Kb + sw128_el(0, kk * 16, K::BC), 16, 1024);
     if constexpr (K::BC == 64) wgmma_ss_n64<0, T>(&s[0][0], da, db, kk > 0);
     else if constexpr (K::BC == 128) wgmma_ss_n128<0, T>(&s[0][0], da, db, kk > 0);
     else wgmma_ss_n176<0, T>(&s[0][0], da, db, kk > 0);
@@ -477,17 +493,23 @@ __device__ __forceinline__ void ws_qk(float (&s)[K::BC / 8][4], const T* Qt, con
 }
 template <class K, typename T, int D>
 __device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[K::BC / 8][2], const T* Vb) {
+  [[maybe_unused]] uint64_t dv0 = 0;
+  if constexpr (K::DESC_MATH == DESC_MATH_HOISTED) dv0 = wg_desc(Vb, K::BC * 128, 1024);
+  // V's descriptor at element offset e of the stage (FA_DESC_MATH=1: at a constant from the first)
+  auto dv = [&](int e) {
+    return K::DESC_MATH == DESC_MATH_HOISTED ? wg_desc_at(dv0, e * (uint32_t)sizeof(T)) : wg_desc(Vb + e, K::BC * 128, 1024);
+  };
 #pragma unroll
   for (int kk = 0; kk < K::BC / 16; ++kk) {
     const uint32_t a[4] = {p[2 * kk][0], p[2 * kk][1], p[2 * kk + 1][0], p[2 * kk + 1][1]};
     if constexpr (K::PV_WIDE && D == 128) {
       // one m64n128k16 across both 64-column slabs of V: the descriptor's leading offset (MN-major) steps
       // from one slab to the next, as it already says for the N=64 form
-      wgmma_rs_n128<1, T>(&o[0][0], a, wg_desc(Vb + kk * 16 * 64, K::BC * 128, 1024), 1);
+      wgmma_rs_n128<1, T>(&o[0][0], a, dv(kk * 16 * 64), 1);
     } else {
 #pragma unroll
       for (int h = 0; h < D / 64; ++h)
-        wgmma_rs_n64<1, T>(&o[h * 8][0], a, wg_desc(Vb + h * K::BC * 64 + kk * 16 * 64, K::BC * 128, 1024), 1);
+        wgmma_rs_n64<1, T>(&o[h * 8][0], a, dv(h * K::BC * 64 + kk * 16 * 64), 1);
     }
   }
   wg_commit();

@@ -28,6 +28,12 @@ __device__ __forceinline__ uint64_t wg_desc(const void* smem, int lbo_bytes, int
   d |= (uint64_t)1 << 62;  // 128-byte swizzle
   return d;
 }
+// The descriptor `bytes` (a multiple of 16) past d's start address. The start address is the low field, in 16-byte
+// units, and a shared-memory address stays below 2^18, so the sum never carries out of the low word's field: one add on
+// the low word (FA_DESC_MATH=1) instead of wg_desc's add, mask, shift and or for every wgmma.
+__device__ __forceinline__ uint64_t wg_desc_at(uint64_t d, uint32_t bytes) {
+  return (d & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)d + (bytes >> 4));
+}
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
