@@ -181,3 +181,21 @@ def suite_margins(tgz: Path) -> dict:
                     if rest[0] != "warmup":
                         out[shape.split("-float")[0].split("-bfloat")[0], rest[-1]] = round(r["margin"], 4)
     return out
+
+
+def device_pairs(suffix: str, bases: list[str], **off) -> dict:
+    """scripts/device_suite.py's kernels named NAME + suffix: each in one bitwise tier pair with its base NAME (the
+    bases given, in any order), and the same knobs as the base once `off` (the knob at its default) is applied.
+    Returns device_suite's KERNELS."""
+    import sys
+
+    from kernel_src.knobs import Knobs
+
+    sys.path.insert(0, str(RESULTS.parent / "scripts"))
+    import device_suite as ds
+
+    pairs = [p for dims in ds.TIER.values() for p in dims if p[0].endswith(suffix)]
+    assert sorted(pairs) == sorted([f"{n}{suffix}", n] for n in bases)
+    for cand, base in pairs:
+        assert Knobs.parse(ds.KERNELS[cand]).replace(**off) == Knobs.parse(ds.KERNELS[base]), cand
+    return ds.KERNELS

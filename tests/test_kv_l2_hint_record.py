@@ -6,8 +6,7 @@ import re
 import sys
 
 import agent.levers
-from kernel_src.knobs import Knobs
-from recorded import RESULTS
+from recorded import RESULTS, device_pairs
 
 HERE = RESULTS / "2026-12-04_cpu_kv_l2_hint"
 
@@ -35,10 +34,7 @@ def test_the_device_kernels_pair_with_their_bases_and_the_call_measures_them():
     sys.path.insert(0, str(RESULTS.parent / "scripts"))
     import device_suite as ds
 
-    pairs = [p for dims in ds.TIER.values() for p in dims if p[0].endswith("_kh")]
-    assert sorted(pairs) == sorted([f"{n}_kh", n] for n in ds.KH)
-    for cand, base in pairs:
-        assert Knobs.parse(ds.KERNELS[cand]).replace(kv_l2_hint="none") == Knobs.parse(ds.KERNELS[base])
+    device_pairs("_kh", ds.KH, kv_l2_hint="none")
     call = (RESULTS / "2026-12-04_cpu_dynamic_schedule" / "device_call.sh").read_text()
     assert all(f"--only ${{{v}}}_kh" in call for v in ("A", "C", "CB"))
     assert "--move $A\\>${A}_kh" in call and "--move $CB\\>${CB}_kh" in call and 'fp16=${A}_kh"' in call

@@ -11,7 +11,7 @@ import pytest
 
 import agent.levers
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS
+from recorded import RESULTS, device_pairs
 
 HERE = RESULTS / "2026-12-05_cpu_mbar_wait"
 
@@ -45,10 +45,7 @@ def test_the_device_kernels_pair_with_their_bases_and_the_call_measures_them():
     sys.path.insert(0, str(RESULTS.parent / "scripts"))
     import device_suite as ds
 
-    pairs = [p for dims in ds.TIER.values() for p in dims if p[0].endswith("_mw")]
-    assert sorted(pairs) == sorted([f"{n}_mw", n] for n in ds.MW)
-    for cand, base in pairs:
-        assert Knobs.parse(ds.KERNELS[cand]).replace(mbar_wait="poll") == Knobs.parse(ds.KERNELS[base])
+    device_pairs("_mw", ds.MW, mbar_wait="poll")
     call = (HERE / "device_call.sh").read_text()
     assert all(f"--only ${{{v}}}_mw" in call for v in ("A", "T2", "N8", "D64", "C"))
     assert all(f"--move ${v}\\>${{{v}}}_mw" in call for v in ("A", "T2", "N8", "D64", "C"))
