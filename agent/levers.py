@@ -702,6 +702,29 @@ CATALOG: tuple[Lever, ...] = (
         "kernel, and 0.985 of it on three warpgroups at causal N4096 D64 (results/2026-12-03_h200_round_order).",
     ),
     Lever(
+        name="ws_hoisted_descriptors", sets={"desc_math": "hoisted"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",)},
+        predicted=(0.998, 1.015), sampled=False, noncausal_only=True,
+        hypothesis="The warp-specialised mainloop's wgmma descriptors built once a block and operand, each wgmma's "
+        "from it by an add, where each was built from its address (ncu at N512 D64: four to six uniform-datapath "
+        "instructions before each HGMMA, 14.6% of the instructions executed against cuDNN's 11.2%; ptxas: a key block's "
+        "GEMMs 82 -> 44 SASS instructions). Bitwise the same output. H200: 1.0095 on the three-warpgroup N512 D64 "
+        "final (1.0010x cuDNN in the same process), 1.0144 on the two-warpgroup one, 1.0029 at N8192 D128, 1.0055 at "
+        "N8192 D64; 0.9981 at causal N8192 D128 (results/2026-12-05_h200_mbar_desc).",
+    ),
+    Lever(
+        name="ws_dynamic_items", sets={"schedule": "dynamic", "round_order": "in_place"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "persistent": ("on",), "item_stream": ("off",)},
+        predicted=(0.995, 1.07), sampled=False, causal_only=True,
+        hypothesis="The persistent CTAs claim their items from a counter, heaviest first, where the static schedule "
+        "gave CTA c every grid-th item: under a causal mask an item's cost is its key blocks, and a CTA that drew heavy "
+        "items takes fewer. Bitwise the same output. H200: 1.0648 at causal B2 H16 N8192 D128 over the persistent "
+        "kernel in place, 1.0078 over its snaking rounds; 1.0203 at causal B8 H32/8 N1024 D128 bf16 (1.0106x cuDNN); "
+        "without a mask 0.949-0.985 at N512 D64, where the static rounds are even (results/2026-12-05_h200_schedule).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -147,8 +147,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # results/2026-12-04_h200_race)
     Policy(version=21, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains the warp-specialised mainloop's wgmma descriptors built once a block
+    # (ws_hoisted_descriptors, 1.0095 on the N512 D64 final) and, under a causal mask, items claimed from a counter
+    # (ws_dynamic_items, 1.020-1.065 over the persistent kernel in place) (results/2026-12-05_h200_mbar_desc,
+    # results/2026-12-05_h200_schedule)
+    Policy(version=22, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[21]
+CURRENT = POLICIES[22]
 
 
 class UnknownPolicy(ValueError):

@@ -2,14 +2,12 @@
 (results/2026-12-05_cpu_desc_math): the uniform-datapath shares computed again from the recorded pages, ptxas's figures
 say what the README says, the default compiles to the PTX it did, the device kernels are bitwise tier pairs measured by
 the call, the rule, and no lever proposes it before a recorded keep."""
-import inspect
 import re
 import subprocess
 import sys
 
 import pytest
 
-import agent.levers
 from kernel_src.knobs import KnobError, Knobs
 from recorded import RESULTS, device_pairs
 
@@ -61,6 +59,3 @@ def test_the_rule_keeps_it_to_the_warp_specialised_mainloop():
     with pytest.raises(KnobError, match="knob 'desc_math'=hoisted .* needs mainloop=ws"):
         Knobs.parse({"compute": "wgmma", "layout": "sw128", "staging": "tma", "desc_math": "hoisted"})
 
-
-def test_no_lever_proposes_it_yet():
-    assert "desc_math" not in inspect.getsource(agent.levers)
