@@ -162,7 +162,8 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
                                       "ws_q_by_tma", "ws_q_by_tma_heaviest_first"]
     # what the search reaches: the seed's value and those a lever sets, not every value the knob has
     assert by["compute"]["reached"] == by["compute"]["values"]
-    assert by["schedule"]["values"] == ["static", "dynamic"] and by["schedule"]["reached"] == ["static"]
+    assert by["schedule"]["values"] == ["static", "dynamic"] and by["schedule"]["reached"] == ["static", "dynamic"]
+    assert by["mbar_wait"]["reached"] == ["poll"] and by["desc_math"]["levers"] == ["ws_hoisted_descriptors"]
     assert by["round_order"]["reached"] == ["in_place", "snake"] and by["tail_rows"]["reached"] == ["compute", "skip"]
     assert by["kv_l2_hint"]["levers"] == [] and by["kv_l2_hint"]["reached"] == ["none"]
 
