@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The device calls of policy 22 (written on the CPU): `run --budget 20` from the naive seed on a fresh database,
+# 1. at B16 H16 N512 D64 fp16 (race.sh's n512 run, seed 4): predicted in README.md, the first 14 asks as policy 21's
+#    run, ws_hoisted_descriptors kept at 1.005-1.015 at ask 15, a final of 0.99-1.01x cuDNN; about 230 s;
+# 2. with GQA=1, at causal B8 H32/8 N1024 D128 bf16 (seed 4): ws_dynamic_items asked at about ask 10, kept at
+#    1.00-1.03; about 290 s.
+# An interrupted run finishes with `race.sh NAME "" resume:NAME_agent_4` on the same warm machine.
+# Usage: [LIMIT=<s>] [GQA=1] SOURCE=<commit> bash results/2026-12-05_cpu_policy22/device_call.sh   (carry .whl)
+R=results/2026-12-03_h200_agent_suite/race.sh
+if [ -z "$GQA" ]; then
+  bash $R n512 "--batch 16 --seqlen 512 --head-dim 64" agent:4
+else
+  bash $R gqa "--batch 8 --heads 32 --kv-heads 8 --seqlen 1024 --causal --dtype bfloat16" agent:4
+fi
+for f in $OUT/*_agent_4.txt; do tail -25 $f; done
+echo "total $SECONDS s"
