@@ -102,3 +102,23 @@ def test_policy_22_first_choices_as_committed():
     assert out == (here / "first_choices.txt").read_text()
     assert "ask 15: first ws_hoisted_descriptors" in out and "ask 14: first ws_idle_tail_tile_major" in out
     assert "ask 10: first ws_dynamic_items" in out and "ws_dynamic_items" not in out.split("causal_p16")[1]
+
+
+def test_policy_22_at_n512_asked_as_predicted_until_cut(tmp_path):
+    """results/2026-12-05_h200_n512_policy22: the run replayed from its recording under policy 22 asks what the device
+    asked, 14 experiments as policy 21's run did, and at the 15th the hoisted descriptors, where the recording ends (the
+    call's time ran out while it was measured)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("async_rows_fc", RESULTS / "2026-12-04_cpu_async_rows" / "first_choices.py")
+    fc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fc)
+    shape, version, states, miss = fc.states_of("2026-12-05_h200_n512_policy22/n512_agent_4", tmp_path)
+    assert (shape.key(), version, len(states)) == ("B16-H16-N512-D64-float16-noncausal", 22, 15)
+    assert miss and "desc_math=hoisted" in miss and "never asked" in miss
+    got = [(t.move.name, t.outcome) for t in states[-1].trials if t.move.kind != "seed"]
+    text = (RESULTS / "2026-12-04_h200_n512_policy21" / "n512_agent_3.txt").read_text()
+    before = re.findall(r"^#\d+ lever (\S+) on .*\n  (KEPT|SLOWER|NULL)", text, re.M)[:14]
+    assert [(n, o) for n, o in got][-14:] == before
+    printed = (RESULTS / "2026-12-05_h200_n512_policy22" / "n512_agent_4.txt").read_text()
+    assert re.search(r"^#15 lever ws_hoisted_descriptors on ", printed, re.M) and "exit 124" in printed

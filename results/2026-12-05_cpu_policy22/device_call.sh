@@ -4,13 +4,17 @@
 #    run, ws_hoisted_descriptors kept at 1.005-1.015 at ask 15, a final of 0.99-1.01x cuDNN; about 230 s;
 # 2. with GQA=1, at causal B8 H32/8 N1024 D128 bf16 (seed 4): ws_dynamic_items asked at about ask 10, kept at
 #    1.00-1.03; about 290 s.
-# An interrupted run finishes with `race.sh NAME "" resume:NAME_agent_4` on the same warm machine.
-# Usage: [LIMIT=<s>] [GQA=1] SOURCE=<commit> bash results/2026-12-05_cpu_policy22/device_call.sh   (carry .whl)
+# An interrupted run finishes with `race.sh NAME "" resume:NAME_agent_4` on the same warm machine; with RESUME=1 on a
+# fresh one, from the database recorded in results/2026-12-05_h200_n512_policy22 (the N512 run, cut at experiment 15).
+# Usage: [LIMIT=<s>] [GQA=1 | RESUME=1] SOURCE=<commit> bash results/2026-12-05_cpu_policy22/device_call.sh   (carry .whl)
 R=results/2026-12-03_h200_agent_suite/race.sh
-if [ -z "$GQA" ]; then
+if [ -n "$RESUME" ]; then
+  mkdir -p /tmp/n512_agent_4 && tar xzf results/2026-12-05_h200_n512_policy22/n512_agent_4_db.tgz -C /tmp/n512_agent_4
+  bash $R n512 "" resume:n512_agent_4
+elif [ -z "$GQA" ]; then
   bash $R n512 "--batch 16 --seqlen 512 --head-dim 64" agent:4
 else
   bash $R gqa "--batch 8 --heads 32 --kv-heads 8 --seqlen 1024 --causal --dtype bfloat16" agent:4
 fi
-for f in $OUT/*_agent_4.txt; do tail -25 $f; done
+for f in $OUT/*_agent_4*.txt; do tail -25 $f; done
 echo "total $SECONDS s"
