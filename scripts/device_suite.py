@@ -382,6 +382,14 @@ for _n in MW:  # bitwise each kernel's own
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_dmw", _n])
 BEST[64] += [f"{n}_dmw" for n in MW]
 BEST[128] += [f"{n}_dmw" for n in MW if not d64_only(n)]
+# the suite's other bests with policy 22's levers (results/2026-12-05_cpu_suite22): N2048 D128's kernel with hoisted
+# descriptors, causal N1024 GQA's with items from a counter
+KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm"] = {**KERNELS["ws_op_lazy_qp_w_ot_pr_pk"], "desc_math": "hoisted"}
+KERNELS["ws_op_lazy_qp_hf_w_ot_pm_dy"] = {**KERNELS["ws_op_lazy_qp_hf_w_ot_pm"], "schedule": "dynamic"}
+TIER[(64, 128)] += [["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_w_ot_pr_pk"],
+                    ["ws_op_lazy_qp_hf_w_ot_pm_dy", "ws_op_lazy_qp_hf_w_ot_pm"]]
+BEST[128] += ["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_hf_w_ot_pm_dy"]
+BEST[64] += ["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_hf_w_ot_pm_dy"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The suite against SDPA cuDNN with policy 22's two levers among the candidates (written on the CPU, not yet run):
+# plan `best` screens each shape's head-dim candidates of the --only list against cuDNN, then confirms the best in a
+# fresh process against cuDNN and flash. The candidates: each suite shape's recorded best
+# (../2026-12-03_h200_p_pack, and the agent's N512 D64 final) and its build with hoisted descriptors (non-causal) or
+# items from a counter (causal GQA).
+#   PART=a (about 6 minutes): the tier of the two new kernels, then the four shapes nearest cuDNN (N512 D64, N2048 D128,
+#          causal N1024 GQA, N2048 D64 GQA);
+#   PART=b (about 6 minutes): the other seven shapes.
+# Usage: PART=a|b SOURCE=<commit> bash results/2026-12-05_cpu_suite22/device_call.sh   (carry .whl)
+python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
+{ echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
+W=/tmp/suite22; mkdir -p $W
+C="ws3_lazy_qp_ot_pm ws3_lazy_qp_ot_pm_dm ws3_lazy_qp_hf_ot_ts_s3 ws3_lazy_qp_hf_ot_ts_s3_dm ws3_lazy_hf_oq_pm
+   ws_op_lazy_w_oq_pk ws_op_lazy_w_oq_pk_dm ws_op_lazy_qp_w_ot_pr_pk ws_op_lazy_qp_w_ot_pr_pk_dm ws_op_bc176_lazy_hf_w_oq_pm
+   ws_op_lazy_qp_hf_w_ot_pm ws_op_lazy_qp_hf_w_ot_pm_dy ws_op_lazy_qp_hf_w_ot_pr_pk_dy"
+ONLY=$(for n in $C; do printf -- "--only %s " $n; done)
+if [ "$PART" = a ]; then
+  { time timeout 100 python3 scripts/device_suite.py $W/tier --plan tier --only ws_op_lazy_qp_w_ot_pr_pk_dm \
+      --only ws_op_lazy_qp_hf_w_ot_pm_dy; echo "exit $?"; } > $OUT/tier.txt 2>&1
+  tail -4 $OUT/tier.txt
+  SHAPES=(--shape "B16 H16 N512 D64 fp16" --shape "B2 H16 N2048 D128 fp16" --shape "B8 H32 N1024 D128 bf16 causal Hkv8"
+          --shape "B8 H16 N2048 D64 fp16 Hkv4")
+else
+  SHAPES=(--shape "B2 H16 N8192 D128 fp16" --shape "B1 H16 N32768 D128 fp16" --shape "B2 H16 N8192 D128 fp16 causal"
+          --shape "B2 H16 N8192 D64 fp16" --shape "B4 H16 N4096 D128 bf16" --shape "B2 H16 N4096 D64 bf16 causal"
+          --shape "B1 H32 N16384 D128 bf16 causal Hkv4")
+fi
+{ time timeout 420 python3 scripts/device_suite.py $W/best --plan best --budget 0.3 --confirm-budget 1.2 $ONLY "${SHAPES[@]}"
+  echo "exit $?"; } > $OUT/best_$PART.log 2>&1
+gzip -c $W/best/best.json > $OUT/best_$PART.json.gz
+tail -16 $OUT/best_$PART.log
+echo "total $SECONDS s"
