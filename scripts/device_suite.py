@@ -386,6 +386,10 @@ BEST[128] += [f"{n}_dmw" for n in MW if not d64_only(n)]
 # descriptors, causal N1024 GQA's with items from a counter
 KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm"] = {**KERNELS["ws_op_lazy_qp_w_ot_pr_pk"], "desc_math": "hoisted"}
 KERNELS["ws_op_lazy_qp_hf_w_ot_pm_dy"] = {**KERNELS["ws_op_lazy_qp_hf_w_ot_pm"], "schedule": "dynamic"}
+# and at N512 D64 the final with P packed mid-wait (the suite's three-warpgroup kernel there) with them too
+KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3"], "desc_math": "hoisted"}
+TIER[(64,)].append(["ws3_lazy_qp_hf_ot_pm_ts_s3_dm", "ws3_lazy_qp_hf_ot_pm_ts_s3"])
+BEST[64].append("ws3_lazy_qp_hf_ot_pm_ts_s3_dm")
 TIER[(64, 128)] += [["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_w_ot_pr_pk"],
                     ["ws_op_lazy_qp_hf_w_ot_pm_dy", "ws_op_lazy_qp_hf_w_ot_pm"]]
 BEST[128] += ["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_hf_w_ot_pm_dy"]

@@ -12,12 +12,13 @@ python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 W=/tmp/suite22; mkdir -p $W
 C="ws3_lazy_qp_ot_pm ws3_lazy_qp_ot_pm_dm ws3_lazy_qp_hf_ot_ts_s3 ws3_lazy_qp_hf_ot_ts_s3_dm ws3_lazy_hf_oq_pm
+   ws3_lazy_qp_hf_ot_pm_ts_s3 ws3_lazy_qp_hf_ot_pm_ts_s3_dm
    ws_op_lazy_w_oq_pk ws_op_lazy_w_oq_pk_dm ws_op_lazy_qp_w_ot_pr_pk ws_op_lazy_qp_w_ot_pr_pk_dm ws_op_bc176_lazy_hf_w_oq_pm
    ws_op_lazy_qp_hf_w_ot_pm ws_op_lazy_qp_hf_w_ot_pm_dy ws_op_lazy_qp_hf_w_ot_pr_pk_dy"
 ONLY=$(for n in $C; do printf -- "--only %s " $n; done)
 if [ "$PART" = a ]; then
   { time timeout 100 python3 scripts/device_suite.py $W/tier --plan tier --only ws_op_lazy_qp_w_ot_pr_pk_dm \
-      --only ws_op_lazy_qp_hf_w_ot_pm_dy; echo "exit $?"; } > $OUT/tier.txt 2>&1
+      --only ws_op_lazy_qp_hf_w_ot_pm_dy --only ws3_lazy_qp_hf_ot_pm_ts_s3_dm; echo "exit $?"; } > $OUT/tier.txt 2>&1
   tail -4 $OUT/tier.txt
   SHAPES=(--shape "B16 H16 N512 D64 fp16" --shape "B2 H16 N2048 D128 fp16" --shape "B8 H32 N1024 D128 bf16 causal Hkv8"
           --shape "B8 H16 N2048 D64 fp16 Hkv4")
