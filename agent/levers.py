@@ -722,7 +722,8 @@ CATALOG: tuple[Lever, ...] = (
         "gave CTA c every grid-th item: under a causal mask an item's cost is its key blocks, and a CTA that drew heavy "
         "items takes fewer. Bitwise the same output. H200: 1.0648 at causal B2 H16 N8192 D128 over the persistent "
         "kernel in place, 1.0078 over its snaking rounds; 1.0203 at causal B8 H32/8 N1024 D128 bf16 (1.0106x cuDNN); "
-        "without a mask 0.949-0.985 at N512 D64, where the static rounds are even (results/2026-12-05_h200_schedule).",
+        "without a mask 0.949-0.985 at N512 D64, where ncu read every SM 4.4% longer: the claim is not free "
+        "(results/2026-12-05_h200_schedule).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
