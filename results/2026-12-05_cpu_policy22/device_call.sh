@@ -21,6 +21,7 @@ for f in $OUT/*_agent_4*.txt; do tail -25 $f; done
 if [ -n "$NCU" ]; then  # where the dynamic schedule's cycles go without a mask (../2026-12-05_h200_schedule: every SM
   # 4.4% longer): ncu's samples per SASS instruction of the N512 final and its dynamic build, by opcode family; the
   # pages come back for `device_anatomy.py --segments` on the CPU
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
   A=ws3_lazy_qp_hf_ot_ts_s3
   { time timeout 150 python3 scripts/device_anatomy.py /tmp/dy_sass --sass --shape "B16 H16 N512 D64 fp16=$A" \
       --shape "B16 H16 N512 D64 fp16=${A}_dy"; echo "exit $?"; } > $OUT/dy_sass.txt 2>&1
