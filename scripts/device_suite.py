@@ -612,7 +612,10 @@ def main() -> int:
         for spec in a.shape or SUITE:
             sh = shape(spec)
             pool = [*BEST[64], *[n for n in BEST[128] if n not in BEST[64]]] if a.wide and sh.D == 64 else BEST[sh.D]
-            names = [n for n in pool if n in libs and (sh.causal or "_hf" not in n) and (not a.only or n in a.only)]
+            # heaviest first only under causality, unless --only names the kernel (the agent's N512 D64 final orders
+            # its non-causal items heaviest first)
+            names = [n for n in pool if n in libs and (sh.causal or "_hf" not in n or n in a.only)
+                     and (not a.only or n in a.only)]
             scr = run_shape(sh, names, ["cudnn"])
             ok = [(v["margin"], k.split(":", 1)[1]) for k, v in scr["summary"].items()
                   if k.startswith("cudnn:") and isinstance(v, dict) and v["recheck"]
