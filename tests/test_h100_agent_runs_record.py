@@ -91,3 +91,17 @@ def test_ncu_beside_cudnn_at_n512_as_the_readme_reads_it():
     idle = lambda r: 1 - r["sm__cycles_active.avg"] / r["gpc__cycles_elapsed.max"]  # noqa: E731
     assert (round(idle(cudnn), 2), round(idle(pad), 2), round(idle(skip), 2)) == (0.08, 0.11, 0.15)
     assert (round(pad["dram__bytes_read.sum"] / 1e6, 1), round(skip["dram__bytes_read.sum"] / 1e6, 1)) == (50.4, 102.5)
+
+
+def test_the_two_consumer_kernel_does_cudnns_work_more_slowly_as_the_readme_reads_it():
+    with tarfile.open(N512 / "two_consumers.tgz") as t:
+        rows = json.load(t.extractfile("./anatomy.json"))
+    by = {(r["ours"], r["kernel"].startswith("void fa::")): r for r in rows}
+    ours, cudnn = by[("ws_op_lazy_qp_ot_pr_pk", True)], by[("ws_op_lazy_qp_ot_pr_pk", False)]
+    launch = ("launch__block_size", "launch__registers_per_thread", "launch__grid_size")
+    assert [ours[k] for k in launch] == [cudnn[k] for k in launch] == [384, 168, 132]
+    inst, issue = "smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active"
+    assert abs(ours[inst] / cudnn[inst] - 1) < 0.012 and (ours[issue], cudnn[issue]) == (37.81, 45.95)
+    fam = (N512 / "families.txt").read_text().split("ws_op_lazy_qp_ot_pr_pk_sass.csv")[1]
+    assert "barrier         11.5%  WARPSYNC.ALL 6.5%, WARPGROUP.DEPBAR.LE 4.5%" in fam
+    assert "long_sb         13.4%  BRA 12.5%" in fam
