@@ -394,6 +394,13 @@ TIER[(64, 128)] += [["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_w_ot_pr_pk"],
                     ["ws_op_lazy_qp_hf_w_ot_pm_dy", "ws_op_lazy_qp_hf_w_ot_pm"]]
 BEST[128] += ["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_hf_w_ot_pm_dy"]
 BEST[64] += ["ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_hf_w_ot_pm_dy"]
+# the two-consumer kernel in cuDNN's launch shape at N512 D64 (results/2026-12-05_h100_n512: cuDNN's work at 37.8% issue
+# against its 46.0%; `wait` stalls on the row max's and the exponents' chains, barrier stalls at the ping-pong's named
+# barriers): the row max as a tree (`_tree`) and the ping-pong off (`_npp`), each the same arithmetic (D=64's tier)
+T2C = "ws_op_lazy_qp_ot_pr_pk"
+KERNELS.update({f"{T2C}_tree": {**KERNELS[T2C], "row_max": "tree"}, f"{T2C}_npp": {**KERNELS[T2C], "pingpong": "off"}})
+TIER[(64,)] += [[f"{T2C}_tree", T2C], [f"{T2C}_npp", T2C]]
+BEST[64] += [f"{T2C}_tree", f"{T2C}_npp"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
