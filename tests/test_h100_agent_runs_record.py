@@ -105,3 +105,18 @@ def test_the_two_consumer_kernel_does_cudnns_work_more_slowly_as_the_readme_read
     fam = (N512 / "families.txt").read_text().split("ws_op_lazy_qp_ot_pr_pk_sass.csv")[1]
     assert "barrier         11.5%  WARPSYNC.ALL 6.5%, WARPGROUP.DEPBAR.LE 4.5%" in fam
     assert "long_sb         13.4%  BRA 12.5%" in fam
+
+
+def test_the_two_consumer_moves_pair_with_their_base_and_their_call_names_them():
+    import subprocess
+
+    from recorded import device_pairs
+
+    kernels = device_pairs("_npp", ["ws_op_lazy_qp_ot_pr_pk"], pingpong="on")
+    assert kernels["ws_op_lazy_qp_ot_pr_pk_tree"] == {**kernels["ws_op_lazy_qp_ot_pr_pk"], "row_max": "tree"}
+    here = RESULTS / "2026-12-05_cpu_n512_h100"
+    call = (here / "device_call_two_consumers_moves.sh").read_text()
+    assert '--move "$B>${B}_tree" --move "$B>${B}_npp"' in call and "B=ws_op_lazy_qp_ot_pr_pk" in call
+    assert subprocess.run(["bash", "-n", str(here / "device_call_two_consumers_moves.sh")]).returncode == 0
+    static = (here / "static_two_consumers.txt").read_text()
+    assert "ws_op_lazy_qp_ot_pr_pk_npp: registers 168 spill_bytes 0" in static and static.count("spill_bytes 0") == 3
