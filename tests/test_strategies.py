@@ -461,3 +461,24 @@ def test_a_recorded_constructive_tpe_run_replays_its_draws(tmp_path):
         rows[name] = [(e["knob_key"], e["outcome"], e["margin"]) for e in q.history(db, rid) if e["kind"] == "sample"]
         assert q.get_run(db, rid)["options"]["search"]["tpe_draw"] == "constructive"
     assert rows["replayed"] == rows["recorded"] and len(rows["recorded"]) == 8
+
+
+def test_a_tpe_failure_is_told_as_the_public_tell_would_without_its_copy():
+    """tpe._tell_failed (results/2026-12-05_cpu_tpe_replay): the trial ends FAIL in the storage, hidden from the
+    lists TPE reads and still there for a caller asking for FAIL trials; the next ask is numbered as after `tell`."""
+    optuna = pytest.importorskip("optuna")
+    from agent.strategies import tpe
+
+    studies = [optuna.create_study(sampler=optuna.samplers.TPESampler(seed=3),
+                                   storage=tpe._storage_without_failures(optuna)) for _ in range(2)]
+    fail = optuna.trial.TrialState.FAIL
+    for i, st in enumerate(studies):
+        t = st.ask()
+        t.suggest_categorical("x", ["a", "b", "c"])
+        tpe._tell_failed(optuna, st, t) if i else st.tell(t, state=fail)
+    (a, b) = studies
+    assert a.get_trials(deepcopy=False) == b.get_trials(deepcopy=False) == []
+    fa, fb = (s.get_trials(deepcopy=False, states=(fail,)) for s in studies)
+    got = [[(t.number, t.state, t.params) for t in f] for f in (fa, fb)]
+    assert got[0] == got[1] and [(n, s) for n, s, _ in got[0]] == [(0, fail)]
+    assert a.ask().number == b.ask().number == 1
