@@ -161,7 +161,7 @@ def cache_lock(cache_dir: Path, timeout: float):
 
 def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, timeout: float = 600, nice: int = 0,
           started=None) -> dict[str, BuildResult]:
-    """Build every spec (cache hits skipped by ninja); returns results keyed by spec.key(). `nice`: ninja and its
+    """Build every spec (an entry whose output exists is a hit, and ninja builds the rest); returns results keyed by spec.key(). `nice`: ninja and its
     compilers at that CPU priority (a build in the background of a measurement); `started(proc)`: called with the
     running ninja, in its own process group, so its caller can stop it (experiments.lab.Lab.build_ahead)."""
     cache_dir = Path(cache_dir)
@@ -180,28 +180,38 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
         keys[key] = spec
         (cache_dir / key).mkdir(exist_ok=True)
         (cache_dir / key / "spec.json").write_text(spec.model_dump_json(indent=1))
-    for key, spec in keys.items():
-        deps = " ".join(_q(str(h)) for h in HEADERS)
-        lines.append(f"build {_q(str(cache_dir / key / spec.output()))}: nvcc {_q(str(spec.source_path()))} | {deps}")
-        lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
     cmd = [ninja_path(), "-C", str(cache_dir), "-f", "build.ninja", "-k", "0"]  # .ninja_log stays in the cache
     if jobs:
         cmd += ["-j", str(jobs)]
     if nice:
         cmd = ["nice", "-n", str(nice), *cmd]
+    stdout, seconds = "", 0.0
     with cache_lock(cache_dir, timeout):
-        (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
         before = {k: (cache_dir / k / s.output()).exists() for k, s in keys.items()}
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        if started is not None:
-            started(proc)
-        try:
-            stdout, _ = proc.communicate(timeout=timeout)
-        except BaseException:  # a timeout, a Ctrl-C: no compiler of ours outlives the call
-            stop_build(proc)
-            raise
-        seconds = time.perf_counter() - t0
+        # An entry whose output exists is a hit by its key alone (the key is everything that makes the binary, and an
+        # output appears only whole: nvcc writes $out.part, then mv). Ninja is given the missing ones only: it would
+        # also rebuild an entry whose command line names another checkout's path or whose sources are newer than its
+        # output, as every file of a fresh clone is, so that a cache kept across CI runs was rebuilt in each.
+        for key, spec in keys.items():
+            if before[key]:
+                continue
+            deps = " ".join(_q(str(h)) for h in HEADERS)
+            out, src = _q(str(cache_dir / key / spec.output())), _q(str(spec.source_path()))
+            lines.append(f"build {out}: nvcc {src} | {deps}")
+            lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
+        if not all(before.values()):
+            (cache_dir / "build.ninja").write_text("\n".join(lines) + "\n")
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            if started is not None:
+                started(proc)
+            try:
+                stdout, _ = proc.communicate(timeout=timeout)
+            except BaseException:  # a timeout, a Ctrl-C: no compiler of ours outlives the call
+                stop_build(proc)
+                raise
+            seconds = time.perf_counter() - t0
     results = {}
     for key in keys:
         so = cache_dir / key / keys[key].output()

@@ -105,3 +105,25 @@ def test_a_partial_library_from_a_killed_compile_is_never_a_cache_hit(tmp_path, 
     r = b.build([_spec(64)], cache)[key]
     assert r.ok and not r.cached and (cache / key / "fa.so").read_text() == "ELF"
     assert not (cache / key / "fa.so.part").exists()
+
+
+def test_an_entry_is_a_hit_from_another_checkout_with_newer_sources(tmp_path, fake_nvcc, monkeypatch):
+    """A cache kept across CI runs: each run is a fresh clone at another path, its sources newer than every output,
+    and ninja, given the edge, would compile the entry again. An entry whose output exists is a hit by its key (the
+    key leaves out where the checkout lives) and no ninja starts for it; a missing one is still built."""
+    cache = tmp_path / "cache"
+    first = b.build([_spec(64)], cache)[_spec(64).key()]
+    assert first.ok and not first.cached
+    clone = tmp_path / "clone" / "kernel_src"
+    clone.mkdir(parents=True)
+    source = clone / b.SOURCE.name
+    source.write_bytes(b.SOURCE.read_bytes())  # written now: newer than the cached output
+    monkeypatch.setattr(b, "SOURCE", source)
+    ran = []
+    real = subprocess.Popen
+    monkeypatch.setattr(b.subprocess, "Popen", lambda cmd, *a, **k: ran.append(cmd) or real(cmd, *a, **k))
+    again = b.build([_spec(64)], cache)[_spec(64).key()]
+    assert again.ok and again.cached and again.library == first.library and ran == []
+    other = b.build([_spec(64), _spec(32)], cache)
+    assert other[_spec(32).key()].ok and not other[_spec(32).key()].cached and other[_spec(64).key()].cached
+    assert len(ran) == 1 and str(cache / _spec(64).key()) not in (cache / "build.ninja").read_text()
