@@ -161,9 +161,10 @@ def cache_lock(cache_dir: Path, timeout: float):
 
 def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, timeout: float = 600, nice: int = 0,
           started=None) -> dict[str, BuildResult]:
-    """Build every spec (an entry whose output exists is a hit, and ninja builds the rest); returns results keyed by spec.key(). `nice`: ninja and its
-    compilers at that CPU priority (a build in the background of a measurement); `started(proc)`: called with the
-    running ninja, in its own process group, so its caller can stop it (experiments.lab.Lab.build_ahead)."""
+    """Build every spec (an entry whose output exists is a hit; ninja builds the rest); returns results keyed by
+    spec.key(). `nice`: ninja and its compilers at that CPU priority (a build in the background of a measurement);
+    `started(proc)`: called with the running ninja, in its own process group, so its caller can stop it
+    (experiments.lab.Lab.build_ahead)."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     nvcc = nvcc_path()
@@ -192,10 +193,10 @@ def build(specs: list[BuildSpec], cache_dir: Path, jobs: int | None = None, time
         # output appears only whole: nvcc writes $out.part, then mv). Ninja is given the missing ones only: it would
         # also rebuild an entry whose command line names another checkout's path or whose sources are newer than its
         # output, as every file of a fresh clone is, so that a cache kept across CI runs was rebuilt in each.
+        deps = " ".join(_q(str(h)) for h in HEADERS)
         for key, spec in keys.items():
             if before[key]:
                 continue
-            deps = " ".join(_q(str(h)) for h in HEADERS)
             out, src = _q(str(cache_dir / key / spec.output())), _q(str(spec.source_path()))
             lines.append(f"build {out}: nvcc {src} | {deps}")
             lines.append("  flags = " + " ".join(f.replace("$", "$$") for f in spec.flags()))
