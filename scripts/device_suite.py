@@ -401,6 +401,15 @@ T2C = "ws_op_lazy_qp_ot_pr_pk"
 KERNELS.update({f"{T2C}_tree": {**KERNELS[T2C], "row_max": "tree"}, f"{T2C}_npp": {**KERNELS[T2C], "pingpong": "off"}})
 TIER[(64,)] += [[f"{T2C}_tree", T2C], [f"{T2C}_npp", T2C]]
 BEST[64] += [f"{T2C}_tree", f"{T2C}_npp"]
+# and its staging beside cuDNN's: cuDNN's kernel there holds 134,144 B of shared memory against our 98,400, a third K/V
+# stage's 32 KB more (`_s3`), or a second Q tile (`_qb2`); with the descriptors hoisted (`_dm`) and with both and the
+# tree (`_s3_dm_tree`). Each the same arithmetic as the base (D=64's tier)
+C2 = {"s3": {"kv_stages": 3}, "qb2": {"q_buffers": 2}, "s3_qb2": {"kv_stages": 3, "q_buffers": 2},
+      "dm": {"desc_math": "hoisted"}, "dm_s3": {"kv_stages": 3, "desc_math": "hoisted"},
+      "s3_dm_tree": {"kv_stages": 3, "desc_math": "hoisted", "row_max": "tree"}}
+KERNELS.update({f"{T2C}_{k}": {**KERNELS[T2C], **v} for k, v in C2.items()})
+TIER[(64,)] += [[f"{T2C}_{k}", T2C] for k in C2]
+BEST[64] += [f"{T2C}_{k}" for k in C2]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

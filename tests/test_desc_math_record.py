@@ -49,7 +49,8 @@ def test_the_device_kernels_pair_with_their_bases_and_the_call_measures_them():
     sys.path.insert(0, str(RESULTS.parent / "scripts"))
     import device_suite as ds
 
-    device_pairs("_dm", ds.MW + ["ws_op_lazy_qp_w_ot_pr_pk", "ws3_lazy_qp_hf_ot_pm_ts_s3"], desc_math="per_mma")  # and two suite bests
+    # and two suite bests, and the two-consumer kernel at N512 D64
+    device_pairs("_dm", ds.MW + ["ws_op_lazy_qp_w_ot_pr_pk", "ws3_lazy_qp_hf_ot_pm_ts_s3", ds.T2C], desc_math="per_mma")
     call = (HERE / "device_call.sh").read_text()
     assert all(f"--only ${{{v}}}_dm" in call and f"--move ${v}\\>${{{v}}}_dm" in call for v in ("A", "T2", "N8", "D64", "C"))
     assert subprocess.run(["bash", "-n", str(HERE / "device_call.sh")]).returncode == 0
