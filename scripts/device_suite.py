@@ -410,6 +410,14 @@ C2 = {"s3": {"kv_stages": 3}, "qb2": {"q_buffers": 2}, "s3_qb2": {"kv_stages": 3
 KERNELS.update({f"{T2C}_{k}": {**KERNELS[T2C], **v} for k, v in C2.items()})
 TIER[(64,)] += [[f"{T2C}_{k}", T2C] for k in C2]
 BEST[64] += [f"{T2C}_{k}" for k in C2]
+# and the item stream on the two-consumer kernel without P packed (which the stream does not take): measured 0.90-1.03
+# on the H200 where the next item's first K was wanted a block early from a two-stage ring (FA_ITEM_STREAM's comment);
+# with a third stage (`_is_s3`) that block is in the ring
+IS = "ws_op_lazy_qp_ot_pr"
+KERNELS.update({f"{IS}_is": {**KERNELS[IS], "item_stream": "on"},
+                f"{IS}_is_s3": {**KERNELS[IS], "item_stream": "on", "kv_stages": 3}})
+TIER[(64,)] += [[f"{IS}_is", IS], [f"{IS}_is_s3", IS]]  # the same arithmetic an item: bitwise
+BEST[64] += [f"{IS}_is", f"{IS}_is_s3"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
