@@ -205,7 +205,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   [[maybe_unused]] const void* tmo = nullptr;
 #endif
 #if FA_MAINLOOP == 1
-  if (threadIdx.x == 0) ws_init_barriers<K>(Vs + K::BC * K::KV_STAGES * TL::STRIDE, smem + smem_bytes<K, T, D>());
+  if (threadIdx.x == 0) ws_init_barriers<K>(ws_bars_base<K, T, D>(Vs), smem + smem_bytes<K, T, D>());
+  ws_fill_ones<K, T, D>(Vs);
 #else
   if (threadIdx.x == 0) tma_barriers_init<K, T, D>(Vs);
 #endif

@@ -309,6 +309,14 @@ KNOBS: tuple[Knob, ...] = (
          "built once and the others are it plus a constant on the start-address field (bitwise the same)",
          py_enum="DescMath", arms=("wgmma",), later=True, pinned="per_mma",
          value_docs=("wg_desc(address) before every wgmma", "wg_desc once an operand and block, then wg_desc_at")),
+    Knob("row_sum", ("fadd", "mma"), "fadd",
+         "(mainloop=ws) each row's sum of P is added up by the softmax's threads (two FADD per pair of scores and a "
+         "quad shuffle at the end) | by the tensor cores: every PV also multiplies P by a 16 x 8 tile of ones in "
+         "shared memory (one m64n8k16 per 16 keys), whose accumulators are the rows' sums of P as PV reads it, "
+         "rescaled with O (not bitwise: l sums P rounded to the input dtype)",
+         py_enum="RowSum", arms=("wgmma",), later=True, pinned="fadd",
+         value_docs=("l += p0 + p1 in the softmax, quad-reduced before 1/l",
+                     "an m64n8k16 wgmma of P and a ones tile beside each PV, into four accumulators")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -428,6 +436,13 @@ RULES: tuple[Rule, ...] = (
          "knob 'desc_math'=hoisted builds the warp-specialised mainloop's wgmma descriptors once a block: it needs "
          "mainloop=ws, not mainloop={mainloop}",
          "the hoisted descriptors are the warp-specialised mainloop's"),
+    Rule({"row_sum": _vals("mma")}, {"mainloop": _vals("ws"), "item_stream": _vals("off"),
+                                     "tail_rows": _vals("compute", "skip")},
+         "knob 'row_sum'=mma adds the rows' sums of P on the tensor cores beside the warp-specialised mainloop's PV: "
+         "it needs mainloop=ws, item_stream=off and tail_rows compute or skip (the stream and the split tail keep "
+         "their own sums), not mainloop={mainloop}, item_stream={item_stream}, tail_rows={tail_rows}",
+         "the row sums on the tensor cores are the warp-specialised mainloop's, outside the item stream and the split "
+         "tail"),
     Rule({"mbar_wait": _vals("suspend")}, {"staging": _vals("tma")},
          "knob 'mbar_wait'=suspend changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
          "not staging={staging}",

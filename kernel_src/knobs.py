@@ -208,6 +208,7 @@ class _Knobs(BaseModel):
         o_tile = 1 if self.o_store == OStore.tma else 0  # o_store=tma: the O tile the TMA store reads (tma_in_q: Q's)
         tiles = (self.br * (q_tiles + o_tile) + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
+        p_tile += 1024 if self.row_sum == ENUMS["RowSum"].mma else 0  # row_sum=mma: the tile of ones after V's
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
         slot += 16 if self.schedule == ENUMS["Schedule"].dynamic else 0  # its full and empty mbarriers
         # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with

@@ -143,6 +143,25 @@ __device__ __forceinline__ void named_sync_wg(int wg) {
 // The shared-memory barriers of the ring, after the V tiles: per stage a K-full and a V-full barrier
 // (TMA's complete_tx, arrival count 1) and a K-empty and a V-empty barrier (one arrival per consumer warp).
 // With FA_Q_LOAD=1 a Q-full (complete_tx) and a Q-empty barrier (one arrival per consumer warp) follow.
+// where the barriers begin: after the V tiles and FA_ROW_SUM=1's tile of ones (tile.cuh: ones_bytes)
+template <class K, typename T, int D>
+__device__ __forceinline__ void* ws_bars_base(T* Vs) {
+  return reinterpret_cast<unsigned char*>(Vs + K::BC * K::KV_STAGES * D) + ones_bytes<K>();
+}
+// FA_ROW_SUM=1: the tile of ones, written by the CTA's first 256 threads before the block barrier that publishes the
+// ring's barriers (a 1024-byte atom: every element 1, so any swizzle reads ones)
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_fill_ones(T* Vs) {
+  if constexpr (K::ROW_SUM == ROW_SUM_MMA) {
+    static_assert(K::CTA_THREADS >= 256, "256 threads write the ones");
+    if (threadIdx.x < 256) {
+      const uint32_t one = Pack<T>::two(1.f, 1.f);
+      reinterpret_cast<uint32_t*>(Vs + K::BC * K::KV_STAGES * D)[threadIdx.x] = one;
+      proxy_fence();  // visible to wgmma's async proxy
+    }
+  }
+  (void)Vs;
+}
 struct WsBars {
   uint64_t *kfull, *vfull, *kempty, *vempty, *qfull, *qempty;
   template <int NS>
@@ -420,7 +439,7 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         alpha[h] = fexp<EXP_EX2>((a[h] - b[h]) * sc);
-        l[h] *= alpha[h];
+        if constexpr (K::ROW_SUM == ROW_SUM_FADD) l[h] *= alpha[h];
       }
     } else {
       alpha[0] = alpha[1] = 1.f;
@@ -446,7 +465,7 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
         m[h] = mnew;
         nm[h] = -meff * sc;
       }
-      l[h] *= alpha[h];
+      if constexpr (K::ROW_SUM == ROW_SUM_FADD) l[h] *= alpha[h];
     }
   }
 #pragma unroll
@@ -456,8 +475,10 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
     s[j][1] = ws_exp<K, 1>(fmaf(s[j][1], sc, nm[0]));
     s[j][2] = ws_exp<K, 2>(fmaf(s[j][2], sc, nm[1]));
     s[j][3] = ws_exp<K, 3>(fmaf(s[j][3], sc, nm[1]));
-    l[0] += s[j][0] + s[j][1];
-    l[1] += s[j][2] + s[j][3];
+    if constexpr (K::ROW_SUM == ROW_SUM_FADD) {  // (FA_ROW_SUM=1: the tensor cores add P up beside PV)
+      l[0] += s[j][0] + s[j][1];
+      l[1] += s[j][2] + s[j][3];
+    }
   }
 }
 
@@ -491,10 +512,14 @@ __device__ __forceinline__ void ws_qk(float (&s)[K::BC / 8][4], const T* Qt, con
   }
   wg_commit();
 }
+// FA_ROW_SUM=1: ls, the four accumulators of P times the tile of ones at `ones` (every column of a row is its sum of P),
+// one m64n8k16 after each 16 keys' PV, in the same group
 template <class K, typename T, int D>
-__device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[K::BC / 8][2], const T* Vb) {
-  [[maybe_unused]] uint64_t dv0 = 0;
+__device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[K::BC / 8][2], const T* Vb,
+                                      float* ls = nullptr, const T* ones = nullptr) {
+  [[maybe_unused]] uint64_t dv0 = 0, d1 = 0;
   if constexpr (K::DESC_MATH == DESC_MATH_HOISTED) dv0 = wg_desc(Vb, K::BC * 128, 1024);
+  if constexpr (K::ROW_SUM == ROW_SUM_MMA) d1 = wg_desc(ones, 16, 1024);  // every k step reads the same ones
   // V's descriptor at element offset e of the stage (FA_DESC_MATH=1: at a constant from the first)
   auto dv = [&](int e) {
     return K::DESC_MATH == DESC_MATH_HOISTED ? wg_desc_at(dv0, e * (uint32_t)sizeof(T)) : wg_desc(Vb + e, K::BC * 128, 1024);
@@ -511,20 +536,27 @@ __device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[
       for (int h = 0; h < D / 64; ++h)
         wgmma_rs_n64<1, T>(&o[h * 8][0], a, dv(h * K::BC * 64 + kk * 16 * 64), 1);
     }
+    if constexpr (K::ROW_SUM == ROW_SUM_MMA) wgmma_rs_n8<T>(ls, a, d1);
   }
+  (void)ls, (void)ones;
   wg_commit();
 }
 template <class K, int DT>
-__device__ __forceinline__ void ws_rescale(float (&o)[DT][4], const float (&alpha)[2]) {
+__device__ __forceinline__ void ws_rescale(float (&o)[DT][4], const float (&alpha)[2], float* ls = nullptr) {
   bool go = true;
   if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
   if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
+    if constexpr (K::ROW_SUM == ROW_SUM_MMA) {  // the row sums with O (columns 1 and 3 are never read)
+      ls[0] *= alpha[0];
+      ls[2] *= alpha[1];
+    }
 #pragma unroll
     for (int i = 0; i < DT; ++i) {
       o[i][0] *= alpha[0]; o[i][1] *= alpha[0];
       o[i][2] *= alpha[1]; o[i][3] *= alpha[1];
     }
   }
+  (void)ls;
 }
 template <typename T, int NT>
 __device__ __forceinline__ void ws_pack(uint32_t (&p)[NT][2], const float (&s)[NT][4]) {
@@ -575,10 +607,12 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
                                             T* out, int o_rs, float* lse, int rowa, int rowb, int t, int N, T* Qs,
                                             const void* tmo, int q0, int zq) {
   constexpr int DT = D / 8;
+  if constexpr (K::ROW_SUM == ROW_SUM_FADD) {  // (FA_ROW_SUM=1: each thread's l is its rows' whole sum)
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
-    l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
+    for (int h = 0; h < 2; ++h) {
+      l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
+      l[h] += __shfl_xor_sync(0xffffffff, l[h], 2);
+    }
   }
   const float inv0 = 1.f / l[0], inv1 = 1.f / l[1];
   if constexpr (K::O_STORE) {
@@ -811,6 +845,9 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   for (int i = 0; i < DT; ++i) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
+  // FA_ROW_SUM=1: the rows' sums of P on the tensor cores (ws_pv), from the tile of ones after the V tiles
+  [[maybe_unused]] float ls[4] = {0.f, 0.f, 0.f, 0.f};
+  [[maybe_unused]] const T* ones = Vs + KV_TILE * NS;
 
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo + rot) % NS : 0; };
   auto parity = [&](int kb) { return (*tma.phase >> stage_of(kb)) & 1u; };
@@ -840,7 +877,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   auto qk_issue = [&](int kb, float (&s)[NT][4]) {
     ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + stage_of(kb) * KV_TILE, wg);
   };
-  auto pv_issue = [&](int kb) { ws_pv<K, T, D>(o, p, Vs + stage_of(kb) * KV_TILE); };
+  auto pv_issue = [&](int kb) { ws_pv<K, T, D>(o, p, Vs + stage_of(kb) * KV_TILE, ls, ones); };
   auto wait_k = [&](int kb) { mbar_wait(bars.kfull + stage_of(kb), parity(kb)); };
   // after the item's last QK^T has completed, this warp is done with Q (FA_Q_LOAD=1: the producer may load
   // the next item's)
@@ -856,7 +893,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     mbar_wait(bars.vfull + stage_of(kb), parity(kb));
     *tma.phase ^= 1u << stage_of(kb);
   };
-  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha); };
+  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha, ls); };
   auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
   const int wg_row0 = q0 + wg * 64;
@@ -886,7 +923,9 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       ws_pack<T>(p, s);
     }
   };
-  auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) { ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE); };
+  auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) {
+    ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE, ls, ones);
+  };
   // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
   auto first_qk = [&](float (&s)[NT][4]) {
     wait_k(kb0);
@@ -1063,6 +1102,10 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       release(ws_tail_done<K>(bars));  // read: the helper may write the next split item's
     }
   }
+  if constexpr (K::ROW_SUM == ROW_SUM_MMA) {
+    l[0] = ls[0];
+    l[1] = ls[2];
+  }
   ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.o_rs, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
 }
 
@@ -1070,7 +1113,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
 template <class K, typename T, int D, bool CAUSAL, int ROLE>
 __device__ __forceinline__ void ws_item(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
                                         const TmaSrc& tma, const void* tmq, int zq, const void* tmo = nullptr) {
-  const WsBars bars = WsBars::at<K::KV_STAGES>(Vs + K::BC * K::KV_STAGES * D);
+  const WsBars bars = WsBars::at<K::KV_STAGES>(ws_bars_base<K, T, D>(Vs));
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
   if constexpr (ROLE == ROLE_PRODUCER)
     ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars, ws_split<K, CAUSAL>(q0, N, 0, nkv));
@@ -1154,7 +1197,7 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int H, 
     else
       ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
   };
-  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha); };
+  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha, ls); };
   auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   auto store = [&](const Run& r, float (&m)[2], float (&l)[2]) {
     const int rowa = r.q0 + r0;

@@ -82,14 +82,21 @@ __host__ __device__ constexpr int q_tiles() {
   return K::ITEM_STREAM || K::Q_BUFFERS == 2 ? 2 : 1;
 }
 
+// FA_ROW_SUM=1: a 1024-byte tile of ones (one 128-byte-swizzle atom, 1024-byte aligned where the V tiles end) between
+// the V tiles and the ring's barriers, the B operand of the row sums' wgmma (mainloop_sm90_ws.cuh: ws_pv)
+template <class K>
+__host__ __device__ constexpr int ones_bytes() {
+  return K::ROW_SUM == ROW_SUM_MMA ? 1024 : 0;
+}
+
 // The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1, FA_Q_BUFFERS=2: two), FA_O_STORE=1's O tile,
-// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), the TMA ring's barriers, the
-// persistent grid's item slot (last 16 B).
+// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), FA_ROW_SUM=1's ones, the TMA ring's
+// barriers, the persistent grid's item slot (last 16 B).
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
   return (K::BR * (q_tiles<K>() + (K::O_STORE == 1)) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
              (int)sizeof(T) +
-         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) +
+         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) + ones_bytes<K>() +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          // (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 bytes)

@@ -418,12 +418,24 @@ KERNELS.update({f"{IS}_is": {**KERNELS[IS], "item_stream": "on"},
                 f"{IS}_is_s3": {**KERNELS[IS], "item_stream": "on", "kv_stages": 3}})
 TIER[(64,)] += [[f"{IS}_is", IS], [f"{IS}_is_s3", IS]]  # the same arithmetic an item: bitwise
 BEST[64] += [f"{IS}_is", f"{IS}_is_s3"]
+# the rows' sums of P on the tensor cores (row_sum=mma, `_rs`): an m64n8k16 of P and a tile of ones beside each PV
+# instead of two FADD per pair of scores (ptxas sm_90a: FADD 540 -> 36 in the two-consumer kernel's SASS, HGMMA 56 ->
+# 96, no register or spill more: results/2026-12-06_cpu_row_sum). The suite's kernels at D=64 (N512, N2048 GQA, N8192;
+# causal N4096; the N512 screen's best; the two-consumer kernel) and at D=128 (N8192, N32768, N4096; causal N8192 and
+# N16384; N2048; causal N1024 GQA)
+RS = ["ws3_lazy_qp_ot_pm_dm", "ws3_lazy_qp_ot_ts_s3_dy", "ws3_lazy_hf_oq_pm", T2C, f"{T2C}_npp",
+      "ws_op_lazy_w_oq_pk_dm", "ws_op_bc176_lazy_hf_w_oq_pm", "ws_op_lazy_qp_w_ot_pr_pk_dm", "ws_op_lazy_qp_hf_w_ot_pm_dy"]
+KERNELS.update({f"{n}_rs": {**KERNELS[n], "row_sum": "mma"} for n in RS})
+BEST[64] += [f"{n}_rs" for n in RS]
+BEST[128] += [f"{n}_rs" for n in RS if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
 TIER_ALONE[(64, 128)] += ["ws_o_lazy_qp_ot_pr_tsp"]  # tail_rows=split changes the summation order of the tail's rows
 TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
+for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
+    TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
 MOVES = ["ws>ws_overlap", "ws>ws_pingpong", "ws_overlap>ws_overlap_pingpong", "ws_overlap_pingpong>ws_op_bc176",
          "ws_overlap_pingpong>ws_op_bc64", "ws_overlap_pingpong>ws_op_hf", "ws_overlap_pingpong>ws_op_persistent",
