@@ -1197,7 +1197,7 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int H, 
     else
       ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
   };
-  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha, ls); };
+  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha); };
   auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   auto store = [&](const Run& r, float (&m)[2], float (&l)[2]) {
     const int rowa = r.q0 + r0;
