@@ -148,6 +148,13 @@ template <class K, typename T, int D>
 __device__ __forceinline__ void* ws_bars_base(T* Vs) {
   return reinterpret_cast<unsigned char*>(Vs + K::BC * K::KV_STAGES * D) + ones_bytes<K>();
 }
+// FA_ROW_SUM=1 acts on fp16 alone: P rounded to bf16 (8 significant bits) moves l by up to ~2^-9 in a row of few keys,
+// and the LSE by 1.6e-3 where the tier allows 1e-3 (results/2026-12-06_h100_row_sum: fp16's worst 2.2e-4); bf16 keeps
+// the FADD sums
+template <class K, typename T>
+__host__ __device__ constexpr bool row_sum_mma() {
+  return K::ROW_SUM == ROW_SUM_MMA && std::is_same<T, __half>::value;
+}
 // FA_ROW_SUM=1: the tile of ones, written by the CTA's first 256 threads before the block barrier that publishes the
 // ring's barriers (a 1024-byte atom: every element 1, so any swizzle reads ones)
 template <class K, typename T, int D>
@@ -374,7 +381,8 @@ struct TreeMax<1> {
 // exponentials in a warp where no row's max rose. Hypothesis: where the MUFU pipe binds (D=64: ncu at N512 read the
 // XU pipe at 47% of its peak, at or above the tensor pipe, results/2026-12-03_h200_q_buffers) up to 3% of it comes
 // back, 0.5-1.5% of the kernel's time; null at D=128, where the tensor pipe binds. Not measured yet.
-template <class K, bool CAUSAL, bool MASK, int NT, bool MID_WAIT = false>
+// RS: the row sums are the tensor cores' (row_sum_mma): l is left alone
+template <class K, bool CAUSAL, bool MASK, int NT, bool MID_WAIT = false, bool RS = false>
 __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], float (&l)[2], float (&alpha)[2], int k0,
                                            int rowa, int rowb, int t, int N, float sc) {
   float mx[2] = {-INFINITY, -INFINITY};
@@ -439,7 +447,7 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         alpha[h] = fexp<EXP_EX2>((a[h] - b[h]) * sc);
-        if constexpr (K::ROW_SUM == ROW_SUM_FADD) l[h] *= alpha[h];
+        if constexpr (!RS) l[h] *= alpha[h];
       }
     } else {
       alpha[0] = alpha[1] = 1.f;
@@ -465,7 +473,7 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
         m[h] = mnew;
         nm[h] = -meff * sc;
       }
-      if constexpr (K::ROW_SUM == ROW_SUM_FADD) l[h] *= alpha[h];
+      if constexpr (!RS) l[h] *= alpha[h];
     }
   }
 #pragma unroll
@@ -475,7 +483,7 @@ __device__ __forceinline__ void ws_softmax(float (&s)[NT][4], float (&m)[2], flo
     s[j][1] = ws_exp<K, 1>(fmaf(s[j][1], sc, nm[0]));
     s[j][2] = ws_exp<K, 2>(fmaf(s[j][2], sc, nm[1]));
     s[j][3] = ws_exp<K, 3>(fmaf(s[j][3], sc, nm[1]));
-    if constexpr (K::ROW_SUM == ROW_SUM_FADD) {  // (FA_ROW_SUM=1: the tensor cores add P up beside PV)
+    if constexpr (!RS) {  // (FA_ROW_SUM=1: the tensor cores add P up beside PV)
       l[0] += s[j][0] + s[j][1];
       l[1] += s[j][2] + s[j][3];
     }
@@ -519,7 +527,7 @@ __device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[
                                       float* ls = nullptr, const T* ones = nullptr) {
   [[maybe_unused]] uint64_t dv0 = 0, d1 = 0;
   if constexpr (K::DESC_MATH == DESC_MATH_HOISTED) dv0 = wg_desc(Vb, K::BC * 128, 1024);
-  if constexpr (K::ROW_SUM == ROW_SUM_MMA) d1 = wg_desc(ones, 16, 1024);  // every k step reads the same ones
+  if constexpr (row_sum_mma<K, T>()) d1 = wg_desc(ones, 16, 1024);  // every k step reads the same ones
   // V's descriptor at element offset e of the stage (FA_DESC_MATH=1: at a constant from the first)
   auto dv = [&](int e) {
     return K::DESC_MATH == DESC_MATH_HOISTED ? wg_desc_at(dv0, e * (uint32_t)sizeof(T)) : wg_desc(Vb + e, K::BC * 128, 1024);
@@ -536,17 +544,17 @@ __device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[
       for (int h = 0; h < D / 64; ++h)
         wgmma_rs_n64<1, T>(&o[h * 8][0], a, dv(h * K::BC * 64 + kk * 16 * 64), 1);
     }
-    if constexpr (K::ROW_SUM == ROW_SUM_MMA) wgmma_rs_n8<T>(ls, a, d1);
+    if constexpr (row_sum_mma<K, T>()) wgmma_rs_n8<T>(ls, a, d1);
   }
   (void)ls, (void)ones;
   wg_commit();
 }
-template <class K, int DT>
+template <class K, int DT, bool RS = false>
 __device__ __forceinline__ void ws_rescale(float (&o)[DT][4], const float (&alpha)[2], float* ls = nullptr) {
   bool go = true;
   if constexpr (K::RESCALE_SKIP) go = __any_sync(0xffffffff, alpha[0] != 1.f || alpha[1] != 1.f);
   if (go && FA_DEFECT != DEF_DROPPED_RESCALE) {
-    if constexpr (K::ROW_SUM == ROW_SUM_MMA) {  // the row sums with O (columns 1 and 3 are never read)
+    if constexpr (RS) {  // the row sums with O (columns 1 and 3 are never read)
       ls[0] *= alpha[0];
       ls[2] *= alpha[1];
     }
@@ -607,7 +615,7 @@ __device__ __forceinline__ void ws_epilogue(const float (&o)[D / 8][4], const fl
                                             T* out, int o_rs, float* lse, int rowa, int rowb, int t, int N, T* Qs,
                                             const void* tmo, int q0, int zq) {
   constexpr int DT = D / 8;
-  if constexpr (K::ROW_SUM == ROW_SUM_FADD) {  // (FA_ROW_SUM=1: each thread's l is its rows' whole sum)
+  if constexpr (!row_sum_mma<K, T>()) {  // (FA_ROW_SUM=1: each thread's l is its rows' whole sum)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       l[h] += __shfl_xor_sync(0xffffffff, l[h], 1);
@@ -846,6 +854,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   uint32_t p[NT][2];  // P of the block whose PV is next, packed to T, two values a register
   // FA_ROW_SUM=1: the rows' sums of P on the tensor cores (ws_pv), from the tile of ones after the V tiles
+  constexpr bool RS = row_sum_mma<K, T>();
   [[maybe_unused]] float ls[4] = {0.f, 0.f, 0.f, 0.f};
   [[maybe_unused]] const T* ones = Vs + KV_TILE * NS;
 
@@ -893,33 +902,33 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     mbar_wait(bars.vfull + stage_of(kb), parity(kb));
     *tma.phase ^= 1u << stage_of(kb);
   };
-  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K>(o, alpha, ls); };
+  auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K, DT, RS>(o, alpha, ls); };
   auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
   // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
   const int wg_row0 = q0 + wg * 64;
   auto edge = [&](int kb) { return kb * K::BC + K::BC > N || (CAUSAL && kb * K::BC + K::BC - 1 > wg_row0); };
   auto run_softmax = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
-    if (edge(kb)) ws_softmax<K, CAUSAL, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
-    else ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+    if (edge(kb)) ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+    else ws_softmax<K, CAUSAL, false, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
   };
   // FA_P_PACK=1: the softmax and P's packing in one basic block (each side of the edge test), so that ptxas can
   // place the F2FP among the exponentials; into pn, which no wgmma in flight reads
   auto softmax_pack = [&](float (&s)[NT][4], int kb, float (&alpha)[2], uint32_t (&pn)[NT][2]) {
     if (edge(kb)) {
-      ws_softmax<K, CAUSAL, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(pn, s);
     } else {
-      ws_softmax<K, CAUSAL, false>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, false, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(pn, s);
     }
   };
   // FA_P_PACK=2 under the overlap: the same with the previous PV's wait halfway through the exponentials, one buffer
   auto softmax_pack_mid = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
     if (edge(kb)) {
-      ws_softmax<K, CAUSAL, true, NT, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, true, NT, true, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(p, s);
     } else {
-      ws_softmax<K, CAUSAL, false, NT, true>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, false, NT, true, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(p, s);
     }
   };
@@ -1102,7 +1111,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       release(ws_tail_done<K>(bars));  // read: the helper may write the next split item's
     }
   }
-  if constexpr (K::ROW_SUM == ROW_SUM_MMA) {
+  if constexpr (RS) {
     l[0] = ls[0];
     l[1] = ls[2];
   }

@@ -428,6 +428,16 @@ RS = ["ws3_lazy_qp_ot_pm_dm", "ws3_lazy_qp_ot_ts_s3_dy", "ws3_lazy_hf_oq_pm", T2
 KERNELS.update({f"{n}_rs": {**KERNELS[n], "row_sum": "mma"} for n in RS})
 BEST[64] += [f"{n}_rs" for n in RS]
 BEST[128] += [f"{n}_rs" for n in RS if not d64_only(n)]
+# around the N512 D64 screen's best with the row sums on the tensor cores (results/2026-12-06_h100_row_sum: 1.0364 over
+# it, 0.958x cuDNN): hoisted descriptors (`_hd`), suspended waits (`_sw`), both (`_hdsw`), the row max as a tree (`_mx`),
+# a second Q tile (`_q2`), the rescale factors behind a vote (`_vf`); each the same arithmetic as it
+RSB = "ws3_lazy_qp_ot_ts_s3_dy_rs"
+RS_AROUND = {"hd": {"desc_math": "hoisted"}, "sw": {"mbar_wait": "suspend"},
+             "hdsw": {"desc_math": "hoisted", "mbar_wait": "suspend"}, "mx": {"row_max": "tree"},
+             "q2": {"q_buffers": 2}, "vf": {"rescale_factor": "when_raised"}}
+KERNELS.update({f"{RSB}_{k}": {**KERNELS[RSB], **v} for k, v in RS_AROUND.items()})
+TIER[(64,)] += [[f"{RSB}_{k}", RSB] for k in RS_AROUND]
+BEST[64] += [f"{RSB}_{k}" for k in RS_AROUND]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
