@@ -79,6 +79,13 @@
 //                  to the consumers through a shared-memory slot (WsSlot, fa_fwd.cu's loop): a CTA whose items ran long
 //                  takes fewer. Hypothesis and model: fa_fwd.cu and results/2026-12-04_cpu_dynamic_schedule. Not yet
 //                  measured.
+//   FA_ROW_SUM=1  the rows' sums of P on the tensor cores: an m64n8k16 of P and a tile of ones beside each 16 keys'
+//                  PV (ws_pv), where each thread added its exponentials in two FADD chains (64 FADD a block at BC 128);
+//                  fp16 alone (bf16's rounded P moved the LSE past the tier's 1e-3). Hypothesis: at D=64 the MUFU pipe
+//                  and the tensor cores are equally loaded and the softmax's instructions set the pace. H100
+//                  (results/2026-12-06_h100_row_sum): 1.036-1.040 at N512 D64 on the launch-order three-warpgroup
+//                  kernel with items from a counter (0.975x cuDNN with hoisted descriptors and suspended waits), within
+//                  +-1% on the other D=64 kernels, 0.94-0.97 at D=128, where the m64n8k16 costs more than its FLOPs.
 // The K buffer of a stage is released as soon as its QK^T has completed, the V buffer after its PV: with
 // two stages the producer refills K a whole block ahead of its use.
 #pragma once
