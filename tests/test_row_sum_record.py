@@ -93,3 +93,16 @@ def test_the_knob_refuses_the_item_stream_and_the_split_tail():
         Knobs.parse({**ds.KERNELS["ws_o_lazy_qp_ot_pr_tsp"], "row_sum": "mma"})
     with pytest.raises(KnobError, match="row_sum"):
         Knobs.parse({"row_sum": "mma"})
+
+
+def test_plan_best_checks_a_kernel_at_a_head_dim_it_fits():
+    """The two-consumer kernel with three K/V stages fits 227 KB at D=64 alone: plan `best` dropped it as a fault at
+    its D=128 check (the two-consumer record's best.log); it is checked at D=64 now."""
+    from kernel_src.arch import limits
+
+    ds = _suite()
+    cap = limits("sm_90").smem_per_block_optin
+    assert "sanity: dropped ['ws_op_lazy_qp_ot_pr_pk_s3'] (error)" in (TWO / "best.log").read_text()
+    assert Knobs.parse(ds.KERNELS["ws_op_lazy_qp_ot_pr_pk_s3"]).smem_bytes(128) > cap
+    assert ds.sanity_dim("ws_op_lazy_qp_ot_pr_pk_s3", cap) == 64 and ds.sanity_dim("ws_op_lazy_qp_ot_pr_pk", cap) == 128
+    assert ds.sanity_dim("ws3_lazy_qp_ot_pm", cap) == 64
