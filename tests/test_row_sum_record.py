@@ -106,3 +106,9 @@ def test_plan_best_checks_a_kernel_at_a_head_dim_it_fits():
     assert Knobs.parse(ds.KERNELS["ws_op_lazy_qp_ot_pr_pk_s3"]).smem_bytes(128) > cap
     assert ds.sanity_dim("ws_op_lazy_qp_ot_pr_pk_s3", cap) == 64 and ds.sanity_dim("ws_op_lazy_qp_ot_pr_pk", cap) == 128
     assert ds.sanity_dim("ws3_lazy_qp_ot_pm", cap) == 64
+
+
+def test_the_default_left_every_checked_configurations_ptx_as_it_was():
+    text = (RESULTS / "2026-12-06_cpu_row_sum" / "ptx_unchanged.txt").read_text()
+    assert "--base 018d748" in text and text.rstrip().splitlines()[-1].startswith("# 719 of 719 same after normalisation")
+    assert "\tdiffers\t" not in text
