@@ -11,6 +11,14 @@ beside cuDNN. Writes OUT_DIR/<shape>__<kernel>.csv (ncu's raw page), OUT_DIR/ana
 OUT_DIR/<shape>__<kernel>.ncu-rep and its source page as OUT_DIR/<shape>__<kernel>_sass.csv, and the
 instructions holding the most samples printed.
 
+    python3 scripts/device_anatomy.py OUT_DIR --trace [--shape 'B16 H16 N512 D64 fp16=ws3_lazy_qp']...
+
+--trace: no ncu; each shape's cuDNN and our kernel in blocks of back-to-back calls under torch.profiler (CUPTI's
+kernel records): each kernel's own duration and the gap from one kernel's end to the next one's start in the same
+stream, next to the events' time per call. Says whether the paired timing's per-call figure is the kernel or the
+kernel plus its launch, and whether the vendor's kernels overlap their neighbours (programmatic dependent launch).
+Writes OUT_DIR/trace.json.
+
     python3 scripts/device_anatomy.py --segments OUT_DIR/<shape>__<kernel>_sass.csv
     python3 scripts/device_anatomy.py --families OUT_DIR/<shape>__<kernel>_sass.csv
 
@@ -71,6 +79,64 @@ def inner(shape_spec: str, lib_path: str) -> int:
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStop()
     return 0
+
+
+def trace(shape_spec: str, lib_path: str, blocks: int = 6, calls: int = 50) -> dict:
+    """--trace's measurement of one shape (in this process): blocks of `calls` back-to-back calls of cuDNN and of
+    ours, alternating, behind a GPU spin so each block's calls are queued before it starts; CUPTI's records of every
+    kernel in the blocks, and each block's event time."""
+    import statistics
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from device_suite import shape
+    from experiments import sdpa
+    from kernel_src.binding import KernelLib
+
+    sh = shape(shape_spec)
+    dt = getattr(torch, sh.dtype)
+    g = torch.Generator().manual_seed(7)
+    q = torch.randn(sh.B, sh.H, sh.N, sh.D, generator=g).to("cuda", dt)
+    k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
+    o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
+    lib = KernelLib(lib_path)
+    arms = {"cudnn": sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H)),
+            "ours": lambda: lib.forward(q, k, v, o, lse, sh.causal)}
+    for _ in range(20):
+        for fn in arms.values():
+            fn()
+    torch.cuda.synchronize()
+    event_ms: dict[str, list[float]] = {n: [] for n in arms}
+    marks = []
+    with profile(activities=[ProfilerActivity.CUDA, ProfilerActivity.CPU]) as prof:
+        for b in range(blocks):
+            for name in (("cudnn", "ours") if b % 2 == 0 else ("ours", "cudnn")):
+                torch.cuda._sleep(2_000_000)  # the GPU busy while the block is queued
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                for _ in range(calls):
+                    arms[name]()
+                e.record()
+                marks.append((name, s, e))
+        torch.cuda.synchronize()
+    for name, s, e in marks:
+        event_ms[name].append(s.elapsed_time(e) / calls)
+    kernels = sorted(((ev.time_range.start, ev.time_range.end, ev.name) for ev in prof.events()
+                      if ev.device_type == torch.autograd.DeviceType.CUDA
+                      and not any(w in ev.name.lower() for w in ("sleep", "spin"))
+                      and ev.time_range.end > ev.time_range.start), key=lambda t: t[0])
+    out = {"shape": shape_spec, "calls_per_block": calls, "blocks_per_arm": blocks}
+    for name in arms:
+        mine = [t for t in kernels if ("fa_fwd" in t[2]) == (name == "ours")]
+        names = sorted({t[2][:120] for t in mine})
+        dur = [t[1] - t[0] for t in mine]
+        gaps = [b[0] - a[1] for a, b in zip(mine, mine[1:]) if b[0] - a[1] < 50]  # within a block (a block: >> 50 us)
+        out[name] = {"kernels": names, "n": len(mine), "kernel_us_median": statistics.median(dur) if dur else None,
+                     "gap_us_median": statistics.median(gaps) if gaps else None,
+                     "gap_us_min": min(gaps) if gaps else None, "overlapping": sum(g < 0 for g in gaps),
+                     "event_us_per_call": [round(x * 1e3, 3) for x in event_ms[name]]}
+    return out
 
 
 SAMPLES = "Warp Stall Sampling (All Samples)"
@@ -242,6 +308,8 @@ def main() -> int:
     ap.add_argument("--families", type=Path, metavar="SASS_CSV",
                     help="CPU only: a --sass source page's samples by opcode family, and each large stall's opcodes")
     ap.add_argument("--sass", action="store_true", help="also sample warp states per SASS instruction of ours")
+    ap.add_argument("--trace", action="store_true",
+                    help="no ncu: kernel durations and the gaps between back-to-back calls (torch.profiler)")
     ap.add_argument("--inner", nargs=2, metavar=("SHAPE", "LIB"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.inner:
@@ -277,6 +345,23 @@ def main() -> int:
     t0 = time.time()
     built = build(list(specs.values()), Path("/tmp/facache/build"))
     print(f"built {len(names)} libraries in {time.time() - t0:.0f} s", flush=True)
+    if a.trace:
+        rows = []
+        for spec, name in pairs:
+            res = built[specs[name].key()]
+            if not res.ok:
+                print(f"{name}: build failed\n{res.log[-1500:]}", flush=True)
+                continue
+            r = {**trace(spec, str(res.library)), "ours_name": name}
+            rows.append(r)
+            for arm in ("cudnn", "ours"):
+                x = r[arm]
+                ev = sorted(x["event_us_per_call"])
+                print(f"{spec} {arm:5s} {name if arm == 'ours' else '':34s} kernel {x['kernel_us_median']:.2f} us, "
+                      f"gap median {x['gap_us_median']:.2f} us (min {x['gap_us_min']:.2f}, {x['overlapping']} overlap "
+                      f"of {x['n']}), events {ev[len(ev) // 2]:.2f} us a call  {x['kernels'][:2]}", flush=True)
+        (a.out / "trace.json").write_text(json.dumps(rows, indent=1))
+        return 0
     metrics = ",".join(dict.fromkeys([*metric_names(dev.arch).values(), *EXTRA]))
     table = []
     for spec, name in pairs:
