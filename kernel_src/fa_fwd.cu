@@ -219,6 +219,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #if FA_MAINLOOP != 1
   const Layout lq{}, lo{};  // (read by the warp-specialised mainloop alone)
 #endif
+  dependent_launch_begin<K>();  // (FA_DEPENDENT_LAUNCH=1: scheduler.cuh)
   defect::entry_faults();
   const int tiles = (N + K::BR - 1) / K::BR;
 #if FA_ORDER_SECTIONS != 1
@@ -498,18 +499,43 @@ struct Instance {
 #else
 #define FA_TMA_ARGS
 #endif
-    fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::CTA_THREADS, SMEM, st>>>(
-        (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale FA_TMA_ARGS
 #if FA_ORDER_SECTIONS == 1
-        , section_heads(dev->l2, N, H, Hkv, BH)
+#define FA_ORDER_ARGS , section_heads(dev->l2, N, H, Hkv, BH)
+#else
+#define FA_ORDER_ARGS
 #endif
 #if FA_MAINLOOP == 1
-        , lay[0], lay[3]
+#define FA_LAYOUT_ARGS , lay[0], lay[3]
+#else
+#define FA_LAYOUT_ARGS
 #endif
 #if FA_WORK_LIST
-        , work_list
+#define FA_WORK_ARGS , work_list
+#else
+#define FA_WORK_ARGS
 #endif
-    );
+#define FA_KERNEL_ARGS (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale \
+    FA_TMA_ARGS FA_ORDER_ARGS FA_LAYOUT_ARGS FA_WORK_ARGS
+    if constexpr (Cfg::DEPENDENT_LAUNCH) {  // scheduler.cuh: dependent_launch_begin
+      cudaLaunchConfig_t lc = {};
+      lc.gridDim = grid;
+      lc.blockDim = dim3(Cfg::CTA_THREADS);
+      lc.dynamicSmemBytes = SMEM;
+      lc.stream = st;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+      lc.attrs = attr;
+      lc.numAttrs = 1;
+      e = cudaLaunchKernelEx(&lc, fa_fwd_kernel<Cfg, T, D, CAUSAL>, FA_KERNEL_ARGS);
+      if (e != cudaSuccess) return (int)e;
+    } else {
+      fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::CTA_THREADS, SMEM, st>>>(FA_KERNEL_ARGS);
+    }
+#undef FA_KERNEL_ARGS
+#undef FA_WORK_ARGS
+#undef FA_LAYOUT_ARGS
+#undef FA_ORDER_ARGS
 #undef FA_TMA_ARGS
 #undef FA_TMA_ARGS_KVQ
     if constexpr (Cfg::SPLITS > 1) {

@@ -317,6 +317,14 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="RowSum", arms=("wgmma",), later=True, pinned="fadd",
          value_docs=("l += p0 + p1 in the softmax, quad-reduced before 1/l",
                      "an m64n8k16 wgmma of P and a ones tile beside each PV, into four accumulators")),
+    Knob("dependent_launch", ("off", "on"), "off",
+         "(compute=wgmma) the kernel's CTAs start once the stream's previous kernel has ended | it is launched with "
+         "programmatic stream serialization: its CTAs may start while the previous kernel's last CTAs still run, set up "
+         "their barriers, and wait (griddepcontrol.wait) for that kernel to complete and its writes to be visible "
+         "before their first global access; each CTA lets the next kernel launch as it starts "
+         "(griddepcontrol.launch_dependents) (bitwise the same)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
+         value_docs=("a plain launch", "cudaLaunchKernelEx with cudaLaunchAttributeProgrammaticStreamSerialization")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}

@@ -128,6 +128,11 @@
 //       threads (two FADD per pair of scores and a quad shuffle at the end) | by the tensor cores: every PV also
 //       multiplies P by a 16 x 8 tile of ones in shared memory (one m64n8k16 per 16 keys), whose accumulators are
 //       the rows' sums of P as PV reads it, rescaled with O (not bitwise: l sums P rounded to the input dtype)
+//   FA_DEPENDENT_LAUNCH (0 off | 1 on; default off): (compute=wgmma) the kernel's CTAs start once the stream's
+//       previous kernel has ended | it is launched with programmatic stream serialization: its CTAs may start while
+//       the previous kernel's last CTAs still run, set up their barriers, and wait (griddepcontrol.wait) for that
+//       kernel to complete and its writes to be visible before their first global access; each CTA lets the next
+//       kernel launch as it starts (griddepcontrol.launch_dependents) (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -266,6 +271,9 @@
 #ifndef FA_ROW_SUM
 #define FA_ROW_SUM 0
 #endif
+#ifndef FA_DEPENDENT_LAUNCH
+#define FA_DEPENDENT_LAUNCH 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -299,7 +307,7 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_, int KV_L2_HINT_, int MBAR_WAIT_, int DESC_MATH_, int ROW_SUM_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_, int KV_L2_HINT_, int MBAR_WAIT_, int DESC_MATH_, int ROW_SUM_, int DEPENDENT_LAUNCH_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -345,7 +353,8 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
   static constexpr int KV_L2_HINT = KV_L2_HINT_; \
   static constexpr int MBAR_WAIT = MBAR_WAIT_; \
   static constexpr int DESC_MATH = DESC_MATH_; \
-  static constexpr int ROW_SUM = ROW_SUM_;
+  static constexpr int ROW_SUM = ROW_SUM_; \
+  static constexpr int DEPENDENT_LAUNCH = DEPENDENT_LAUNCH_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -392,6 +401,7 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
   static_assert((MBAR_WAIT == MBAR_WAIT_POLL || MBAR_WAIT == MBAR_WAIT_SUSPEND), "knob mbar_wait: one of its values"); \
   static_assert((DESC_MATH == DESC_MATH_PER_MMA || DESC_MATH == DESC_MATH_HOISTED), "knob desc_math: one of its values"); \
   static_assert((ROW_SUM == ROW_SUM_FADD || ROW_SUM == ROW_SUM_MMA), "knob row_sum: one of its values"); \
+  static_assert((DEPENDENT_LAUNCH == 0 || DEPENDENT_LAUNCH == 1), "knob dependent_launch: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -427,6 +437,7 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
   static_assert(COMPUTE == WGMMA || MBAR_WAIT == MBAR_WAIT_POLL, "knob mbar_wait is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || DESC_MATH == DESC_MATH_PER_MMA, "knob desc_math is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || ROW_SUM == ROW_SUM_FADD, "knob row_sum is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || DEPENDENT_LAUNCH == 0, "knob dependent_launch is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -456,9 +467,9 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
   static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE, FA_KV_L2_HINT, FA_MBAR_WAIT, FA_DESC_MATH, FA_ROW_SUM
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE, FA_KV_L2_HINT, FA_MBAR_WAIT, FA_DESC_MATH, FA_ROW_SUM, FA_DEPENDENT_LAUNCH
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 45
+#define FA_CONFIG_COUNT 46
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -504,4 +515,5 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
   out[41] = FA_KV_L2_HINT; \
   out[42] = FA_MBAR_WAIT; \
   out[43] = FA_DESC_MATH; \
-  out[44] = FA_ROW_SUM;
+  out[44] = FA_ROW_SUM; \
+  out[45] = FA_DEPENDENT_LAUNCH;

@@ -54,6 +54,21 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH, int sect = 0) {
 #endif
 __device__ unsigned int g_work[FA_WORK_LIST ? 2 * STREAM_SLOTS : 2];
 
+// FA_DEPENDENT_LAUNCH=1: the launch (fa_fwd.cu) lets this kernel's CTAs start while the stream's previous kernel
+// still runs (programmatic stream serialization). Each CTA, once its barriers are set up, lets the stream's next
+// kernel launch (launch_dependents: that launch begins when every CTA of this one has said so or exited, and its CTAs
+// take an SM as ours leave it), then waits until the previous kernel has completed and its writes are visible
+// (griddepcontrol.wait) before its first global access, the work list's included (the previous launch puts it back
+// last). Hypothesis: at B16 H16 N512 D64 a call is about 50 us, and the launch of the next kernel and its CTAs' start
+// on SMs that the last items leave idle are 1-2 us of it; with the launch overlapped, back-to-back calls gain that
+// (the kernel itself is the same: bitwise the same output). Not yet measured.
+template <class K>
+__device__ __forceinline__ void dependent_launch_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (K::DEPENDENT_LAUNCH) asm volatile("griddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // The items of this CTA, in order, each handed to work(Item): the one item of its launch position, or
 // with FA_PERSISTENT the items it pulls from the work list `list` (its stream's pair of g_work) until
 // the list is empty. slot: the 16 bytes of shared memory where thread 0 puts the item it pulled for the others.

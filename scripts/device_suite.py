@@ -452,6 +452,14 @@ RS2_AROUND = {"pm": {"p_pack": "mid_wait"}, "s2": {"kv_stages": 2}, "st": {"sche
 KERNELS.update({f"{RSB2}_{k}": {**KERNELS[RSB2], **v} for k, v in RS2_AROUND.items()})
 TIER[(64,)] += [[f"{RSB2}_{k}", RSB2] for k in RS2_AROUND]
 BEST[64] += [f"{RSB2}_{k}" for k in RS2_AROUND]
+# the launch overlapped with the previous kernel's end (`_dl`: dependent_launch=on, programmatic stream serialization):
+# the N512 D64 best, the suite's D=64 kernel and its N2048 D128 kernel; each bitwise it
+DL = [RSB2, "ws3_lazy_qp_ot_pm_dm", "ws_op_lazy_qp_w_ot_pr_pk_dm"]
+KERNELS.update({f"{n}_dl": {**KERNELS[n], "dependent_launch": "on"} for n in DL})
+for _n in DL:
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_dl", _n])
+BEST[64] += [f"{n}_dl" for n in DL]
+BEST[128] += [f"{n}_dl" for n in DL if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
