@@ -84,9 +84,7 @@ def inner(shape_spec: str, lib_path: str) -> int:
 def trace(shape_spec: str, lib_path: str, blocks: int = 6, calls: int = 50) -> dict:
     """--trace's measurement of one shape (in this process): blocks of `calls` back-to-back calls of cuDNN and of
     ours, alternating, behind a GPU spin so each block's calls are queued before it starts; CUPTI's records of every
-    kernel in the blocks, and each block's event time."""
-    import statistics
-
+    kernel in the blocks (kept, as [start us, end us] from the first record), and each block's event time."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -129,14 +127,24 @@ def trace(shape_spec: str, lib_path: str, blocks: int = 6, calls: int = 50) -> d
     out = {"shape": shape_spec, "calls_per_block": calls, "blocks_per_arm": blocks}
     for name in arms:
         mine = [t for t in kernels if ("fa_fwd" in t[2]) == (name == "ours")]
-        names = sorted({t[2][:120] for t in mine})
-        dur = [t[1] - t[0] for t in mine]
-        gaps = [b[0] - a[1] for a, b in zip(mine, mine[1:]) if b[0] - a[1] < 50]  # within a block (a block: >> 50 us)
-        out[name] = {"kernels": names, "n": len(mine), "kernel_us_median": statistics.median(dur) if dur else None,
-                     "gap_us_median": statistics.median(gaps) if gaps else None,
-                     "gap_us_min": min(gaps) if gaps else None, "overlapping": sum(g < 0 for g in gaps),
-                     "event_us_per_call": [round(x * 1e3, 3) for x in event_ms[name]]}
+        t0 = kernels[0][0] if kernels else 0.0
+        out[name] = {**kernel_gaps(mine), "event_us_per_call": [round(x * 1e3, 3) for x in event_ms[name]],
+                     "records": [[round(a - t0, 3), round(b - t0, 3)] for a, b, _ in mine]}
     return out
+
+
+def kernel_gaps(records: list[tuple[float, float, str]], block_gap_us: float = 50.0) -> dict:
+    """One arm's kernel records (start us, end us, name), in start order: the kernels' names, their count, the median
+    duration, and the gaps from each kernel's end to the next one's start inside a block (a gap of block_gap_us or
+    more is the boundary between two blocks); a negative gap is two kernels overlapping."""
+    import statistics
+
+    dur = [e - s for s, e, _ in records]
+    gaps = [b[0] - a[1] for a, b in zip(records, records[1:]) if b[0] - a[1] < block_gap_us]
+    return {"kernels": sorted({n[:120] for _, _, n in records}), "n": len(records),
+            "kernel_us_median": statistics.median(dur) if dur else None,
+            "gap_us_median": statistics.median(gaps) if gaps else None,
+            "gap_us_min": min(gaps) if gaps else None, "overlapping": sum(g < 0 for g in gaps)}
 
 
 SAMPLES = "Warp Stall Sampling (All Samples)"
