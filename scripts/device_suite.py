@@ -460,6 +460,11 @@ for _n in DL:
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_dl", _n])
 BEST[64] += [f"{n}_dl" for n in DL]
 BEST[128] += [f"{n}_dl" for n in DL if not d64_only(n)]
+# the N512 best with both moves that gained on it (results/2026-12-06_h100_launch_gaps): the dependent launch (1.0135)
+# and the K/V loads evict-last (1.0103); bitwise it
+KERNELS[f"{RSB2}_el_dl"] = {**KERNELS[RSB2], "kv_l2_hint": "evict_last", "dependent_launch": "on"}
+TIER[(64,)].append([f"{RSB2}_el_dl", RSB2])
+BEST[64].append(f"{RSB2}_el_dl")
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
