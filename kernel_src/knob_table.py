@@ -451,6 +451,10 @@ RULES: tuple[Rule, ...] = (
          "their own sums), not mainloop={mainloop}, item_stream={item_stream}, tail_rows={tail_rows}",
          "the row sums on the tensor cores are the warp-specialised mainloop's, outside the item stream and the split "
          "tail"),
+    Rule({"dependent_launch": _vals("on")}, {"compute": _vals("wgmma")},
+         "knob 'dependent_launch'=on waits on the previous kernel with griddepcontrol, which the Hopper arm's build "
+         "targets: it needs compute=wgmma, not compute={compute}",
+         "the dependent launch is the wgmma arm's"),
     Rule({"mbar_wait": _vals("suspend")}, {"staging": _vals("tma")},
          "knob 'mbar_wait'=suspend changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
          "not staging={staging}",

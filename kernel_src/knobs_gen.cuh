@@ -455,6 +455,7 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
   static_assert(!(KV_L2_HINT == KV_L2_HINT_EVICT_LAST) || (MAINLOOP == MAINLOOP_WS), "the K/V cache hint is the warp-specialised producer's"); \
   static_assert(!(DESC_MATH == DESC_MATH_HOISTED) || (MAINLOOP == MAINLOOP_WS), "the hoisted descriptors are the warp-specialised mainloop's"); \
   static_assert(!(ROW_SUM == ROW_SUM_MMA) || (MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0 && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the row sums on the tensor cores are the warp-specialised mainloop's, outside the item stream and the split tail"); \
+  static_assert(!(DEPENDENT_LAUNCH == 1) || (COMPUTE == WGMMA), "the dependent launch is the wgmma arm's"); \
   static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
