@@ -465,6 +465,12 @@ BEST[128] += [f"{n}_dl" for n in DL if not d64_only(n)]
 KERNELS[f"{RSB2}_el_dl"] = {**KERNELS[RSB2], "kv_l2_hint": "evict_last", "dependent_launch": "on"}
 TIER[(64,)].append([f"{RSB2}_el_dl", RSB2])
 BEST[64].append(f"{RSB2}_el_dl")
+# the items tile by tile (`_ta`: item_order=tiles_ascending), so the short third tiles of N512 at BR 192 come last:
+# on the N512 best and on it with both moves; each bitwise it
+TA = [RSB2, f"{RSB2}_el_dl"]
+KERNELS.update({f"{n}_ta": {**KERNELS[n], "item_order": "tiles_ascending"} for n in TA})
+TIER[(64,)] += [[f"{n}_ta", RSB2] for n in TA]
+BEST[64] += [f"{n}_ta" for n in TA]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
