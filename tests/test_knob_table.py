@@ -159,3 +159,16 @@ def test_knob_rows_are_complete():
         if k.join:
             assert k.join.parent in table.BY_NAME and k.join.when in table.BY_NAME[k.join.parent].values
         assert dataclasses.is_dataclass(k)
+
+
+def test_the_items_tile_by_tile_need_the_persistent_ws_mainloop_in_launch_order():
+    sys.path.insert(0, str(table.__file__).rsplit("/kernel_src/", 1)[0] + "/scripts")
+    import device_suite as ds
+
+    best = ds.KERNELS[ds.RSB2]
+    assert Knobs(**best, item_order="tiles_ascending").defines()["FA_ITEM_ORDER"] == 1
+    with pytest.raises(ValueError, match="knob 'item_order'=tiles_ascending .* not mainloop=ws, persistent=on, "
+                                         "cta_order=heaviest_first, split_kv=1"):
+        Knobs(**{**best, "cta_order": "heaviest_first"}, item_order="tiles_ascending")
+    with pytest.raises(ValueError, match="persistent=off"):
+        Knobs(**{**best, "persistent": "off", "schedule": "static"}, item_order="tiles_ascending")
