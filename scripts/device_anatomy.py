@@ -52,8 +52,8 @@ DEFAULT = ["B2 H16 N2048 D128 fp16=ws_op_lazy_qp", "B4 H16 N4096 D128 bf16=ws_op
            "B2 H16 N8192 D128 fp16=ws_op_bc176_lazy", "B2 H16 N8192 D64 fp16=ws3_lazy_qp"]
 
 
-def inner(shape_spec: str, lib_path: str) -> int:
-    """The profiled program: warm both, then one cuDNN call and one of ours inside the profiler range."""
+def _arms(shape_spec: str, lib_path: str):
+    """(cuDNN's call, ours) on one set of inputs of the shape (seeded), on the current GPU."""
     import torch
 
     from device_suite import shape
@@ -67,15 +67,23 @@ def inner(shape_spec: str, lib_path: str) -> int:
     k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
     o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
     lib = KernelLib(lib_path)
-    cudnn = sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H))
+    return (sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H)),
+            lambda: lib.forward(q, k, v, o, lse, sh.causal))
+
+
+def inner(shape_spec: str, lib_path: str) -> int:
+    """The profiled program: warm both, then one cuDNN call and one of ours inside the profiler range."""
+    import torch
+
+    cudnn, ours = _arms(shape_spec, lib_path)
     for _ in range(30):
         cudnn()
-        lib.forward(q, k, v, o, lse, sh.causal)
+        ours()
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStart()
     cudnn()
     torch.cuda.synchronize()
-    lib.forward(q, k, v, o, lse, sh.causal)
+    ours()
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStop()
     return 0
@@ -88,19 +96,7 @@ def trace(shape_spec: str, lib_path: str, blocks: int = 6, calls: int = 50) -> d
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from device_suite import shape
-    from experiments import sdpa
-    from kernel_src.binding import KernelLib
-
-    sh = shape(shape_spec)
-    dt = getattr(torch, sh.dtype)
-    g = torch.Generator().manual_seed(7)
-    q = torch.randn(sh.B, sh.H, sh.N, sh.D, generator=g).to("cuda", dt)
-    k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
-    o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
-    lib = KernelLib(lib_path)
-    arms = {"cudnn": sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H)),
-            "ours": lambda: lib.forward(q, k, v, o, lse, sh.causal)}
+    arms = dict(zip(("cudnn", "ours"), _arms(shape_spec, lib_path)))
     for _ in range(20):
         for fn in arms.values():
             fn()
