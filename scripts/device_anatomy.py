@@ -132,12 +132,15 @@ def trace(shape_spec: str, lib_path: str, blocks: int = 6, calls: int = 50) -> d
 def kernel_gaps(records: list[tuple[float, float, str]], block_gap_us: float = 50.0) -> dict:
     """One arm's kernel records (start us, end us, name), in start order: the kernels' names, their count, the median
     duration, and the gaps from each kernel's end to the next one's start inside a block (a gap of block_gap_us or
-    more is the boundary between two blocks); a negative gap is two kernels overlapping."""
+    more is the boundary between two blocks); a negative gap is two kernels overlapping. A call of more than one
+    kernel (cuDNN's SDPA: a memset, then its kernel) has each kernel's median duration in kernel_us_median_by_name."""
     import statistics
 
     dur = [e - s for s, e, _ in records]
     gaps = [b[0] - a[1] for a, b in zip(records, records[1:]) if b[0] - a[1] < block_gap_us]
-    return {"kernels": sorted({n[:120] for _, _, n in records}), "n": len(records),
+    names = sorted({n[:120] for _, _, n in records})
+    by_name = {n: statistics.median([e - s for s, e, m in records if m[:120] == n]) for n in names}
+    return {"kernels": names, "n": len(records), "kernel_us_median_by_name": by_name,
             "kernel_us_median": statistics.median(dur) if dur else None,
             "gap_us_median": statistics.median(gaps) if gaps else None,
             "gap_us_min": min(gaps) if gaps else None, "overlapping": sum(g < 0 for g in gaps)}
@@ -349,39 +352,41 @@ def main() -> int:
     t0 = time.time()
     built = build(list(specs.values()), Path("/tmp/facache/build"))
     print(f"built {len(names)} libraries in {time.time() - t0:.0f} s", flush=True)
-    if a.trace:
-        rows = []
+    def libraries():
+        """(shape, kernel name, library path) of each --shape whose build succeeded."""
         for spec, name in pairs:
             res = built[specs[name].key()]
-            if not res.ok:
+            if res.ok:
+                yield spec, name, str(res.library)
+            else:
                 print(f"{name}: build failed\n{res.log[-1500:]}", flush=True)
-                continue
-            r = {**trace(spec, str(res.library)), "ours_name": name}
+
+    if a.trace:
+        rows = []
+        for spec, name, lib in libraries():
+            r = {**trace(spec, lib), "ours_name": name}
             rows.append(r)
             for arm in ("cudnn", "ours"):
                 x = r[arm]
                 ev = sorted(x["event_us_per_call"])
-                print(f"{spec} {arm:5s} {name if arm == 'ours' else '':34s} kernel {x['kernel_us_median']:.2f} us, "
-                      f"gap median {x['gap_us_median']:.2f} us (min {x['gap_us_min']:.2f}, {x['overlapping']} overlap "
-                      f"of {x['n']}), events {ev[len(ev) // 2]:.2f} us a call  {x['kernels'][:2]}", flush=True)
+                each = ", ".join(f"{k[:48]} {v:.2f} us" for k, v in x["kernel_us_median_by_name"].items())
+                print(f"{spec} {arm:5s} {name if arm == 'ours' else '':34s} gap median {x['gap_us_median']:.2f} us "
+                      f"(min {x['gap_us_min']:.2f}, {x['overlapping']} overlap of {x['n']}), events "
+                      f"{ev[len(ev) // 2]:.2f} us a call; kernels (median): {each}", flush=True)
         (a.out / "trace.json").write_text(json.dumps(rows, indent=1))
         return 0
     metrics = ",".join(dict.fromkeys([*metric_names(dev.arch).values(), *EXTRA]))
     table = []
-    for spec, name in pairs:
-        res = built[specs[name].key()]
-        if not res.ok:
-            print(f"{name}: build failed\n{res.log[-1500:]}", flush=True)
-            continue
+    for spec, name, lib in libraries():
         cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
                "--profile-from-start", "off", "--metrics", metrics, "--target-processes", "all",
-               sys.executable, __file__, "x", "--inner", spec, str(res.library)]
+               sys.executable, __file__, "x", "--inner", spec, lib]
         t0 = time.time()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ})
         tag = spec.replace(" ", "_") + "__" + name  # (the device's copy-back refuses '=' in a name)
         (a.out / f"{tag}.csv").write_text(p.stdout)
         if a.sass:
-            sass_sites(a.out, tag, spec, str(res.library))
+            sass_sites(a.out, tag, spec, lib)
         if p.returncode != 0:
             print(f"{spec}: ncu exited {p.returncode}\n{p.stderr[-2000:]}", flush=True)
             continue
