@@ -65,6 +65,9 @@ class Lever(BaseModel):
     # proposed only at N <= max_seqlen (None: at every N): a move that carries what an item's ends cost, which pays
     # where an item is a few key blocks and is a loss where its rows are long (Q by TMA 0.955-0.989 at N8192 D128)
     max_seqlen: int | None = None
+    # the input dtypes where the move changes the kernel (empty: every one); elsewhere it builds the same code for
+    # that dtype (row_sum=mma: a bf16 instantiation keeps the FADD sums, kernel_src/mainloop_sm90_ws.cuh: row_sum_mma)
+    dtypes: tuple[str, ...] = ()
 
     def relief(self, label: str | None, compute: str) -> Relief | None:
         """The declared relief of diagnosis `label` on `compute`, if any."""
@@ -75,12 +78,14 @@ class Lever(BaseModel):
         return self.targets + tuple(r.label for r in self.reliefs if compute in r.compute and r.label not in self.targets)
 
     def applies_to(self, knobs: Knobs, causal: bool = False, head_dim: int | None = None,
-                   seqlen: int | None = None) -> bool:
+                   seqlen: int | None = None, dtype: str | None = None) -> bool:
         if self.causal_only and not causal:
             return False
         if self.noncausal_only and causal:
             return False
         if self.head_dims and head_dim is not None and head_dim not in self.head_dims:
+            return False
+        if self.dtypes and dtype is not None and dtype not in self.dtypes:
             return False
         if self.needs_tail and seqlen is not None and not 0 < seqlen % knobs.br <= knobs.br - 64:
             return False
@@ -95,6 +100,7 @@ class Lever(BaseModel):
         """The problems it is proposed on beyond its knob precondition, as `levers` lists them ('' for every one)."""
         parts = (["causal only"] if self.causal_only else []) + (["non-causal only"] if self.noncausal_only else [])
         parts += [f"D {'/'.join(map(str, self.head_dims))}"] if self.head_dims else []
+        parts += ['/'.join(self.dtypes)] if self.dtypes else []
         parts += ["N that leaves the last query tile a warpgroup short"] if self.needs_tail else []
         parts += [f"N <= {self.max_seqlen}"] if self.max_seqlen is not None else []
         return ", ".join(parts)
@@ -724,6 +730,49 @@ CATALOG: tuple[Lever, ...] = (
         "kernel in place, 1.0078 over its snaking rounds; 1.0203 at causal B8 H32/8 N1024 D128 bf16 (1.0106x cuDNN); "
         "without a mask 0.949-0.985 at N512 D64, where ncu read every SM 4.4% longer: the claim is not free "
         "(results/2026-12-05_h200_schedule).",
+    ),
+    Lever(
+        name="ws_launch_order_row_sums",
+        sets={"cta_order": "launch", "schedule": "dynamic", "round_order": "in_place", "row_sum": "mma"},
+        targets=("issue_latency_chain", "issue_bound", "tensor_bound", "barrier_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "warps": (12,), "persistent": ("on",), "item_stream": ("off",),
+                  "tail_rows": ("compute", "skip")},
+        predicted=(0.95, 1.07), sampled=False, noncausal_only=True, head_dims=(64,), dtypes=("float16",),
+        hypothesis="Three moves that pay only together on the three-warpgroup persistent kernel at D=64: the items in "
+        "launch order (a head's three tiles one after another, so its K/V are read from DRAM once while they run: "
+        "50.4 MB at N512 D64 against 102.5 MB tile-major on an H100), claimed from a counter (whichever CTA is free "
+        "takes the next), and the rows' sums of P on the tensor cores (an m64n8k16 of P and a tile of ones beside each "
+        "PV instead of two FADD per pair of scores; fp16 alone, bf16 keeps the FADD sums). Alone, launch order with "
+        "the counter is level with the tile-major kernel on an H100 (0.920 against 0.917x cuDNN) and the sums are "
+        "within +-1% on the tile-major kernel; on the launch-order kernel the sums gain 1.036-1.040. H100 at B16 H16 "
+        "N512 D64 fp16: 0.958x cuDNN with the sums where the tile-major kernel read 0.917, 0.975 with hoisted "
+        "descriptors and suspended waits (results/2026-12-05_h100_n512, results/2026-12-06_h100_row_sum, "
+        "results/2026-12-06_h100_row_sum_around). On the H200 launch order with the counter lost 0.9335 to the "
+        "tile-major kernel at N512 (results/2026-12-05_h200_schedule) and the sums were not measured there: the "
+        "band's low end. At D=128 the sums lose 0.94-0.97 (the tensor cores bound the kernel there).",
+    ),
+    Lever(
+        name="ws_suspended_waits", sets={"mbar_wait": "suspend"},
+        targets=("issue_bound", "issue_latency_chain", "barrier_bound"),
+        requires={"mainloop": ("ws",)}, predicted=(0.996, 1.01), sampled=False,
+        hypothesis="Each mbarrier wait of the warp-specialised mainloop asks with a suspend-time hint "
+        "(mbarrier.try_wait with a time limit) instead of polling: the waiting warp sleeps in the instruction, where "
+        "each poll that finds the barrier unset issues its YIELD, TRYWAIT and branch again (ncu at N512 D64 on the "
+        "H200: 8.6% of the instructions executed were those asks, 2.0% with the hint), and the issue slots go to the "
+        "warps with work. Bitwise the same output. H200: 1.0080 at N8192 D64, 1.0032 at N8192 D128, 1.0002 under a "
+        "causal mask, 0.9969 on the three-warpgroup N512 D64 final (results/2026-12-05_h200_mbar_desc); H100 on the "
+        "N512 D64 kernel with the row sums: 0.9992 alone, 1.0197 with hoisted descriptors against their 1.0170 "
+        "(results/2026-12-06_h100_row_sum_around).",
+    ),
+    Lever(
+        name="kv_evict_last", sets={"kv_l2_hint": "evict_last"},
+        targets=("global_latency", "issue_latency_chain", "issue_bound"),
+        requires={"mainloop": ("ws",)}, predicted=(0.99, 1.012), sampled=False,
+        hypothesis="The producer's K and V loads carry an L2 evict-last cache policy, so the K/V a head's other "
+        "query tiles will read stay in L2 ahead of streaming Q and O. Bitwise the same output. H100 at B16 H16 N512 "
+        "D64 on the launch-order kernel with the row sums: 1.0103 (results/2026-12-06_h100_launch_gaps); H200 on the "
+        "tile-major N512 final 0.9957 and 0.9911-0.9964 at causal N1024 GQA, where the DRAM reads did not move "
+        "(results/2026-12-05_h200_schedule): the re-reads there were not evictions it prevents.",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

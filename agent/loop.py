@@ -176,7 +176,7 @@ def _state(run: Run, p: Progress, evidence: dict) -> State:
                  shelf=tuple(q.shelf(run.db, run.run_id, status="shelved")), conditions=p.conds,
                  t_noise=p.noise.t_noise if p.noises else 0.0, t_keep=p.noise.t_keep if p.noises else 1.0,
                  budget_left=run.o.budget - p.done, causal=run.shape.causal, head_dim=run.shape.D,
-                 seqlen=run.shape.N, levers=run.levers,
+                 seqlen=run.shape.N, dtype=run.shape.dtype, levers=run.levers,
                  evidence=evidence, limits=run.dev.limits)
 
 

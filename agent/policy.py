@@ -153,8 +153,15 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # results/2026-12-05_h200_schedule)
     Policy(version=22, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains the launch-order persistent items from a counter with the rows' sums on the
+    # tensor cores as one move (ws_launch_order_row_sums: each part alone level, together 1.045-1.06 over the
+    # tile-major kernel at N512 D64 on an H100), suspended mbarrier waits (ws_suspended_waits) and evict-last K/V
+    # (kv_evict_last), and a lever's input dtypes (Lever.dtypes) (results/2026-12-06_h100_row_sum_around,
+    # results/2026-12-06_h100_launch_gaps)
+    Policy(version=23, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[22]
+CURRENT = POLICIES[23]
 
 
 class UnknownPolicy(ValueError):

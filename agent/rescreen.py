@@ -32,7 +32,8 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = quiet) -> in
     now = conditions(bench.attributes(best), diag.label if diag else run_label(db, run_id))
     causal = run["problem"]["causal"]
     due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now)
-           if catalog.get(r["lever"]).applies_to(best, causal, run["problem"].get("D"), run["problem"].get("N"))]
+           if catalog.get(r["lever"]).applies_to(best, causal, run["problem"].get("D"), run["problem"].get("N"),
+                                                   run["problem"].get("dtype"))]
     seq = q.next_seq(db, run_id)
     cal = q.get_calibration(db, run["calibration_id"]) if run.get("calibration_id") else None
     gate = {"t_keep": run["t_keep"], "t_noise": run["t_noise"], "ceiling": ceiling_of(cal, run["problem"]["dtype"])}

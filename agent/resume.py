@@ -101,7 +101,7 @@ def restore(db, run: dict, o: SearchOptions, strategy, bench, in_use, limits) ->
         if replays:
             state = State(best=base, seed=seed, trials=tuple(p.trials), t_noise=noise.t_noise, t_keep=noise.t_keep,
                           budget_left=o.budget - r["seq"] + 1, causal=shape.causal, head_dim=shape.D,
-                          seqlen=shape.N, levers=in_use,
+                          seqlen=shape.N, dtype=shape.dtype, levers=in_use,
                           limits=limits)
             asked = strategy.ask(state, 8)
             if not asked or asked[0].move.knobs.key() != r["knob_key"]:

@@ -36,7 +36,7 @@ def test_each_run_replays_to_the_history_the_device_printed(replayed):
 
 
 def test_policy_22s_levers_on_this_card():
-    """The hoisted descriptors kept at N512 D64 (1.0134) and N8192 D64, lost at N8192 D128 (0.9932); items from a
+    """The hoisted descriptors kept at N512 D64 (1.0134) and N8192 D64, lost at N2048 D128 (0.9932); items from a
     counter kept at causal N1024 GQA (1.0318)."""
     got = {n: {lv: (o, m) for lv, o, m in printed_history(HERE / f"{n}_agent_4.txt")} for n in RUNS}
     assert got["n512"]["ws_hoisted_descriptors"] == ("KEPT", 1.0134)

@@ -78,7 +78,7 @@ def test_streams_and_many_heads_verdicts():
 
 
 def test_policy_22_proposes_each_where_it_paid():
-    assert CURRENT is POLICIES[22] and POLICIES[22].model_copy(update={"version": 21}) == POLICIES[21]
+    assert POLICIES[22].model_copy(update={"version": 21}) == POLICIES[21]
     new = {"ws_hoisted_descriptors", "ws_dynamic_items"}
     assert new <= {lv.name for lv in levers.CATALOG} and not new & {lv.name for lv in as_read_by(POLICIES[21])}
     hd, dy = levers.get("ws_hoisted_descriptors"), levers.get("ws_dynamic_items")

@@ -163,9 +163,11 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     # what the search reaches: the seed's value and those a lever sets, not every value the knob has
     assert by["compute"]["reached"] == by["compute"]["values"]
     assert by["schedule"]["values"] == ["static", "dynamic"] and by["schedule"]["reached"] == ["static", "dynamic"]
-    assert by["mbar_wait"]["reached"] == ["poll"] and by["desc_math"]["levers"] == ["ws_hoisted_descriptors"]
+    assert by["mbar_wait"]["reached"] == ["poll", "suspend"] and by["desc_math"]["levers"] == ["ws_hoisted_descriptors"]
+    assert by["mbar_wait"]["levers"] == ["ws_suspended_waits"] and "ws_launch_order_row_sums" in by["row_sum"]["levers"]
     assert by["round_order"]["reached"] == ["in_place", "snake"] and by["tail_rows"]["reached"] == ["compute", "skip"]
-    assert by["kv_l2_hint"]["levers"] == [] and by["kv_l2_hint"]["reached"] == ["none"]
+    assert by["kv_l2_hint"]["levers"] == ["kv_evict_last"] and by["kv_l2_hint"]["reached"] == ["none", "evict_last"]
+    assert by["item_order"]["levers"] == [] and by["item_order"]["reached"] == ["cta_order"]  # a recorded negative
 
 
 def test_history_command_prints_what_started_the_run(dbs):

@@ -24,7 +24,8 @@ ADDED = {"tma_ring": 4, "hopper_tile": 4, "last_warp_refill": 4, "producer_warpg
          "ws_o_by_tma": 11, "ws_o_in_q_tile": 12, "ws_p_with_exp": 13, "ws_p_mid_wait": 13,
          "ws_producer_40_regs": 15, "ws_idle_tail_tile_major": 17, "ws_snake_rounds": 17,
          "ws_mainloop_three_warpgroups_short_items": 18, "ws_mainloop_short_items": 19,
-         "ws_hoisted_descriptors": 22, "ws_dynamic_items": 22}
+         "ws_hoisted_descriptors": 22, "ws_dynamic_items": 22,
+         "ws_launch_order_row_sums": 23, "ws_suspended_waits": 23, "kv_evict_last": 23}
 
 # preconditions a later policy narrowed: lever -> (the policy from which today's `requires` holds,
 # the precondition before it)

@@ -91,6 +91,7 @@ class State(BaseModel):
     causal: bool = False
     head_dim: int = 128
     seqlen: int | None = None  # the problem's N (None: not known, as in a replay's state before it was recorded)
+    dtype: str | None = None  # the problem's input dtype (None: not known, as in a replay's state before it was recorded)
     levers: tuple[Lever, ...] = ()  # the catalog this run may use
     evidence: dict[str, dict] = {}  # lever -> margin measured on this very kernel in earlier runs
     limits: ArchLimits | None = None

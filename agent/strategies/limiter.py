@@ -86,7 +86,7 @@ class LimiterAgent(Strategy):
     def _singles(self, state: State) -> list[tuple[Lever, Knobs]]:
         out = []
         for lv in self.levers(state):
-            if lv.applies_to(state.best, state.causal, state.head_dim, state.seqlen):
+            if lv.applies_to(state.best, state.causal, state.head_dim, state.seqlen, state.dtype):
                 try:
                     k = lv.apply(state.best)
                 except KnobError:
@@ -200,7 +200,7 @@ class LimiterAgent(Strategy):
     def _alone(self, state: State, name: str) -> tuple[float, float]:
         """The band the lever gets as a single move at this best, or its catalog band where it is none."""
         lv = self.lever(state, name)
-        if lv.applies_to(state.best, state.causal, state.head_dim, state.seqlen):
+        if lv.applies_to(state.best, state.causal, state.head_dim, state.seqlen, state.dtype):
             try:
                 return self._band(state, Move(levers=(name,), knobs=lv.apply(state.best)))
             except KnobError:
