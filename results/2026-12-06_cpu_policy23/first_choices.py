@@ -4,8 +4,10 @@ loop's own states, with today's catalog in place of the one the run searched, as
 every ask policy 23's first choice and the rank of its three new levers. The knob sets a recorded run never built get
 their compiler figures from this machine's ptxas (sm_90; ../2026-12-04_cpu_short_items_three_stages/first_choices.py).
 CPU only, no GPU:
-PYTHONPATH=. python3 results/2026-12-06_cpu_policy23/first_choices.py > results/2026-12-06_cpu_policy23/first_choices.txt"""
+PYTHONPATH=. python3 results/2026-12-06_cpu_policy23/first_choices.py > results/2026-12-06_cpu_policy23/first_choices.txt
+(arguments: only the runs whose names hold one of them, e.g. `n512`)"""
 import importlib.util
+import sys
 import tempfile
 from pathlib import Path
 
@@ -23,7 +25,7 @@ NEW = ("ws_launch_order_row_sums", "ws_suspended_waits", "kv_evict_last")
 
 def main() -> None:
     agent = LimiterAgent(23)
-    for run in RUNS:
+    for run in [r for r in RUNS if not sys.argv[1:] or any(a in r for a in sys.argv[1:])]:
         with tempfile.TemporaryDirectory() as d:
             shape, version, states, miss = fc.earlier.states_of(run, Path(d))
         print(f"{run} ({shape.key()}, policy {version}): {len(states)} asks replayed{', ' + miss if miss else ''}")
