@@ -680,8 +680,11 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="ws_idle_tail_tile_major", sets={"tail_rows": "skip", "cta_order": "heaviest_first"},
         targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        # the static schedule alone: from the launch-order items claimed from a counter (ws_launch_order_row_sums) it
+        # would go back to the tile-major order, whose DRAM reads cost 0.8985 there on an H100
+        # (results/2026-12-06_h100_policy23, ask 17)
         requires={"mainloop": ("ws",), "persistent": ("on",), "pingpong": ("off",), "item_stream": ("off",),
-                  "round_order": ("in_place",)},
+                  "round_order": ("in_place",), "schedule": ("static",)},
         predicted=(0.99, 1.035), sampled=False, needs_tail=True, noncausal_only=True,
         hypothesis="Where N leaves the last query tile a consumer warpgroup short (N512 at BR 192: 128 rows), that "
         "warpgroup only keeps pace on the barriers (tail_rows=skip), and the items go in the heaviest-first decode, "

@@ -160,8 +160,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # results/2026-12-06_h100_launch_gaps)
     Policy(version=23, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the idle tail with tile-major items (ws_idle_tail_tile_major) on the static schedule alone: from
+    # the launch-order items claimed from a counter policy 23 asked it again at N512 D64 on an H100 and lost 0.8985
+    # (results/2026-12-06_h100_policy23)
+    Policy(version=24, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[23]
+CURRENT = POLICIES[24]
 
 
 class UnknownPolicy(ValueError):

@@ -27,7 +27,7 @@ TILE_MAJOR = Knobs(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_
 
 
 def test_policy_23_is_current_and_its_levers_apply_where_they_were_measured():
-    assert CURRENT is POLICIES[23] and POLICIES[23].model_copy(update={"version": 22}) == POLICIES[22]
+    assert CURRENT is POLICIES[24] and POLICIES[23].model_copy(update={"version": 22}) == POLICIES[22]
     assert not set(NEW) & {lv.name for lv in as_read_by(POLICIES[22])}
     ro, sw, el = (levers.get(n) for n in NEW)
     assert not (ro.sampled or sw.sampled or el.sampled)
@@ -128,3 +128,15 @@ def test_the_suite_ten_of_eleven_with_n512_at_0_981():
     printed = (suite / "best_a.log").read_text() + (suite / "best_b.log").read_text()
     for key, (best, m) in got.items():
         assert re.search(rf"^{key} \| {best} \(pass\) \| {m:.3f} ", printed, re.M), key
+
+
+def test_policy_24_leaves_the_counter_alone():
+    """ws_idle_tail_tile_major on the static schedule alone from policy 24: from the launch-order items claimed from a
+    counter policy 23 asked it again (ask 17 at N512 D64) and lost 0.8985; policy 23's replay reads it as it ran."""
+    assert POLICIES[24].model_copy(update={"version": 23}) == POLICIES[23]
+    tail = levers.get("ws_idle_tail_tile_major")
+    after = levers.get("ws_launch_order_row_sums").apply(TILE_MAJOR).replace(cta_order="launch")
+    assert not tail.applies_to(after, False, 64, 512, "float16")
+    assert tail.applies_to(after.replace(schedule="static"), False, 64, 512, "float16")
+    old = next(lv for lv in as_read_by(POLICIES[23]) if lv.name == tail.name)
+    assert old.applies_to(after, False, 64, 512, "float16") and "schedule" not in old.requires

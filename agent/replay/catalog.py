@@ -31,7 +31,9 @@ ADDED = {"tma_ring": 4, "hopper_tile": 4, "last_warp_refill": 4, "producer_warpg
 # the precondition before it)
 _WS_FROM_8_WARPS = {"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",), "warps": (8,), "mainloop": ("general",)}
 EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {
-    "cp_async": (4, {}), "ws_mainloop": (14, _WS_FROM_8_WARPS), "ws_mainloop_three_warpgroups": (14, _WS_FROM_8_WARPS)}
+    "cp_async": (4, {}), "ws_mainloop": (14, _WS_FROM_8_WARPS), "ws_mainloop_three_warpgroups": (14, _WS_FROM_8_WARPS),
+    "ws_idle_tail_tile_major": (24, {"mainloop": ("ws",), "persistent": ("on",), "pingpong": ("off",),
+                                     "item_stream": ("off",), "round_order": ("in_place",)})}
 
 # knob values a later policy changed in a lever's move: lever -> (the policy from which today's `sets` hold, the values
 # before it)
