@@ -1,7 +1,6 @@
 """The K/V loads with an L2 evict-last policy (kv_l2_hint=evict_last) as built on the CPU
 (results/2026-12-04_cpu_kv_l2_hint): ptxas's figures say what the README says, its device kernels are bitwise tier pairs
-of their bases and the device call measures them, and no lever proposes it before a recorded keep."""
-import inspect
+of their bases and the device call measures them, and the one lever that proposes it came with policy 23."""
 import re
 import sys
 
@@ -40,5 +39,9 @@ def test_the_device_kernels_pair_with_their_bases_and_the_call_measures_them():
     assert "--move $A\\>${A}_kh" in call and "--move $CB\\>${CB}_kh" in call and 'fp16=${A}_kh"' in call
 
 
-def test_no_lever_proposes_it_yet():
-    assert "kv_l2_hint" not in inspect.getsource(agent.levers)
+def test_one_lever_proposes_it_from_policy_23():
+    from agent.policy import POLICIES
+    from agent.replay.catalog import as_read_by
+
+    assert [lv.name for lv in agent.levers.CATALOG if "kv_l2_hint" in lv.sets] == ["kv_evict_last"]
+    assert not any("kv_l2_hint" in lv.sets for lv in as_read_by(POLICIES[22]))

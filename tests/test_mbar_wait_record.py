@@ -1,8 +1,7 @@
 """mbarrier waits with a suspend-time hint (mbar_wait=suspend) as built on the CPU (results/2026-12-05_cpu_mbar_wait):
 the asks again counted from the recorded ncu pages are what polls.py computes from them now, ptxas's figures say what
 the README says, the device kernels are bitwise tier pairs of their bases and the call measures them, the rule refuses
-the knob outside the TMA pipeline, and no lever proposes it before a recorded keep."""
-import inspect
+the knob outside the TMA pipeline, and the one lever that proposes it came with policy 23."""
 import re
 import subprocess
 import sys
@@ -57,8 +56,12 @@ def test_the_rule_keeps_it_to_the_tma_pipeline():
         Knobs.parse({"compute": "mma", "staging": "cp_async", "mbar_wait": "suspend"})
 
 
-def test_no_lever_proposes_it_yet():
-    assert "mbar_wait" not in inspect.getsource(agent.levers)
+def test_one_lever_proposes_it_from_policy_23():
+    from agent.policy import POLICIES
+    from agent.replay.catalog import as_read_by
+
+    assert [lv.name for lv in agent.levers.CATALOG if "mbar_wait" in lv.sets] == ["ws_suspended_waits"]
+    assert not any("mbar_wait" in lv.sets for lv in as_read_by(POLICIES[22]))
 
 
 def test_the_default_compiles_to_the_ptx_it_did():
