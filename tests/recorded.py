@@ -85,6 +85,30 @@ def recordings_fixture(res: Path):
     return recordings
 
 
+def agent_runs_fixture(res: Path, names):
+    """A module-scoped fixture over runs `names` of a `race.sh ... agent:4` call recorded in `res`: each run's
+    recording (NAME_agent_4_db.tgz) replayed with no GPU, as (name, the printed run, `history --json` rows)."""
+    @pytest.fixture(scope="module", params=sorted(names))
+    def replayed(request, tmp_path_factory):
+        rec = unpack_recording(tmp_path_factory, res / f"{request.param}_agent_4_db.tgz",
+                               "fa5090_artifacts/run-1/recording.jsonl")
+        out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
+        return request.param, out, rows
+    return replayed
+
+
+def assert_replayed_as_printed(res: Path, replayed, x_cudnn: float, tile: str, n_experiments=(16, 20)) -> None:
+    """The replay of an agent run (agent_runs_fixture) repeats the history the H100 printed, its own row against
+    SDPA cuDNN reads `x_cudnn` (cuDNN's time over ours) and its final kernel has tile `tile`."""
+    name, out, rows = replayed
+    printed = (res / f"{name}_agent_4.txt").read_text()
+    assert outcomes(rows) == printed_history(res / f"{name}_agent_4.txt") and len(outcomes(rows)) in n_experiments
+    cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
+    assert round(1 / cudnn, 3) == x_cudnn and f"{x_cudnn:.3f}x SDPA cuDNN" in printed
+    assert f"final kernel wgmma/sw128/tma/ex2/{tile}/" in printed
+    assert "on NVIDIA H100 80GB HBM3 (sm_90, 132 SMs" in printed and "exit 0" in printed
+
+
 def read_record(path: Path):
     """A recorded JSON file: `path` itself, or `path`.gz where the record is kept compressed (the large
     tier, screen and correctness records are, so the tree stays under the device copy's size limit)."""

@@ -6,33 +6,17 @@ import json
 import re
 import tarfile
 
-import pytest
-
-from recorded import RESULTS, outcomes, printed_history, read_record, replay, unpack_recording
+from recorded import RESULTS, agent_runs_fixture, assert_replayed_as_printed, printed_history, read_record
 
 HERE = RESULTS / "2026-12-05_h100_agent_runs"
 # run -> (x cuDNN in the run's summary, the final kernel's tile)
 RUNS = {"n512": (0.934, "t192x128w12"), "gqa": (1.026, "t128x128w8"), "d64": (1.098, "t192x128w12"),
         "d128": (1.021, "t128x128w8")}
-
-
-@pytest.fixture(scope="module", params=sorted(RUNS))
-def replayed(request, tmp_path_factory):
-    name = request.param
-    rec = unpack_recording(tmp_path_factory, HERE / f"{name}_agent_4_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
-    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
-    return name, out, rows
+replayed = agent_runs_fixture(HERE, RUNS)
 
 
 def test_each_run_replays_to_the_history_the_device_printed(replayed):
-    name, out, rows = replayed
-    printed = (HERE / f"{name}_agent_4.txt").read_text()
-    assert outcomes(rows) == printed_history(HERE / f"{name}_agent_4.txt") and len(outcomes(rows)) in (16, 20)
-    cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
-    x, tile = RUNS[name]
-    assert round(1 / cudnn, 3) == x and f"{x:.3f}x SDPA cuDNN" in printed  # the run's own row: cuDNN's time over ours
-    assert re.search(rf"final kernel wgmma/sw128/tma/ex2/{tile}/", printed)
-    assert "on NVIDIA H100 80GB HBM3 (sm_90, 132 SMs" in printed and "exit 0" in printed
+    assert_replayed_as_printed(HERE, replayed, *RUNS[replayed[0]])
 
 
 def test_policy_22s_levers_on_this_card():

@@ -16,7 +16,8 @@ from agent import levers
 from agent.policy import CURRENT, POLICIES
 from agent.replay.catalog import as_read_by
 from kernel_src.knobs import Knobs
-from recorded import RESULTS, outcomes, printed_history, read_record, replay, suite_margins, unpack_recording
+from recorded import (RESULTS, agent_runs_fixture, assert_replayed_as_printed, printed_history, read_record,
+                      suite_margins)
 
 NEW = ("ws_launch_order_row_sums", "ws_suspended_waits", "kv_evict_last")
 # the agent's N512 D64 final before policy 23: three warpgroups, tile-major items, the idle tail, three stages
@@ -48,12 +49,12 @@ def test_policy_23_is_current_and_its_levers_apply_where_they_were_measured():
 
 def test_policy_23_first_choices_at_n512_as_committed():
     """The N512 run of results/2026-12-05_h100_agent_runs replayed with today's catalog: the compound first from ask 15
-    (the full reading, four runs, takes 90 s: `first_choices.py` with no argument)."""
+    (asks 1-15 here; the full reading, four runs, takes 90 s: `first_choices.py` with no argument)."""
     here = RESULTS / "2026-12-06_cpu_policy23"
-    out = subprocess.run([sys.executable, str(here / "first_choices.py"), "n512"], capture_output=True, text=True,
-                         check=True, env={**os.environ, "PYTHONPATH": str(RESULTS.parent)}).stdout
+    out = subprocess.run([sys.executable, str(here / "first_choices.py"), "n512", "15"], capture_output=True,
+                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(RESULTS.parent)}).stdout
     committed = (here / "first_choices.txt").read_text()
-    assert committed.startswith(out) and out.count("\n") == 9
+    assert committed.startswith(out) and out.count("\n") == 4
     assert "ask 15: first ws_launch_order_row_sums (not measured)" in out
     assert "ask 14: first ws_idle_tail_tile_major (KEPT 1.0177)" in out
     for run, ask in (("d64", 16), ("d128", 15), ("gqa", 13)):
@@ -63,25 +64,11 @@ def test_policy_23_first_choices_at_n512_as_committed():
 
 HERE = RESULTS / "2026-12-06_h100_policy23"
 RUNS = {"n512": (0.988, "t192x128w12"), "d64": (1.099, "t192x128w12")}
-
-
-@pytest.fixture(scope="module", params=sorted(RUNS))
-def replayed(request, tmp_path_factory):
-    name = request.param
-    rec = unpack_recording(tmp_path_factory, HERE / f"{name}_agent_4_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
-    out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
-    return name, out, rows
+replayed = agent_runs_fixture(HERE, RUNS)
 
 
 def test_policy_23_runs_replay_to_the_printed_history_and_rows(replayed):
-    name, out, rows = replayed
-    printed = (HERE / f"{name}_agent_4.txt").read_text()
-    assert outcomes(rows) == printed_history(HERE / f"{name}_agent_4.txt") and len(outcomes(rows)) == 20
-    cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
-    x, tile = RUNS[name]
-    assert round(1 / cudnn, 3) == x and f"{x:.3f}x SDPA cuDNN" in printed
-    assert re.search(rf"final kernel wgmma/sw128/tma/ex2/{tile}/", printed)
-    assert "on NVIDIA H100 80GB HBM3 (sm_90, 132 SMs" in printed and "exit 0" in printed
+    assert_replayed_as_printed(HERE, replayed, *RUNS[replayed[0]], n_experiments=(20,))
 
 
 def test_policy_23_asked_what_the_replay_of_policy_22s_runs_predicted():
@@ -140,3 +127,14 @@ def test_policy_24_leaves_the_counter_alone():
     assert tail.applies_to(after.replace(schedule="static"), False, 64, 512, "float16")
     old = next(lv for lv in as_read_by(POLICIES[23]) if lv.name == tail.name)
     assert old.applies_to(after, False, 64, 512, "float16") and "schedule" not in old.requires
+
+
+def test_policy_24_at_n512_asked_policy_23s_first_fourteen_until_cut():
+    cut = RESULTS / "2026-12-06_h100_policy24_cut" / "n512_agent_4.txt"
+    text = cut.read_text()
+    asked = re.findall(r"^#(\d+) lever (\S+) on .*\n  (KEPT|SLOWER|NULL) margin ([\d.]+)", text, re.M)
+    before = printed_history(HERE / "n512_agent_4.txt")[:14]
+    assert [(n, o) for _, n, o, _ in asked] == [r[:2] for r in before]
+    assert all(abs(float(m) - r[2]) < 0.02 for (_, _, _, m), r in zip(asked, before))
+    assert re.search(r"^#15 lever ws_launch_order_row_sums on ", text, re.M) and "exit 124" in text
+    assert "H100 80GB HBM3" in (cut.parent / "gpu.txt").read_text()

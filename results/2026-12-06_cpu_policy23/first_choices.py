@@ -5,7 +5,7 @@ every ask policy 23's first choice and the rank of its three new levers. The kno
 their compiler figures from this machine's ptxas (sm_90; ../2026-12-04_cpu_short_items_three_stages/first_choices.py).
 CPU only, no GPU:
 PYTHONPATH=. python3 results/2026-12-06_cpu_policy23/first_choices.py > results/2026-12-06_cpu_policy23/first_choices.txt
-(arguments: only the runs whose names hold one of them, e.g. `n512`)"""
+(arguments: only the runs whose names hold one of them, e.g. `n512`; a number N: the asks up to the Nth)"""
 import importlib.util
 import sys
 import tempfile
@@ -25,11 +25,12 @@ NEW = ("ws_launch_order_row_sums", "ws_suspended_waits", "kv_evict_last")
 
 def main() -> None:
     agent = LimiterAgent(23)
-    for run in [r for r in RUNS if not sys.argv[1:] or any(a in r for a in sys.argv[1:])]:
+    names, through = [a for a in sys.argv[1:] if not a.isdigit()], [int(a) for a in sys.argv[1:] if a.isdigit()]
+    for run in [r for r in RUNS if not names or any(a in r for a in names)]:
         with tempfile.TemporaryDirectory() as d:
             shape, version, states, miss = fc.earlier.states_of(run, Path(d))
         print(f"{run} ({shape.key()}, policy {version}): {len(states)} asks replayed{', ' + miss if miss else ''}")
-        for i, st in enumerate(states, 1):
+        for i, st in enumerate(states[:through[0] if through else None], 1):
             st = fc.with_figures(agent, st.model_copy(update={"levers": CATALOG, "dtype": shape.dtype}), shape)
             ranked = agent.ranked(st)
             names = [a.move.name for a in ranked]
