@@ -325,13 +325,17 @@ KNOBS: tuple[Knob, ...] = (
          "(griddepcontrol.launch_dependents) (bitwise the same)",
          py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
          value_docs=("a plain launch", "cudaLaunchKernelEx with cudaLaunchAttributeProgrammaticStreamSerialization")),
-    Knob("item_order", ("cta_order", "tiles_ascending"), "cta_order",
+    Knob("item_order", ("cta_order", "tiles_ascending", "short_tiles_late"), "cta_order",
          "(mainloop=ws, persistent, cta_order=launch) the persistent grid's items in launch order (a head's query tiles "
          "one after another) | every head's first query tile, then every head's second, ..., so that without a mask "
          "the items a short last tile leaves a warpgroup short (N512 at BR 192: 128 rows) come last, after every full "
-         "one: longest first, as items are claimed (bitwise the same)",
+         "one: longest first, as items are claimed | launch order with each head's last query tile moved half a grid "
+         "of heads later, so the last items claimed are short ones while a head's K/V is still in L2 when its last "
+         "tile runs (bitwise the same)",
          py_enum="ItemOrder", arms=("wgmma",), later=True, pinned="cta_order",
-         value_docs=("item i: query tile i mod tiles of head i / tiles", "item i: query tile i / heads of head i mod heads")),
+         value_docs=("item i: query tile i mod tiles of head i / tiles", "item i: query tile i / heads of head i mod heads",
+                     "head h's full tiles, then head h - W's last tile (W = grid / 2 heads); the last W heads' last "
+                     "tiles at the end")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -458,12 +462,12 @@ RULES: tuple[Rule, ...] = (
          "their own sums), not mainloop={mainloop}, item_stream={item_stream}, tail_rows={tail_rows}",
          "the row sums on the tensor cores are the warp-specialised mainloop's, outside the item stream and the split "
          "tail"),
-    Rule({"item_order": _vals("tiles_ascending")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+    Rule({"item_order": _vals("tiles_ascending", "short_tiles_late")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
                                                     "cta_order": _vals("launch"), "split_kv": _vals(1)},
-         "knob 'item_order'=tiles_ascending orders the warp-specialised mainloop's persistent items tile by tile: it "
+         "knob 'item_order'={item_order} reorders the warp-specialised mainloop's persistent items: it "
          "needs mainloop=ws, persistent=on, cta_order=launch and split_kv=1, not mainloop={mainloop}, "
          "persistent={persistent}, cta_order={cta_order}, split_kv={split_kv}",
-         "the items tile by tile are the persistent warp-specialised mainloop's, in launch order, unsplit"),
+         "the reordered items are the persistent warp-specialised mainloop's, in launch order, unsplit"),
     Rule({"dependent_launch": _vals("on")}, {"compute": _vals("wgmma")},
          "knob 'dependent_launch'=on waits on the previous kernel with griddepcontrol, which the Hopper arm's build "
          "targets: it needs compute=wgmma, not compute={compute}",

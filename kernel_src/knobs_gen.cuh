@@ -133,11 +133,13 @@
 //       the previous kernel's last CTAs still run, set up their barriers, and wait (griddepcontrol.wait) for that
 //       kernel to complete and its writes to be visible before their first global access; each CTA lets the next
 //       kernel launch as it starts (griddepcontrol.launch_dependents) (bitwise the same)
-//   FA_ITEM_ORDER (0 cta_order | 1 tiles_ascending; default cta_order): (mainloop=ws, persistent, cta_order=launch)
-//       the persistent grid's items in launch order (a head's query tiles one after another) | every head's first
-//       query tile, then every head's second, ..., so that without a mask the items a short last tile leaves a
-//       warpgroup short (N512 at BR 192: 128 rows) come last, after every full one: longest first, as items are
-//       claimed (bitwise the same)
+//   FA_ITEM_ORDER (0 cta_order | 1 tiles_ascending | 2 short_tiles_late; default cta_order): (mainloop=ws,
+//       persistent, cta_order=launch) the persistent grid's items in launch order (a head's query tiles one after
+//       another) | every head's first query tile, then every head's second, ..., so that without a mask the items a
+//       short last tile leaves a warpgroup short (N512 at BR 192: 128 rows) come last, after every full one:
+//       longest first, as items are claimed | launch order with each head's last query tile moved half a grid of
+//       heads later, so the last items claimed are short ones while a head's K/V is still in L2 when its last tile
+//       runs (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -312,7 +314,7 @@ enum { KV_L2_HINT_NONE = 0, KV_L2_HINT_EVICT_LAST = 1 };  // kv_l2_hint
 enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
 enum { DESC_MATH_PER_MMA = 0, DESC_MATH_HOISTED = 1 };  // desc_math
 enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
-enum { ITEM_ORDER_CTA_ORDER = 0, ITEM_ORDER_TILES_ASCENDING = 1 };  // item_order
+enum { ITEM_ORDER_CTA_ORDER = 0, ITEM_ORDER_TILES_ASCENDING = 1, ITEM_ORDER_SHORT_TILES_LATE = 2 };  // item_order
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
@@ -412,7 +414,7 @@ enum { ITEM_ORDER_CTA_ORDER = 0, ITEM_ORDER_TILES_ASCENDING = 1 };  // item_orde
   static_assert((DESC_MATH == DESC_MATH_PER_MMA || DESC_MATH == DESC_MATH_HOISTED), "knob desc_math: one of its values"); \
   static_assert((ROW_SUM == ROW_SUM_FADD || ROW_SUM == ROW_SUM_MMA), "knob row_sum: one of its values"); \
   static_assert((DEPENDENT_LAUNCH == 0 || DEPENDENT_LAUNCH == 1), "knob dependent_launch: one of its values"); \
-  static_assert((ITEM_ORDER == ITEM_ORDER_CTA_ORDER || ITEM_ORDER == ITEM_ORDER_TILES_ASCENDING), "knob item_order: one of its values"); \
+  static_assert((ITEM_ORDER == ITEM_ORDER_CTA_ORDER || ITEM_ORDER == ITEM_ORDER_TILES_ASCENDING || ITEM_ORDER == ITEM_ORDER_SHORT_TILES_LATE), "knob item_order: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -467,7 +469,7 @@ enum { ITEM_ORDER_CTA_ORDER = 0, ITEM_ORDER_TILES_ASCENDING = 1 };  // item_orde
   static_assert(!(KV_L2_HINT == KV_L2_HINT_EVICT_LAST) || (MAINLOOP == MAINLOOP_WS), "the K/V cache hint is the warp-specialised producer's"); \
   static_assert(!(DESC_MATH == DESC_MATH_HOISTED) || (MAINLOOP == MAINLOOP_WS), "the hoisted descriptors are the warp-specialised mainloop's"); \
   static_assert(!(ROW_SUM == ROW_SUM_MMA) || (MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0 && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the row sums on the tensor cores are the warp-specialised mainloop's, outside the item stream and the split tail"); \
-  static_assert(!(ITEM_ORDER == ITEM_ORDER_TILES_ASCENDING) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && CTA_ORDER == ORDER_LAUNCH && SPLITS == 1), "the items tile by tile are the persistent warp-specialised mainloop's, in launch order, unsplit"); \
+  static_assert(!(ITEM_ORDER == ITEM_ORDER_TILES_ASCENDING || ITEM_ORDER == ITEM_ORDER_SHORT_TILES_LATE) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && CTA_ORDER == ORDER_LAUNCH && SPLITS == 1), "the reordered items are the persistent warp-specialised mainloop's, in launch order, unsplit"); \
   static_assert(!(DEPENDENT_LAUNCH == 1) || (COMPUTE == WGMMA), "the dependent launch is the wgmma arm's"); \
   static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \

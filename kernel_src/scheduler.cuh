@@ -41,6 +41,23 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH, int sect = 0) {
     // (78.5 k against 77.9 k), elapsed 89.4 k against 84.9 k; a model of greedy claims with the short item at 0.67-0.9
     // of a full one puts the idle end at 5.4-9.2% in launch order and 3.7% tile by tile: 1.02-1.06. Not yet measured.
     return {i / BH, i % BH, 0};
+  } else if constexpr (K::ITEM_ORDER == ITEM_ORDER_SHORT_TILES_LATE) {
+    // FA_ITEM_ORDER=2: launch order with each head's last query tile W = grid / 2 heads later: head h's full tiles, then
+    // head h - W's last tile, ...; the last W heads' last tiles end the list. Without a mask and with a short last tile
+    // (N512 at BR 192: 128 rows, tail_rows=skip) the items claimed last are short ones, as tile by tile, while the reuse
+    // distance of a head's K/V stays W heads (at N512 D64 fp16, 66 heads' K, V, Q and O: 17 MB of the 50 MB L2), where
+    // tile by tile it was every head's (H100: DRAM reads 50.4 -> 108.4 MB, 0.91-0.92, results/2026-12-06_h100_item_order).
+    // Hypothesis: the greedy-claims model of that record, with this order (results/2026-12-06_cpu_short_tiles_late),
+    // gives 1.01-1.05 at N512 D64 for a short item at 0.67-0.9 of a full one. Not yet measured.
+    if (tiles == 1) return {0, i, 0};
+    const int F = tiles - 1, half = (int)gridDim.x / 2, W = half < 1 ? 1 : half < BH ? half : BH;
+    if (i < W * F) return {i % F, i / F, 0};  // the first W heads' full tiles
+    const int j = i - W * F;
+    if (j < (BH - W) * tiles) {
+      const int h = W + j / tiles, r = j % tiles;
+      return r < F ? Item{r, h, 0} : Item{F, h - W, 0};
+    }
+    return {F, BH - W + (j - (BH - W) * tiles), 0};
   } else if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
     const int rest = i % (BH * K::SPLITS);
     return {tiles - 1 - i / (BH * K::SPLITS), rest % BH, rest / BH};

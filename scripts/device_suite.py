@@ -471,6 +471,13 @@ TA = [RSB2, f"{RSB2}_el_dl"]
 KERNELS.update({f"{n}_ta": {**KERNELS[n], "item_order": "tiles_ascending"} for n in TA})
 TIER[(64,)] += [[f"{n}_ta", RSB2] for n in TA]
 BEST[64] += [f"{n}_ta" for n in TA]
+# each head's last tile half a grid of heads later (`_sl`: item_order=short_tiles_late): the short third tiles of N512
+# at BR 192 still come last, a head's K/V still in L2 for its last tile; on the N512 best with the K/V loads evict-last
+# (the agent's own N512 final, results/2026-12-06_h100_policy23) and with the dependent launch too; each bitwise it
+SL = [f"{RSB2}_el", f"{RSB2}_el_dl"]
+KERNELS.update({f"{n}_sl": {**KERNELS[n], "item_order": "short_tiles_late"} for n in SL})
+TIER[(64,)] += [[f"{n}_sl", RSB2] for n in SL]
+BEST[64] += [f"{n}_sl" for n in SL]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
