@@ -49,15 +49,12 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH, int sect = 0) {
     // tile by tile it was every head's (H100: DRAM reads 50.4 -> 108.4 MB, 0.91-0.92, results/2026-12-06_h100_item_order).
     // Hypothesis: the greedy-claims model of that record, with this order (results/2026-12-06_cpu_short_tiles_late),
     // gives 1.01-1.05 at N512 D64 for a short item at 0.67-0.9 of a full one. Not yet measured.
-    if (tiles == 1) return {0, i, 0};
-    const int F = tiles - 1, half = (int)gridDim.x / 2, W = half < 1 ? 1 : half < BH ? half : BH;
-    if (i < W * F) return {i % F, i / F, 0};  // the first W heads' full tiles
-    const int j = i - W * F;
-    if (j < (BH - W) * tiles) {
-      const int h = W + j / tiles, r = j % tiles;
-      return r < F ? Item{r, h, 0} : Item{F, h - W, 0};
-    }
-    return {F, BH - W + (j - (BH - W) * tiles), 0};
+    const unsigned u = (unsigned)i, T = (unsigned)tiles, F = T - 1u, nh = (unsigned)BH;
+    const unsigned W = min(max(gridDim.x / 2u, 1u), nh), lead = W * F;  // (tiles == 1: no full tile, lead 0)
+    if (u < lead) return {(int)(u % F), (int)(u / F), 0};  // the first W heads' full tiles
+    const unsigned j = u - lead, h = W + j / T, r = j - (h - W) * T;
+    if (h >= nh) return {(int)F, (int)(nh - W + j - (nh - W) * T), 0};  // the last W heads' last tiles
+    return r < F ? Item{(int)r, (int)h, 0} : Item{(int)F, (int)(h - W), 0};
   } else if constexpr (K::CTA_ORDER == ORDER_HEAVIEST_FIRST) {
     const int rest = i % (BH * K::SPLITS);
     return {tiles - 1 - i / (BH * K::SPLITS), rest % BH, rest / BH};

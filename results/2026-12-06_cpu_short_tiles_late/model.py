@@ -13,18 +13,18 @@ from model import run  # noqa: E402  (prints that record's three lines first)
 
 def decode(i, tiles, bh, grid):
     """(query tile, head) of item i: scheduler.cuh's FA_ITEM_ORDER=2 branch, line for line."""
-    if tiles == 1:
-        return 0, i
-    f, half = tiles - 1, grid // 2
-    w = 1 if half < 1 else half if half < bh else bh
-    if i < w * f:
-        return i % f, i // f
-    j = i - w * f
-    if j < (bh - w) * tiles:
-        h, r = w + j // tiles, j % tiles
-        return (r, h) if r < f else (f, h - w)
-    return f, bh - w + (j - (bh - w) * tiles)
-
+    t, nh = tiles, bh
+    f = t - 1
+    w = min(max(grid // 2, 1), nh)
+    lead = w * f  # (tiles == 1: no full tile, lead 0)
+    if i < lead:
+        return i % f, i // f  # the first W heads' full tiles
+    j = i - lead
+    h = w + j // t
+    r = j - (h - w) * t
+    if h >= nh:
+        return f, nh - w + j - (nh - w) * t  # the last W heads' last tiles
+    return (r, h) if r < f else (f, h - w)
 
 for tiles in (1, 2, 3, 5, 43):
     for bh in (1, 2, 7, 65, 66, 67, 256):
