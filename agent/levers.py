@@ -778,6 +778,20 @@ CATALOG: tuple[Lever, ...] = (
         "(results/2026-12-05_h200_schedule): the re-reads there were not evictions it prevents.",
     ),
     Lever(
+        name="ws_short_tiles_late", sets={"item_order": "short_tiles_late"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "persistent": ("on",), "cta_order": ("launch",), "split_kv": (1,),
+                  "tail_rows": ("skip",)},
+        predicted=(0.998, 1.02), sampled=False, needs_tail=True, noncausal_only=True,
+        hypothesis="Where N leaves the last query tile a consumer warpgroup short and that warpgroup sits the item out "
+        "(tail_rows=skip), the short items are the cheap ones; in launch order a full item may be claimed last and set "
+        "the end. Each head's last tile moved half a grid of heads later (66 heads on 132 SMs) makes the last items "
+        "claimed short ones while a head's K/V stay in L2 for its last tile (tile by tile lost 0.91-0.92 to DRAM "
+        "re-reads). Bitwise the same output. H100 on the launch-order three-warpgroup kernel with evict-last K/V: "
+        "1.0176 at N2048 D64 GQA, 1.0139 at N8192 D64, 0.9995-1.0031 at N512 D64 (1.0153 with the dependent launch), "
+        "DRAM reads at N512 50.4 -> 51.8 MB (results/2026-12-06_h100_short_tiles_late).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

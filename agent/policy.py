@@ -165,8 +165,12 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-06_h100_policy23)
     Policy(version=24, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains each head's last query tile half a grid of heads later (ws_short_tiles_late:
+    # 1.014-1.018 at N2048 D64 GQA and N8192 D64 on an H100, results/2026-12-06_h100_short_tiles_late)
+    Policy(version=25, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[24]
+CURRENT = POLICIES[25]
 
 
 class UnknownPolicy(ValueError):

@@ -167,7 +167,8 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     assert by["mbar_wait"]["levers"] == ["ws_suspended_waits"] and "ws_launch_order_row_sums" in by["row_sum"]["levers"]
     assert by["round_order"]["reached"] == ["in_place", "snake"] and by["tail_rows"]["reached"] == ["compute", "skip"]
     assert by["kv_l2_hint"]["levers"] == ["kv_evict_last"] and by["kv_l2_hint"]["reached"] == ["none", "evict_last"]
-    assert by["item_order"]["levers"] == [] and by["item_order"]["reached"] == ["cta_order"]  # a recorded negative
+    # tile by tile a recorded negative; the short tiles late a lever
+    assert by["item_order"]["levers"] == ["ws_short_tiles_late"] and by["item_order"]["reached"] == ["cta_order", "short_tiles_late"]
 
 
 def test_history_command_prints_what_started_the_run(dbs):
