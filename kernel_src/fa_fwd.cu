@@ -204,6 +204,14 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #else
   [[maybe_unused]] const void* tmo = nullptr;
 #endif
+#if FA_TMA_PREFETCH
+  if (threadIdx.x == 0) {  // every tensor map of the launch, before its first copy (wgmma.cuh: tma_prefetch_map)
+    tma_prefetch_map(tmk);
+    tma_prefetch_map(tmv);
+    if (tmq) tma_prefetch_map(tmq);
+    if (tmo) tma_prefetch_map(tmo);
+  }
+#endif
 #if FA_MAINLOOP == 1
   if (threadIdx.x == 0) ws_init_barriers<K>(ws_bars_base<K, T, D>(Vs), smem + smem_bytes<K, T, D>());
   ws_fill_ones<K, T, D>(Vs);

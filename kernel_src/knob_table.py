@@ -336,6 +336,12 @@ KNOBS: tuple[Knob, ...] = (
          value_docs=("item i: query tile i mod tiles of head i / tiles", "item i: query tile i / heads of head i mod heads",
                      "head h's full tiles, then head h - W's last tile (W = grid / 2 heads); the last W heads' last "
                      "tiles at the end")),
+    Knob("tma_prefetch", SWITCH, "off",
+         "(staging=tma) each tensor map reaches the TMA unit's descriptor cache at its first copy, which then waits for "
+         "the fetch | thread 0 prefetches every tensor map of the launch (prefetch.tensormap) as the CTA starts, before "
+         "it sets up the barriers (bitwise the same)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
+         value_docs=("no prefetch", "prefetch.tensormap of K's, V's, and Q's and O's where they go by TMA")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -472,6 +478,9 @@ RULES: tuple[Rule, ...] = (
          "knob 'dependent_launch'=on waits on the previous kernel with griddepcontrol, which the Hopper arm's build "
          "targets: it needs compute=wgmma, not compute={compute}",
          "the dependent launch is the wgmma arm's"),
+    Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
+         "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
+         "the tensor-map prefetch is the TMA staging's"),
     Rule({"mbar_wait": _vals("suspend")}, {"staging": _vals("tma")},
          "knob 'mbar_wait'=suspend changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
          "not staging={staging}",

@@ -120,6 +120,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
       : "memory");
 #endif
 }
+// FA_TMA_PREFETCH=1: the tensor map `map` (the address of a __grid_constant__ kernel parameter) into the TMA unit's
+// descriptor cache ahead of its first copy. Hypothesis: each CTA's first Q, K and V copies and its first O store wait
+// for their descriptor's fetch, once a launch; at B16 H16 N512 D64 (a call of about 49 us, one item's start in every
+// CTA's critical path) ncu read our SMs idle 10.6% of the elapsed cycles against cuDNN's 8.2%
+// (results/2026-12-06_h100_short_tiles_late), and the dependent launch, which overlaps the start with the previous
+// kernel's end, gained 1.35% there (results/2026-12-06_h100_launch_gaps). Not yet measured.
+__device__ __forceinline__ void tma_prefetch_map(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
 // box (c0: column, c1: row, z: head and batch, copy.cuh's tma_z) of the 4-D tensor map `map` (column, row,
 // head, batch; the address of a __grid_constant__ kernel parameter) into shared memory at dst, its bytes
 // counted on bar

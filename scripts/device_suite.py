@@ -478,6 +478,14 @@ SL = [f"{RSB2}_el", f"{RSB2}_el_dl"]
 KERNELS.update({f"{n}_sl": {**KERNELS[n], "item_order": "short_tiles_late"} for n in SL})
 TIER[(64,)] += [[f"{n}_sl", RSB2] for n in SL]
 BEST[64] += [f"{n}_sl" for n in SL]
+# the tensor maps prefetched as each CTA starts (`_tp`: tma_prefetch=on): the N512 D64 final, it with the short tiles late,
+# and the suite's N2048 D128 kernel; each bitwise it
+TP = [f"{RSB2}_el", f"{RSB2}_el_sl", "ws_op_lazy_qp_w_ot_pr_pk_dm"]
+KERNELS.update({f"{n}_tp": {**KERNELS[n], "tma_prefetch": "on"} for n in TP})
+for _n in TP:
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_tp", _n])
+BEST[64] += [f"{n}_tp" for n in TP]
+BEST[128] += [f"{n}_tp" for n in TP if not d64_only(n)]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

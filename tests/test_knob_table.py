@@ -107,7 +107,7 @@ def test_the_samplers_and_the_covering_set_read_the_table():
                                 "q_load", "pv_wide", "order_sections", "item_stream", "o_store", "row_max",
                                 "ws_producer_regs", "p_pack", "tail_rows", "q_buffers", "round_order",
                                 "rescale_factor", "schedule", "kv_l2_hint", "mbar_wait", "desc_math",
-                                "row_sum", "dependent_launch", "item_order")  # recorded replays depend on it
+                                "row_sum", "dependent_launch", "item_order", "tma_prefetch")  # recorded replays depend on it
     assert base.PRODUCER_PINGPONG == "producer+pingpong" and base.EX2_POLY == "ex2+poly_"
     assert base.WS_Q_TMA == "ws+q_load_tma"
     assert covering.PINNED == {"copies": "loop", "exp_poly": "off", "pv_slab": "off", "mainloop": "general",
@@ -117,7 +117,7 @@ def test_the_samplers_and_the_covering_set_read_the_table():
                                "round_order": "in_place", "rescale_factor": "always",
                                "schedule": "static", "kv_l2_hint": "none", "mbar_wait": "poll", "desc_math": "per_mma",
                                "row_sum": "fadd", "dependent_launch": "off",
-                               "item_order": "cta_order"}
+                               "item_order": "cta_order", "tma_prefetch": "off"}
     assert covering.HOPPER_ONLY == {"compute": "wgmma", "layout": "sw128"}
     assert {n: v for n, v in covering.DOMAINS.items() if n != "tile"} == {
         k.name: [k.pinned] if k.pinned is not None else [v for v in k.values if v not in k.hopper_values]
@@ -132,7 +132,7 @@ def test_the_scalar_arm_refuses_the_tensor_core_knobs_in_the_order_it_always_did
         "kv_overlap", "epilogue", "rescale_lazy", "pipeline", "kv_release", "pingpong", "exp_poly", "pv_slab", "mainloop",
         "q_load", "pv_wide", "order_sections", "item_stream", "o_store", "row_max", "ws_producer_regs",
         "p_pack", "tail_rows", "q_buffers", "round_order", "rescale_factor", "schedule", "kv_l2_hint", "mbar_wait", "desc_math",
-        "row_sum", "dependent_launch", "item_order"]
+        "row_sum", "dependent_launch", "item_order", "tma_prefetch"]
     with pytest.raises(KnobError, match="knob 'q_in' applies to compute=mma only; the scalar path has no such stage"):
         SEED.replace(q_in="smem", store="cs")
 
@@ -172,3 +172,17 @@ def test_the_items_tile_by_tile_need_the_persistent_ws_mainloop_in_launch_order(
         Knobs(**{**best, "cta_order": "heaviest_first"}, item_order="tiles_ascending")
     with pytest.raises(ValueError, match="persistent=off"):
         Knobs(**{**best, "persistent": "off", "schedule": "static"}, item_order="tiles_ascending")
+
+
+def test_the_short_tiles_late_share_the_rule_and_the_prefetch_needs_tma():
+    sys.path.insert(0, str(table.__file__).rsplit("/kernel_src/", 1)[0] + "/scripts")
+    import device_suite as ds
+
+    best = ds.KERNELS[ds.RSB2]
+    assert Knobs(**best, item_order="short_tiles_late").defines()["FA_ITEM_ORDER"] == 2
+    with pytest.raises(ValueError, match="knob 'item_order'=short_tiles_late .* not mainloop=ws, persistent=on, "
+                                         "cta_order=heaviest_first"):
+        Knobs(**{**best, "cta_order": "heaviest_first"}, item_order="short_tiles_late")
+    assert Knobs(**best, tma_prefetch="on").defines()["FA_TMA_PREFETCH"] == 1
+    with pytest.raises(ValueError, match="knob 'tma_prefetch'=on .* not staging=cp_async"):
+        Knobs(compute="mma", staging="cp_async", tma_prefetch="on")
