@@ -48,7 +48,9 @@ __device__ __forceinline__ Item decode(int i, int tiles, int BH, int sect = 0) {
     // distance of a head's K/V stays W heads (at N512 D64 fp16, 66 heads' K, V, Q and O: 17 MB of the 50 MB L2), where
     // tile by tile it was every head's (H100: DRAM reads 50.4 -> 108.4 MB, 0.91-0.92, results/2026-12-06_h100_item_order).
     // Hypothesis: the greedy-claims model of that record, with this order (results/2026-12-06_cpu_short_tiles_late),
-    // gives 1.01-1.05 at N512 D64 for a short item at 0.67-0.9 of a full one. Not yet measured.
+    // gives 1.01-1.05 at N512 D64 for a short item at 0.67-0.9 of a full one. H100 (results/2026-12-06_h100_short_tiles_late):
+    // 1.0176 at N2048 D64 GQA, 1.0139 at N8192 D64, 0.9995-1.0031 at N512 D64 (1.0153 with the dependent launch);
+    // DRAM reads at N512 50.4 -> 51.8 MB.
     const unsigned u = (unsigned)i, T = (unsigned)tiles, F = T - 1u, nh = (unsigned)BH;
     const unsigned W = min(max(gridDim.x / 2u, 1u), nh), lead = W * F;  // (tiles == 1: no full tile, lead 0)
     if (u < lead) return {(int)(u % F), (int)(u / F), 0};  // the first W heads' full tiles

@@ -125,7 +125,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // for their descriptor's fetch, once a launch; at B16 H16 N512 D64 (a call of about 49 us, one item's start in every
 // CTA's critical path) ncu read our SMs idle 10.6% of the elapsed cycles against cuDNN's 8.2%
 // (results/2026-12-06_h100_short_tiles_late), and the dependent launch, which overlaps the start with the previous
-// kernel's end, gained 1.35% there (results/2026-12-06_h100_launch_gaps). Not yet measured.
+// kernel's end, gained 1.35% there (results/2026-12-06_h100_launch_gaps). H100 (results/2026-12-06_h100_tma_prefetch):
+// a negative, 0.9953-0.9958 at N512 D64 in three fresh processes, 1.0028 at N2048 D128.
 __device__ __forceinline__ void tma_prefetch_map(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
