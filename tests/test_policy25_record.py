@@ -77,7 +77,7 @@ def test_policy_25_first_choices_as_committed():
     assert "ws_short_tiles_late" not in d64
 
 
-RUNS = {"n512": (0.984, "t192x128w12")}
+RUNS = {"n512": (0.984, "t192x128w12"), "gqa64": (1.030, "t192x128w12")}
 replayed = agent_runs_fixture(P25, RUNS)
 
 
@@ -97,6 +97,15 @@ def test_policy_25_asked_the_lever_at_18_after_a_noisier_null_reordered_ask_15()
     assert "t_keep 1.00045; ranked first: ws_launch_order_row_sums," in why
     assert "t_keep 1.01220; ranked first: kv_double_buffer," in why
     assert why.count("ws_launch_order_row_sums: band 0.95-1.07, midpoint 1.0082, clears t_keep: False") == 1
+
+
+def test_policy_25_at_n2048_d64_gqa_never_reached_the_persistent_kernel():
+    now = printed_history(P25 / "gqa64_agent_4.txt")
+    got = {lv: (o, m) for lv, o, m in now}
+    assert got["persistent_grid"] == ("SLOWER", 0.9514) and got["ws_q_by_tma"] == ("SLOWER", 0.9516)
+    assert "ws_short_tiles_late" not in got and got["ws_mainloop_three_warpgroups"] == ("KEPT", 1.1382)
+    final = re.search(r"^summary: .*final kernel (\S+)", (P25 / "gqa64_agent_4.txt").read_text(), re.M)[1]
+    assert "persistent" not in final and "mainloop=ws" in final
 
 
 def test_the_suite_d64_rows_take_the_short_tiles_late_off_n512():
