@@ -578,6 +578,20 @@ CATALOG: tuple[Lever, ...] = (
         "in launch order under a causal mask 0.868 at N1024 GQA (results/2026-12-01_h200_short_shapes).",
     ),
     Lever(
+        name="ws_q_by_tma_three_stages", sets={"q_load": "tma", "persistent": "on", "kv_stages": 3},
+        targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound"),
+        requires={"mainloop": ("ws",), "warps": (12,), "kv_stages": (2,), "persistent": ("off",)},
+        predicted=(0.97, 1.10), sampled=False, noncausal_only=True, head_dims=(64,),
+        hypothesis="ws_q_by_tma on the three-warpgroup kernel with a third K/V stage in the same move: with two "
+        "stages Q's pipeline and the persistent schedule leave 16 B of spill (ptxas sm_90a, the one-item-a-CTA "
+        "three-warpgroup kernel with O by TMA: 0 -> 16 B; with three stages 0, 147,584 B a CTA, 227 KB parts only), "
+        "the cost that made ws_mainloop_three_warpgroups_short_items move to three stages. A run of policy 25 at B8 "
+        "H16/4 N2048 D64 on an H100 kept the plain three-warpgroup mainloop, then lost Q by TMA alone (0.9516, the "
+        "spill) and the third stage alone (0.9968), and ended at 1.030x cuDNN one item a CTA, where the suite's "
+        "persistent three-stage kernels with Q by TMA read 1.09-1.12x cuDNN at that shape (results/2026-12-06_h100_policy25: "
+        "separate processes, not a paired margin). Bitwise the same output. Not yet measured as a move.",
+    ),
+    Lever(
         name="ws_q_by_tma_heaviest_first", sets={"q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
         targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound"),
         requires={"mainloop": ("ws",)}, predicted=(0.97, 1.12), causal_only=True,

@@ -169,8 +169,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # 1.014-1.018 at N2048 D64 GQA and N8192 D64 on an H100, results/2026-12-06_h100_short_tiles_late)
     Policy(version=25, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains Q by TMA with the persistent schedule and a third K/V stage as one move on the
+    # three-warpgroup kernel (ws_q_by_tma_three_stages): policy 25 at N2048 D64 GQA lost Q by TMA alone to its 16 B of
+    # spill and ended one item a CTA (results/2026-12-06_h100_policy25)
+    Policy(version=26, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[25]
+CURRENT = POLICIES[26]
 
 
 class UnknownPolicy(ValueError):

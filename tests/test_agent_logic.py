@@ -49,9 +49,13 @@ def test_every_lever_applies_somewhere_and_builds_valid_knobs():
              SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=3, br=192,
                           warps=12, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer",
                           mainloop="ws", pipeline="on", q_load="tma", o_store="tma", persistent="on",
-                          tail_rows="skip", schedule="dynamic", row_sum="mma")]
+                          tail_rows="skip", schedule="dynamic", row_sum="mma"),
+             SEED.replace(compute="wgmma", layout="sw128", staging="tma", exp="ex2", q_in="smem", kv_stages=2, br=192,
+                          warps=12, bc=128, softmax="fused", causal_mask="predicate", kv_release="producer",
+                          mainloop="ws", pipeline="on", o_store="tma")]
     # the persistent schedule's (ws_idle_tail_tile_major from launch order, ws_snake_rounds from heaviest first),
-    # the three-warpgroup tile-major kernel's (ws_launch_order_row_sums) and its launch-order one's (ws_short_tiles_late)
+    # the three-warpgroup tile-major kernel's (ws_launch_order_row_sums), its launch-order one's (ws_short_tiles_late)
+    # and the one-item-a-CTA three-warpgroup kernel's (ws_q_by_tma_three_stages)
     for lv in levers.CATALOG:
         base = next((b for b in bases for causal in (True, False) if lv.applies_to(b, causal=causal)), None)
         assert base is not None, lv.name

@@ -53,7 +53,7 @@ def test_the_short_tiles_late_model_and_its_decode_as_committed():
 
 
 def test_policy_25_adds_the_lever_where_it_was_measured():
-    assert CURRENT is POLICIES[25] and POLICIES[25].model_copy(update={"version": 24}) == POLICIES[24]
+    assert CURRENT is POLICIES[26] and POLICIES[25].model_copy(update={"version": 24}) == POLICIES[24]
     assert "ws_short_tiles_late" not in {lv.name for lv in as_read_by(POLICIES[24])}
     lv = levers.get("ws_short_tiles_late")
     launch = levers.get("ws_launch_order_row_sums").apply(TILE_MAJOR).replace(cta_order="launch")
