@@ -589,7 +589,9 @@ CATALOG: tuple[Lever, ...] = (
         "H16/4 N2048 D64 on an H100 kept the plain three-warpgroup mainloop, then lost Q by TMA alone (0.9516, the "
         "spill) and the third stage alone (0.9968), and ended at 1.030x cuDNN one item a CTA, where the suite's "
         "persistent three-stage kernels with Q by TMA read 1.09-1.12x cuDNN at that shape (results/2026-12-06_h100_policy25: "
-        "separate processes, not a paired margin). Bitwise the same output. Not yet measured as a move.",
+        "separate processes, not a paired margin). Bitwise the same output. H100, policy 26's run there: 0.9544 from "
+        "that one-item-a-CTA kernel, as much as Q by TMA alone lost, so the spill was not the cost "
+        "(results/2026-12-06_h100_policy26).",
     ),
     Lever(
         name="ws_q_by_tma_heaviest_first", sets={"q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},

@@ -1,9 +1,10 @@
-"""Policy 25 and its records: item_order=short_tiles_late as measured on an H100 (results/2026-12-06_h100_short_tiles_late:
+"""Policy 25, policy 26 and their records: item_order=short_tiles_late as measured on an H100 (results/2026-12-06_h100_short_tiles_late:
 the tier, the margins at three D=64 shapes, DRAM reads at N512), its decode's model as committed
 (results/2026-12-06_cpu_short_tiles_late), lever ws_short_tiles_late where it was measured, policy 25's first choices
 read from policy 23's run as committed (results/2026-12-06_cpu_policy25), policy 25's N512 run replayed with no GPU to
 its printed history and own row against cuDNN, why its ask 15 differed, the suite's D=64 rows
-(results/2026-12-06_h100_policy25), and tma_prefetch, a negative (results/2026-12-06_h100_tma_prefetch)."""
+(results/2026-12-06_h100_policy25), tma_prefetch, a negative (results/2026-12-06_h100_tma_prefetch), and policy 26's
+move, a negative in its run at N2048 D64 GQA (results/2026-12-06_cpu_policy26, results/2026-12-06_h100_policy26)."""
 import json
 import os
 import re
@@ -125,3 +126,26 @@ def test_the_tensor_map_prefetch_lost_at_n512():
     assert m["B2-H16-N2048-D128", "ws_op_lazy_qp_w_ot_pr_pk_dm->ws_op_lazy_qp_w_ot_pr_pk_dm_tp"] == 1.0028
     assert all(s["failures"] == [] for s in _tier(tp / "json.tgz").values())
     assert not [lv.name for lv in levers.CATALOG if "tma_prefetch" in lv.sets]
+
+
+P26 = RESULTS / "2026-12-06_h100_policy26"
+replayed26 = agent_runs_fixture(P26, {"gqa64": (1.031, "t192x128w12")})
+
+
+def test_policy_26_run_replays_to_the_printed_history_and_row(replayed26):
+    assert_replayed_as_printed(P26, replayed26, 1.031, "t192x128w12", n_experiments=(20,))
+
+
+def test_policy_26s_move_lost_where_its_reading_put_it_and_the_rest_repeated_policy_25s_run():
+    assert CURRENT is POLICIES[26] and POLICIES[26].model_copy(update={"version": 25}) == POLICIES[25]
+    lv = levers.get("ws_q_by_tma_three_stages")
+    assert lv.name not in {x.name for x in as_read_by(POLICIES[25])} and lv.head_dims == (64,) and lv.noncausal_only
+    reading = (RESULTS / "2026-12-06_cpu_policy26" / "first_choices.txt").read_text()
+    assert "ask 13: ws_q_by_tma_three_stages," in reading and "ask 12: ws_o_in_q_tile, ws_q_by_tma_three_stages," in reading
+    now, before = printed_history(P26 / "gqa64_agent_4.txt"), printed_history(P25 / "gqa64_agent_4.txt")
+    assert now[12] == ("ws_q_by_tma_three_stages", "SLOWER", 0.9544)
+    assert [r[:2] for r in now[:12]] == [r[:2] for r in before[:12]]
+    assert all(abs(a[2] - b[2]) < 0.015 for a, b in zip(now[:12], before[:12]))
+    later = {r[0]: r for r in before[12:]}
+    for lever, outcome, margin in now[13:]:  # each later ask as policy 25's run measured that lever
+        assert later[lever][1] == outcome and abs(later[lever][2] - margin) < 0.004, lever
