@@ -17,18 +17,19 @@ fc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fc)  # with_figures(); fc.earlier.states_of(), measured()
 
 
-def main() -> None:
-    agent = LimiterAgent(25)
-    for run in ("2026-12-06_h100_policy23/n512_agent_4", "2026-12-06_h100_policy23/d64_agent_4"):
+def read(version: int, runs, from_ask: int) -> None:
+    """Each recorded run replayed from its recording, and from ask `from_ask` policy `version`'s first five choices."""
+    agent = LimiterAgent(version)
+    for run in runs:
         with tempfile.TemporaryDirectory() as d:
-            shape, version, states, miss = fc.earlier.states_of(run, Path(d))
-        print(f"{run} ({shape.key()}, policy {version}): {len(states)} asks replayed{', ' + miss if miss else ''}")
+            shape, recorded, states, miss = fc.earlier.states_of(run, Path(d))
+        print(f"{run} ({shape.key()}, policy {recorded}): {len(states)} asks replayed{', ' + miss if miss else ''}")
         for i, st in enumerate(states, 1):
-            if i >= 13:
+            if i >= from_ask:
                 st = fc.with_figures(agent, st.model_copy(update={"levers": CATALOG, "dtype": shape.dtype}), shape)
                 names = [a.move.name for a in agent.ranked(st)]
                 print(f"  ask {i}: {', '.join(names[:5])} (first measured {fc.earlier.measured(states, names[0])})")
 
 
 if __name__ == "__main__":
-    main()
+    read(25, ("2026-12-06_h100_policy23/n512_agent_4", "2026-12-06_h100_policy23/d64_agent_4"), 13)
