@@ -15,6 +15,8 @@ RESULTS = Path(__file__).resolve().parents[1]
 def rescreens():
     """(record path, seq, lever, outcome, margin, rationale) of each re-screen, in path order."""
     for tgz in sorted(RESULTS.glob("**/*_db.tgz")):
+        if tgz.relative_to(RESULTS).parts[0] > "2026-12-04_~":
+            continue  # the runs recorded by this record's date; a later run's re-screens are its own record's
         with tarfile.open(tgz) as t:
             db = next((m for m in t.getmembers() if m.name.endswith("fa5090.db")), None)
             if db is None:
