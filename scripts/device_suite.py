@@ -486,12 +486,28 @@ for _n in TP:
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_tp", _n])
 BEST[64] += [f"{n}_tp" for n in TP]
 BEST[128] += [f"{n}_tp" for n in TP if not d64_only(n)]
+# the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
+# TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
+# (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
+# TMA with the persistent schedule (`qp`), P packed mid-wait (`pm`); alone the first two lost 0.99 and 0.95 there
+GQ = "ws3_ot_dm"
+KERNELS[GQ] = {k: v for k, v in KERNELS["ws3_lazy_qp_ot_pm_dm"].items()
+               if k not in ("rescale_skip", "rescale_lazy", "q_load", "persistent", "p_pack")}
+GQ_PARTS = {"lazy": {"rescale_skip": "on", "rescale_lazy": "on"}, "qp": {"q_load": "tma", "persistent": "on"},
+            "pm": {"p_pack": "mid_wait"}}
+for _parts in (("lazy",), ("qp",), ("pm",), ("lazy", "qp"), ("lazy", "pm"), ("qp", "pm")):
+    KERNELS["ws3_" + "_".join(_parts) + "_ot_dm"] = {**KERNELS[GQ], **{k: v for q in _parts for k, v in GQ_PARTS[q].items()}}
+GQ_LADDER = [GQ] + ["ws3_" + "_".join(q) + "_ot_dm" for q in (("lazy",), ("qp",), ("pm",), ("lazy", "qp"), ("lazy", "pm"),
+                                                              ("qp", "pm"))]
+BEST[64] += GQ_LADDER
+TIER_ALONE_LADDER = GQ_LADDER[1:]  # the lazy rescale changes the bits; each is checked against the bound (below)
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
 TIER_ALONE[(64, 128)] += ["ws_o_lazy_qp_ot_pr_tsp"]  # tail_rows=split changes the summation order of the tail's rows
 TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
+TIER_ALONE[(64,)] += TIER_ALONE_LADDER
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)

@@ -149,3 +149,19 @@ def test_policy_26s_move_lost_where_its_reading_put_it_and_the_rest_repeated_pol
     later = {r[0]: r for r in before[12:]}
     for lever, outcome, margin in now[13:]:  # each later ask as policy 25's run measured that lever
         assert later[lever][1] == outcome and abs(later[lever][2] - margin) < 0.004, lever
+
+
+def test_the_gqa_ladder_runs_from_the_agents_final_to_the_suites_kernel():
+    """results/2026-12-06_cpu_gqa_ladder (written, not run): its base is the final both GQA runs ended on, its parts
+    together are the suite's ws3_lazy_qp_ot_pm_dm, and ptxas read the 16 B spill on every Q-by-TMA rung."""
+    sys.path.insert(0, str(RESULTS.parent / "scripts"))
+    import device_suite as ds
+    from kernel_src.knobs import Knobs
+
+    final = re.search(r"^summary: .*final kernel (\S+)", (P26 / "gqa64_agent_4.txt").read_text(), re.M)[1]
+    assert Knobs.parse(ds.KERNELS[ds.GQ]).label() == final
+    every = {k: v for part in ds.GQ_PARTS.values() for k, v in part.items()}
+    assert Knobs.parse({**ds.KERNELS[ds.GQ], **every}) == Knobs.parse(ds.KERNELS["ws3_lazy_qp_ot_pm_dm"])
+    assert len(ds.GQ_LADDER) == 7 and all(Knobs.parse(ds.KERNELS[n]) for n in ds.GQ_LADDER)
+    static = dict(ln.split(" ", 1) for ln in (RESULTS / "2026-12-06_cpu_gqa_ladder" / "static.txt").read_text().splitlines()[1:])
+    assert all(v.split()[1] == ("16" if "_qp_" in n else "0") for n, v in static.items())
