@@ -594,6 +594,24 @@ CATALOG: tuple[Lever, ...] = (
         "(results/2026-12-06_h100_policy26).",
     ),
     Lever(
+        name="ws_q_by_tma_lazy_p_mid_wait",
+        sets={"q_load": "tma", "persistent": "on", "kv_stages": 3, "rescale_lazy": "on", "rescale_skip": "on",
+              "p_pack": "mid_wait"},
+        targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound", "issue_bound"),
+        requires={"mainloop": ("ws",), "warps": (12,), "kv_stages": (2,), "persistent": ("off",), "rescale_lazy": ("off",),
+                  "p_pack": ("after",), "pipeline": ("on",), "item_stream": ("off",)},
+        predicted=(1.01, 1.07), sampled=False, noncausal_only=True, head_dims=(64,),
+        hypothesis="Q by TMA with the persistent schedule, the lazy rescale with its skip and P packed mid-wait as one "
+        "move on the one-item-a-CTA three-warpgroup kernel: each loses or is level alone and pays with another. H100 at "
+        "B8 H16/4 N2048 D64 fp16, paired against the final of policies 25 and 26 there (three warpgroups, two stages, O "
+        "by TMA, hoisted descriptors; A/A null 0.99996-1.00009): Q by TMA with the persistent schedule 0.9505 alone, "
+        "the lazy rescale 1.0027, P mid-wait 1.0007; Q by TMA with either of the others 1.0376 and 1.0408, the lazy "
+        "rescale with P mid-wait 1.0230, all three 1.0565, that kernel 1.0889x cuDNN against the final's 1.0312 "
+        "(results/2026-12-06_h100_gqa_ladder). ncu there: Q by TMA with the persistent schedule alone issues at "
+        "46.7% against 50.1%, its stalls on the MIO queue 0.89 a warp, its L2 traffic 780 MB against 690. "
+        "The lazy rescale changes the bits (within the tier's bound).",
+    ),
+    Lever(
         name="ws_q_by_tma_heaviest_first", sets={"q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
         targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound"),
         requires={"mainloop": ("ws",)}, predicted=(0.97, 1.12), causal_only=True,

@@ -174,8 +174,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # spill and ended one item a CTA (results/2026-12-06_h100_policy25)
     Policy(version=26, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains Q by TMA with the persistent schedule, the lazy rescale and P packed mid-wait as
+    # one move on the one-item-a-CTA three-warpgroup kernel (ws_q_by_tma_lazy_p_mid_wait): policy 26 at N2048 D64 GQA
+    # lost Q by TMA with a third stage (0.9544) and the lazy rescale (0.9929) alone and ended one item a CTA at 1.031x
+    # cuDNN; the three together read 1.0565 over that final (results/2026-12-06_h100_gqa_ladder)
+    Policy(version=27, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[26]
+CURRENT = POLICIES[27]
 
 
 class UnknownPolicy(ValueError):

@@ -501,6 +501,10 @@ GQ_LADDER = [GQ] + ["ws3_" + "_".join(q) + "_ot_dm" for q in (("lazy",), ("qp",)
                                                               ("qp", "pm"))]
 BEST[64] += GQ_LADDER
 TIER_ALONE_LADDER = GQ_LADDER[1:]  # the lazy rescale changes the bits; each is checked against the bound (below)
+# the ladder's top with a third K/V stage: what lever ws_q_by_tma_lazy_p_mid_wait builds from the ladder's base (the
+# third stage takes the 16 B spill of Q by TMA with two stages away; the ranking counts a spill as a cost)
+KERNELS["ws3_lazy_qp_ot_pm_dm_s3"] = {**KERNELS["ws3_lazy_qp_ot_pm_dm"], "kv_stages": 3}
+TIER_ALONE_LADDER.append("ws3_lazy_qp_ot_pm_dm_s3")
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

@@ -13,7 +13,7 @@ import sys
 import tarfile
 
 from agent import levers
-from agent.policy import CURRENT, POLICIES
+from agent.policy import POLICIES
 from agent.replay.catalog import as_read_by
 from recorded import RESULTS, agent_runs_fixture, assert_replayed_as_printed, printed_history, read_record, suite_margins
 from test_policy23_record import TILE_MAJOR
@@ -54,7 +54,7 @@ def test_the_short_tiles_late_model_and_its_decode_as_committed():
 
 
 def test_policy_25_adds_the_lever_where_it_was_measured():
-    assert CURRENT is POLICIES[26] and POLICIES[25].model_copy(update={"version": 24}) == POLICIES[24]
+    assert POLICIES[25].model_copy(update={"version": 24}) == POLICIES[24]
     assert "ws_short_tiles_late" not in {lv.name for lv in as_read_by(POLICIES[24])}
     lv = levers.get("ws_short_tiles_late")
     launch = levers.get("ws_launch_order_row_sums").apply(TILE_MAJOR).replace(cta_order="launch")
@@ -137,7 +137,7 @@ def test_policy_26_run_replays_to_the_printed_history_and_row(replayed26):
 
 
 def test_policy_26s_move_lost_where_its_reading_put_it_and_the_rest_repeated_policy_25s_run():
-    assert CURRENT is POLICIES[26] and POLICIES[26].model_copy(update={"version": 25}) == POLICIES[25]
+    assert POLICIES[26].model_copy(update={"version": 25}) == POLICIES[25]
     lv = levers.get("ws_q_by_tma_three_stages")
     assert lv.name not in {x.name for x in as_read_by(POLICIES[25])} and lv.head_dims == (64,) and lv.noncausal_only
     reading = (RESULTS / "2026-12-06_cpu_policy26" / "first_choices.txt").read_text()
