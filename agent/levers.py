@@ -609,7 +609,10 @@ CATALOG: tuple[Lever, ...] = (
         "rescale with P mid-wait 1.0230, all three 1.0565, that kernel 1.0889x cuDNN against the final's 1.0312 "
         "(results/2026-12-06_h100_gqa_ladder). ncu there: Q by TMA with the persistent schedule alone issues at "
         "46.7% against 50.1%, its stalls on the MIO queue 0.89 a warp, its L2 traffic 780 MB against 690. "
-        "The lazy rescale changes the bits (within the tier's bound).",
+        "With a third K/V stage (the move as built: no spill, 147,584 B a CTA) 1.0525 over that final and 1.0875x "
+        "cuDNN. The lazy rescale changes the bits (within the tier's bound). Policy 27's runs from the naive seed on an "
+        "H100 (results/2026-12-06_h100_policy27): at that shape KEPT 1.0475 and 1.0485 at ask 13 (rng seeds 4 and 5), "
+        "finals 1.115x cuDNN (policy 26: 1.031); at B2 H16 N8192 D64 0.9992 at ask 13, final 1.099x as before.",
     ),
     Lever(
         name="ws_q_by_tma_heaviest_first", sets={"q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},

@@ -85,12 +85,19 @@ def recordings_fixture(res: Path):
     return recordings
 
 
+def _run(name: str) -> str:
+    """A recorded agent run's file stem: NAME_agent_4 for `race.sh NAME ... agent:4`, or the name itself where it
+    holds the seed (NAME_agent_5)."""
+    return name if "_agent_" in name else f"{name}_agent_4"
+
+
 def agent_runs_fixture(res: Path, names):
-    """A module-scoped fixture over runs `names` of a `race.sh ... agent:4` call recorded in `res`: each run's
-    recording (NAME_agent_4_db.tgz) replayed with no GPU, as (name, the printed run, `history --json` rows)."""
+    """A module-scoped fixture over runs `names` of a `race.sh ... agent:4` call recorded in `res` (a name that holds
+    `_agent_` names the run with its seed): each run's recording (NAME_agent_4_db.tgz) replayed with no GPU, as (name,
+    the printed run, `history --json` rows)."""
     @pytest.fixture(scope="module", params=sorted(names))
     def replayed(request, tmp_path_factory):
-        rec = unpack_recording(tmp_path_factory, res / f"{request.param}_agent_4_db.tgz",
+        rec = unpack_recording(tmp_path_factory, res / f"{_run(request.param)}_db.tgz",
                                "fa5090_artifacts/run-1/recording.jsonl")
         out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
         return request.param, out, rows
@@ -101,8 +108,8 @@ def assert_replayed_as_printed(res: Path, replayed, x_cudnn: float, tile: str, n
     """The replay of an agent run (agent_runs_fixture) repeats the history the H100 printed, its own row against
     SDPA cuDNN reads `x_cudnn` (cuDNN's time over ours) and its final kernel has tile `tile`."""
     name, out, rows = replayed
-    printed = (res / f"{name}_agent_4.txt").read_text()
-    assert outcomes(rows) == printed_history(res / f"{name}_agent_4.txt") and len(outcomes(rows)) in n_experiments
+    printed = (res / f"{_run(name)}.txt").read_text()
+    assert outcomes(rows) == printed_history(res / f"{_run(name)}.txt") and len(outcomes(rows)) in n_experiments
     cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
     assert round(1 / cudnn, 3) == x_cudnn and f"{x_cudnn:.3f}x SDPA cuDNN" in printed
     assert f"final kernel wgmma/sw128/tma/ex2/{tile}/" in printed
