@@ -77,6 +77,15 @@ def opened(path: Path) -> Path:
     return _UNZIPPED[path]
 
 
+def recorded_text(path: Path) -> str:
+    """A committed text record: `path` itself, or where the record is kept gzipped (`name.gz`, results/README.md) the
+    text it holds."""
+    path = Path(path)
+    if path.exists():
+        return path.read_text()
+    return gzip.decompress(path.with_name(path.name + ".gz").read_bytes()).decode()
+
+
 def recordings_fixture(res: Path):
     """A module-scoped fixture: `res`/artifacts.tgz unpacked into a temporary directory."""
     @pytest.fixture(scope="module")
@@ -138,7 +147,7 @@ def assert_tier_passed(tier: dict, counts: dict) -> None:
 
 def recorded(res: Path, name: str) -> list[dict]:
     """`history --json` of run `name` as written on the device."""
-    return json.loads((res / f"{name}_history.json").read_text())
+    return json.loads(recorded_text(res / f"{name}_history.json"))
 
 
 def printed_history(path: Path) -> list[tuple]:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS, device_pairs
+from recorded import RESULTS, device_pairs, recorded_text
 
 HERE = RESULTS / "2026-12-05_cpu_desc_math"
 
@@ -41,8 +41,8 @@ def test_a_key_blocks_gemms_are_shorter_and_nothing_else_moves_but_fewer_spill_l
 
 
 def test_the_default_compiles_to_the_ptx_it_did():
-    assert re.search(r"^# 65 of 65 same", (HERE / "ptx_unchanged_ws_hopper.txt").read_text(), re.M)
-    assert re.search(r"^# 719 of 719 same", (HERE / "ptx_unchanged_small.txt").read_text(), re.M)
+    assert re.search(r"^# 65 of 65 same", recorded_text(HERE / "ptx_unchanged_ws_hopper.txt"), re.M)
+    assert re.search(r"^# 719 of 719 same", recorded_text(HERE / "ptx_unchanged_small.txt"), re.M)
 
 
 def test_the_device_kernels_pair_with_their_bases_and_the_call_measures_them():

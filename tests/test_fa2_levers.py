@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from recorded import read_record
+from recorded import read_record, recorded_text
 from agent.cli import app
 from kernel_src.covering import covering_set
 
@@ -45,7 +45,7 @@ def test_the_n8192_screen_replays_with_the_recorded_options(artifacts, tmp_path)
     assert m["kv_overlap"] == ("SLOWER", 0.9374) and m["qk_pipeline"] == ("SLOWER", 0.8481)
     assert sum(r["seq"] is not None for r in rows) == 30 and all(r["outcome"] != "WRONG" for r in rows)
     assert not any(r["kind"] == "comparator" for r in rows)  # recorded before screens had one
-    assert _margins(json.loads((RES / "screen_n8192_history.json").read_text())) == m  # as the H200 printed it
+    assert _margins(json.loads(recorded_text(RES / "screen_n8192_history.json"))) == m  # as the H200 printed it
 
 
 def test_the_causal_n32768_screen_as_far_as_it_ran():
@@ -53,7 +53,7 @@ def test_the_causal_n32768_screen_as_far_as_it_ran():
     experiment (no replay: the recording stops there). Heaviest first pays most on this persistent
     kernel (1.0554); the fused softmax (1.0070), the mask predicate (1.0074) and a third stage
     (1.0104) were kept; the lazy max, which won at N8192, loses here (0.9819)."""
-    m = _margins(json.loads((RES / "screen_c32768_history.json").read_text()))
+    m = _margins(json.loads(recorded_text(RES / "screen_c32768_history.json")))
     assert m["heaviest_first"] == ("KEPT", 1.0554) and m["softmax_ffma"] == ("KEPT", 1.007)
     assert m["mask_predicate"] == ("KEPT", 1.0074) and m["kv_triple_buffer"] == ("KEPT", 1.0104)
     assert m["lazy_rescale"] == ("SLOWER", 0.9819) and m["smem_epilogue"] == ("SLOWER", 0.9972)

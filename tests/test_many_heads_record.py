@@ -7,13 +7,13 @@ import sys
 
 from experiments.problem import Shape
 from kernel_src.knobs import SOURCE, Knobs
-from recorded import RESULTS
+from recorded import RESULTS, recorded_text
 
 HERE = RESULTS / "2026-12-05_cpu_many_heads"
 
 
 def test_the_device_code_is_unchanged():
-    text = (HERE / "ptx_unchanged_small.txt").read_text()
+    text = recorded_text(HERE / "ptx_unchanged_small.txt")
     assert re.search(r"^# 719 of 719 same", text, re.M)
 
 

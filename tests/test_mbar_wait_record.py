@@ -10,7 +10,7 @@ import pytest
 
 import agent.levers
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS, device_pairs
+from recorded import RESULTS, device_pairs, recorded_text
 
 HERE = RESULTS / "2026-12-05_cpu_mbar_wait"
 
@@ -65,4 +65,4 @@ def test_one_lever_proposes_it_from_policy_23():
 
 
 def test_the_default_compiles_to_the_ptx_it_did():
-    assert re.search(r"^# 719 of 719 same", (HERE / "ptx_unchanged_small.txt").read_text(), re.M)
+    assert re.search(r"^# 719 of 719 same", recorded_text(HERE / "ptx_unchanged_small.txt"), re.M)

@@ -6,7 +6,7 @@ import json
 import re
 import tarfile
 
-from recorded import RESULTS, load_script, suite_margins
+from recorded import RESULTS, load_script, recorded_text, suite_margins
 
 from agent import levers
 from agent.policy import CURRENT
@@ -76,7 +76,7 @@ def test_the_static_record_and_the_agents_levers():
     assert re.search(r"ws_op_lazy_qp_hf_w_ot_pk D128 causal: 168 registers, 56/104/128; 6544 instructions", text)
     assert re.search(r"ws_op_lazy_qp_hf_w_ot D128 causal: 168 registers, 56/104/128; 3904 instructions", text)
     assert re.search(r"ws3_lazy_qp_ot_pk D64: 128 registers, \d+/516/", text)
-    assert "21 of 21 same" in (REC / "ptx_unchanged_ws.txt").read_text()
+    assert "21 of 21 same" in recorded_text(REC / "ptx_unchanged_ws.txt")
     assert CURRENT.version >= 13
     from agent.policy import POLICIES
     pk, pm = levers.get("ws_p_with_exp"), levers.get("ws_p_mid_wait")

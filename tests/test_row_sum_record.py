@@ -10,7 +10,7 @@ import tarfile
 import pytest
 
 from kernel_src.knobs import Knobs, KnobError
-from recorded import RESULTS, assert_tier_passed
+from recorded import RESULTS, assert_tier_passed, recorded_text
 
 RS, AROUND = RESULTS / "2026-12-06_h100_row_sum", RESULTS / "2026-12-06_h100_row_sum_around"
 TWO = RESULTS / "2026-12-06_h100_n512_two_consumers"
@@ -109,6 +109,6 @@ def test_plan_best_checks_a_kernel_at_a_head_dim_it_fits():
 
 
 def test_the_default_left_every_checked_configurations_ptx_as_it_was():
-    text = (RESULTS / "2026-12-06_cpu_row_sum" / "ptx_unchanged.txt").read_text()
+    text = recorded_text(RESULTS / "2026-12-06_cpu_row_sum" / "ptx_unchanged.txt")
     assert "--base 018d748" in text and text.rstrip().splitlines()[-1].startswith("# 719 of 719 same after normalisation")
     assert "\tdiffers\t" not in text

@@ -4,6 +4,7 @@ tree, both with the virtual-register numbers and mangled names stripped (check_p
 Also: which of the configurations the --small check reports as differing keep a work list.
 Usage: PYTHONPATH=. python3 results/2026-12-05_cpu_streams/ptx_diff.py > results/2026-12-05_cpu_streams/ptx_diff.txt"""
 import difflib
+import gzip
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,7 @@ def main() -> None:
           f"{len(text['tree'])} from the tree; the diff (register numbers and mangled names stripped):")
     print("\n".join(ln for ln in difflib.unified_diff(text["5c61264"], text["tree"], "5c61264", "tree", lineterm="", n=0)
                     if not ln.startswith("@@")))
-    rows = [ln.split("\t") for ln in (HERE / "ptx_unchanged_small.txt").read_text().splitlines()
+    rows = [ln.split("\t") for ln in gzip.decompress((HERE / "ptx_unchanged_small.txt.gz").read_bytes()).decode().splitlines()
             if ln.count("\t") >= 3 and not ln.startswith("#")]
     differ = [r for r in rows if r[3] == "differs"]
     work_list = [r for r in differ if "persistent=on" in r[1] and "mainloop=ws" not in r[1]]
