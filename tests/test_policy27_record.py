@@ -1,7 +1,8 @@
 """The GQA ladder and policy 27: at B8 H16/4 N2048 D64 on an H100 the parts between the agent's final and the suite's
 kernel, alone and in pairs (results/2026-12-06_h100_gqa_ladder); lever ws_q_by_tma_lazy_p_mid_wait built from that
 record and read from policy 26's run (results/2026-12-06_cpu_policy27); its kernel paired and policy 27's three runs
-replayed with no GPU to their printed histories and own rows against cuDNN (results/2026-12-06_h100_policy27)."""
+replayed with no GPU to their printed histories and own rows against cuDNN (results/2026-12-06_h100_policy27), and
+its run at the causal D=64 shape (results/2026-12-06_h100_causal_d64)."""
 import json
 import re
 import sys
@@ -80,3 +81,14 @@ def test_policy_27_kept_its_move_at_gqa_twice_and_lost_it_level_at_n8192():
     assert d64[12] == ("ws_q_by_tma_lazy_p_mid_wait", "SLOWER", 0.9992)
     final = re.search(r"^summary: .*final kernel (\S+)", (P27 / "gqa64_agent_5.txt").read_text(), re.M)[1]
     assert "persistent=on" in final and "q_load=tma" in final and "rescale_lazy=on" in final and "p_pack=mid_wait" in final
+
+
+CAUSAL = RESULTS / "2026-12-06_h100_causal_d64"
+replayed_causal = agent_runs_fixture(CAUSAL, {"causal64": (1.055, "t192x128w12")})
+
+
+def test_the_causal_d64_run_replays_to_its_printed_history_and_row(replayed_causal):
+    assert_replayed_as_printed(CAUSAL, replayed_causal, 1.055, "t192x128w12", n_experiments=(20,))
+    now = printed_history(CAUSAL / "causal64_agent_4.txt")
+    assert now[12] == ("ws_mainloop_three_warpgroups", "KEPT", 1.2798) and now[5] == ("heaviest_first", "KEPT", 1.2055)
+    assert "ws_q_by_tma_lazy_p_mid_wait" not in {r[0] for r in now}  # non-causal only
