@@ -47,6 +47,7 @@ class BuildSpec(BaseModel):
     dims: tuple[int, ...] = (128,)
     causals: tuple[bool, ...] = (False, True)
     defect: int = 0  # experiments.defects only; 0 adds no flag, so normal keys never see it
+    trace: bool = False  # kernel_src/trace.cuh's item trace (scripts/device_item_trace.py); off adds no flag
     source: str = SOURCE.name  # another file of kernel_src/ (mma_peak.cu, the ceiling microbenchmark)
     # False: the device code alone (nvcc -cubin, fa.cubin): cicc's front end still parses the host code and
     # instantiates every template it names (a static_assert there fails the build), ptxas still reports each
@@ -62,6 +63,8 @@ class BuildSpec(BaseModel):
         d = self.knobs.defines()
         if self.defect:
             d["FA_DEFECT"] = self.defect
+        if self.trace:
+            d["FA_ITEM_TRACE"] = 1
         d["FA_DTYPES"] = sum(1 << ("float16", "bfloat16").index(t) for t in set(self.dtypes))
         d["FA_DIMS"] = sum(1 << (64, 128).index(x) for x in set(self.dims))
         d["FA_CAUSALS"] = sum(1 << int(c) for c in set(self.causals))

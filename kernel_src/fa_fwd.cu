@@ -56,6 +56,7 @@
 #include "scheduler.cuh"
 #include "target.cuh"
 #include "tile.cuh"
+#include "trace.cuh"
 #if FA_MAINLOOP == 1
 #include "mainloop_sm90_ws.cuh"  // (FA_MAINLOOP=1 implies compute=wgmma, an sm_90a build)
 #endif
@@ -167,8 +168,10 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
     if constexpr (K::MAINLOOP) {
       const int h = it.bh - b * H;
       const Dest<T> ws_dst{O + b * lo.b + h * lo.h, L + head, nullptr, nullptr, (int)lo.n};
+      if constexpr (ROLE == ROLE_CONSUMER) trace_item(TRACE_BEGIN, it.qt, it.bh);  // (FA_ITEM_TRACE=1 alone: trace.cuh)
       ws_item<K, T, D, CAUSAL, ROLE>(Q + b * lq.b + h * lq.h, (int)lq.n, ws_dst, N, scale, Qs, Ks, Vs, q0,
                                      TmaSrc{tmk, tmv, tma_z(b, kvh), phase, fills}, tmq, tma_z(b, h), tmo);
+      if constexpr (ROLE == ROLE_CONSUMER) trace_item(TRACE_END, 0, 0);
     } else
 #endif
     mainloop_mma<K, T, D, CAUSAL, ROLE>(Q + head * D, Kp + kv_head * D, V + kv_head * D, dst, N, scale, Qs, Ks, Vs, q0,
@@ -228,6 +231,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
   const Layout lq{}, lo{};  // (read by the warp-specialised mainloop alone)
 #endif
   dependent_launch_begin<K>();  // (FA_DEPENDENT_LAUNCH=1: scheduler.cuh)
+  trace_cta_start();  // (FA_ITEM_TRACE=1 alone: trace.cuh)
   defect::entry_faults();
   const int tiles = (N + K::BR - 1) / K::BR;
 #if FA_ORDER_SECTIONS != 1
@@ -611,6 +615,7 @@ static int fa_dispatch(int dtype, int D, int causal, F&& f) {
 #define fa_attributes FA_API_CAT(FA_API_PREFIX, fa_attributes)
 #define fa_config FA_API_CAT(FA_API_PREFIX, fa_config)
 #define fa_error_string FA_API_CAT(FA_API_PREFIX, fa_error_string)
+#define fa_item_trace FA_API_CAT(FA_API_PREFIX, fa_item_trace)
 #endif
 #define FA_API __attribute__((visibility("default")))
 extern "C" {
@@ -649,6 +654,24 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 // The knobs this library was built with, FA_CONFIG_COUNT ints (one per knob of kernel_src/knob_table.py, in its
 // order), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
+// FA_ITEM_TRACE=1 (trace.cuh): the records written since the last call, at most `cap` into `out` (host memory, 16
+// bytes each: fa::TraceRecord), then cleared; returns how many were written (possibly more than `cap`), -1 in a
+// build without the trace, or minus a CUDA error code.
+FA_API int fa_item_trace(void* out, int cap) {
+#if FA_ITEM_TRACE
+  unsigned int n = 0;
+  cudaError_t e = cudaMemcpyFromSymbol(&n, fa::g_trace_n, sizeof(n));
+  const int got = (int)std::min<unsigned int>(n, (unsigned int)std::min(cap, fa::TRACE_CAP));
+  if (e == cudaSuccess && got > 0) e = cudaMemcpyFromSymbol(out, fa::g_trace, got * sizeof(fa::TraceRecord));
+  const unsigned int zero = 0;
+  if (e == cudaSuccess) e = cudaMemcpyToSymbol(fa::g_trace_n, &zero, sizeof(zero));
+  return e == cudaSuccess ? (int)n : -(int)e;
+#else
+  (void)out;
+  (void)cap;
+  return -1;
+#endif
+}
 FA_API const char* fa_error_string(int code) {
   if (code == FA_NOT_BUILT) return "this (dtype, head dim, causal) instantiation was not built into the library";
   if (code == FA_BAD_ARG) return "bad argument: dtype must be fp16/bf16, D 64 or 128, B, H, N > 0, Hkv dividing H";

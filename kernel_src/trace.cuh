@@ -1,0 +1,62 @@
+// The item trace: an instrument, never a knob (like defects.cuh's switch). Built with FA_ITEM_TRACE=1
+// (experiments/build.py: BuildSpec.trace; scripts/device_item_trace.py), every consumer warpgroup of the
+// warp-specialised mainloop writes a record when it begins a work item (with the item's query tile and head) and
+// one when it is done with it, each with the global timer, its CTA, SM and warpgroup; thread 0 writes one more when
+// its CTA begins. fa_item_trace (fa_fwd.cu) copies the records out and clears them.
+// Why: at B16 H16 N512 D64 our kernels do cuDNN's work per SM (ncu: average active cycles level) and idle 11-12% of
+// the elapsed cycles against its 8% (results/2026-12-06_h100_launch_gaps); ncu gives the SMs' totals, not when in
+// the kernel each SM idles (the start, between items, the end) nor what an item of each kind costs.
+// Nothing is kept in registers across an item (a begin time kept there spilled 8 B on the three-warpgroup N512
+// kernel). With FA_ITEM_TRACE=0 (every build the tool makes) nothing here is compiled into the kernel.
+#pragma once
+
+#include <stdint.h>
+
+#ifndef FA_ITEM_TRACE
+#define FA_ITEM_TRACE 0
+#endif
+
+namespace fa {
+
+// one record: t from %globaltimer (ns); who = CTA (bits 16-31), SM (bits 8-15), warpgroup (bits 2-3), event (bits
+// 0-1: 0 an item begun, 1 an item done, 2 the CTA begun); what = the begun item's query tile (bits 16-31) and head
+// (bits 0-15)
+struct TraceRecord {
+  unsigned long long t;
+  unsigned int who, what;
+};
+constexpr int TRACE_CAP = 1 << 18;
+enum { TRACE_BEGIN = 0, TRACE_END = 1, TRACE_CTA = 2 };
+
+#if FA_ITEM_TRACE
+__device__ unsigned int g_trace_n;
+__device__ TraceRecord g_trace[TRACE_CAP];
+
+__device__ __forceinline__ void trace_put(unsigned int event, unsigned int what) {
+  unsigned long long t;
+  unsigned int sm;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  const unsigned int n = atomicAdd(&g_trace_n, 1u);
+  if (n < TRACE_CAP)
+    g_trace[n] = TraceRecord{t, (blockIdx.x << 16) | ((sm & 0xffu) << 8) | ((threadIdx.x / 128u) << 2) | event, what};
+}
+#endif
+
+// a consumer warpgroup's item begun / done (its first thread writes)
+__device__ __forceinline__ void trace_item(unsigned int event, int qt, int bh) {
+#if FA_ITEM_TRACE
+  if (threadIdx.x % 128 == 0) trace_put(event, ((unsigned int)qt << 16) | ((unsigned int)bh & 0xffffu));
+#else
+  (void)event, (void)qt, (void)bh;
+#endif
+}
+
+// the CTA begun, by its thread 0
+__device__ __forceinline__ void trace_cta_start() {
+#if FA_ITEM_TRACE
+  if (threadIdx.x == 0) trace_put(TRACE_CTA, 0u);
+#endif
+}
+
+}  // namespace fa
