@@ -654,18 +654,19 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 // The knobs this library was built with, FA_CONFIG_COUNT ints (one per knob of kernel_src/knob_table.py, in its
 // order), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
-// FA_ITEM_TRACE=1 (trace.cuh): the records written since the last call, at most `cap` into `out` (host memory, 16
-// bytes each: fa::TraceRecord), then cleared; returns how many were written (possibly more than `cap`), -1 in a
+// FA_ITEM_TRACE=1 (trace.cuh): the record slabs (fa::TRACE_CAP records of 16 bytes, fa::TraceRecord, an empty slot's
+// time 0) copied into `out` (host memory, `cap` records at most), then cleared; returns the records copied, -1 in a
 // build without the trace, or minus a CUDA error code.
 FA_API int fa_item_trace(void* out, int cap) {
 #if FA_ITEM_TRACE
-  unsigned int n = 0;
-  cudaError_t e = cudaMemcpyFromSymbol(&n, fa::g_trace_n, sizeof(n));
-  const int got = (int)std::min<unsigned int>(n, (unsigned int)std::min(cap, fa::TRACE_CAP));
-  if (e == cudaSuccess && got > 0) e = cudaMemcpyFromSymbol(out, fa::g_trace, got * sizeof(fa::TraceRecord));
-  const unsigned int zero = 0;
-  if (e == cudaSuccess) e = cudaMemcpyToSymbol(fa::g_trace_n, &zero, sizeof(zero));
-  return e == cudaSuccess ? (int)n : -(int)e;
+  const int got = std::max(0, std::min(cap, fa::TRACE_CAP));
+  cudaError_t e = cudaSuccess;
+  if (got > 0) e = cudaMemcpyFromSymbol(out, fa::g_trace, got * sizeof(fa::TraceRecord));
+  void* at = nullptr;
+  if (e == cudaSuccess) e = cudaGetSymbolAddress(&at, fa::g_trace);
+  if (e == cudaSuccess) e = cudaMemset(at, 0, sizeof(fa::g_trace));
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  return e == cudaSuccess ? got : -(int)e;
 #else
   (void)out;
   (void)cap;
