@@ -47,7 +47,7 @@ class BuildSpec(BaseModel):
     dims: tuple[int, ...] = (128,)
     causals: tuple[bool, ...] = (False, True)
     defect: int = 0  # experiments.defects only; 0 adds no flag, so normal keys never see it
-    trace: bool = False  # kernel_src/trace.cuh's item trace (scripts/device_item_trace.py); off adds no flag
+    trace: bool = False  # kernel_src/trace.cuh's item trace (profiler/item_trace.py); off adds no flag
     source: str = SOURCE.name  # another file of kernel_src/ (mma_peak.cu, the ceiling microbenchmark)
     # False: the device code alone (nvcc -cubin, fa.cubin): cicc's front end still parses the host code and
     # instantiates every template it names (a static_assert there fails the build), ptxas still reports each

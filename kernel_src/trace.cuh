@@ -1,5 +1,5 @@
 // The item trace: an instrument, never a knob (like defects.cuh's switch). Built with FA_ITEM_TRACE=1
-// (experiments/build.py: BuildSpec.trace; scripts/device_item_trace.py), every consumer warpgroup of the
+// (experiments/build.py: BuildSpec.trace; profiler/item_trace.py), every consumer warpgroup of the
 // warp-specialised mainloop writes a record when it begins a work item (with the item's query tile and head) and
 // one when it is done with it, each with the global timer, its CTA, SM and warpgroup; thread 0 writes one more when
 // its CTA begins. fa_item_trace (fa_fwd.cu) copies the records out and clears them.

@@ -9,7 +9,7 @@
 # Usage: SOURCE=<commit> bash results/2026-12-06_cpu_item_trace/device_call.sh   (carry .whl; about 2-3 minutes)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
-{ time timeout 240 python3 scripts/device_item_trace.py /tmp/it --shape "B16 H16 N512 D64 fp16" \
+{ time timeout 240 python3 -m profiler.item_trace /tmp/it --shape "B16 H16 N512 D64 fp16" \
     --kernel ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el --kernel ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl \
     --kernel ws_op_lazy_qp_ot_pr_pk; echo "exit $?"; } > $OUT/trace.txt 2>&1
 cp /tmp/it/trace.json.gz $OUT/ 2>/dev/null

@@ -1,9 +1,8 @@
-"""Where a warp-specialised kernel's SMs idle, item by item: kernel_src/trace.cuh's records (FA_ITEM_TRACE=1, an
+"""Where a warp-specialised kernel's SMs idle, item by item (on a GPU, a device tool like scripts/device_anatomy.py): kernel_src/trace.cuh's records (FA_ITEM_TRACE=1, an
 instrument no knob reaches) of one launch, read as each CTA's start, its items (begun and done, per consumer
 warpgroup) and its end, on the global timer.
 
-    python3 scripts/device_item_trace.py OUT_DIR --shape 'B16 H16 N512 D64 fp16' --kernel NAME [--kernel NAME]...
-                                          [--launches 3]
+    python3 -m profiler.item_trace OUT_DIR --shape 'B16 H16 N512 D64 fp16' --kernel NAME [--kernel NAME]... [--launches 3]
 
 Each --kernel is one of scripts/device_suite.py's KERNELS (the warp-specialised mainloop's), built with the trace
 on. After a warm-up, each of `--launches` single launches is traced on its own (the records cleared before it) and
@@ -13,7 +12,7 @@ last item; the items per CTA (least, most); what an item costs by its query tile
 Writes OUT_DIR/trace.json.gz (every launch's records and summary) and prints a table. Each launch is also timed with
 the trace built in, beside the same kernel built without it, so that what the instrument costs is on record.
 
-    python3 scripts/device_item_trace.py --summarise OUT_DIR/trace.json.gz
+    python3 -m profiler.item_trace --summarise OUT_DIR/trace.json.gz
 
 CPU only: the summaries again from the recorded records.
 """
@@ -29,8 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))  # device_suite's kernels and shapes
 
 RECORD = 16  # bytes: kernel_src/trace.cuh's TraceRecord (t u64, who u32, what u32)
 CAP = 1 << 18  # kernel_src/trace.cuh's TRACE_CAP

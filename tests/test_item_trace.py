@@ -1,0 +1,61 @@
+"""The item trace (kernel_src/trace.cuh, FA_ITEM_TRACE=1): a build switch that adds no flag when off, its read-out
+(profiler/item_trace.py) on records of a known schedule, the trace build compiling without a spill, and its
+H100 record at N512 D64 (results/2026-12-06_h100_item_trace) summarised again from the committed records as printed."""
+import gzip
+import json
+import struct
+import subprocess
+import sys
+
+from experiments.build import BuildSpec, build
+from kernel_src.knobs import Knobs
+from profiler import item_trace as it
+from recorded import RESULTS
+
+sys.path.insert(0, str(RESULTS.parent / "scripts"))
+
+REC = RESULTS / "2026-12-06_h100_item_trace"
+
+
+def test_the_trace_switch_adds_a_flag_only_when_on():
+    k = Knobs()
+    off, on = BuildSpec(knobs=k, arch="sm_90"), BuildSpec(knobs=k, arch="sm_90", trace=True)
+    assert "-DFA_ITEM_TRACE=1" in on.flags() and not any("FA_ITEM_TRACE" in f for f in off.flags())
+    assert off.key() != on.key()
+
+
+def test_the_read_out_splits_a_ctas_time_into_start_gaps_end_and_items():
+    # CTA 0 begins at 0 and runs items of 1.0 and 0.8 us with 0.1 us between; CTA 1 begins at 10 ns, runs one of 1.6 us
+    recs = [(0, 0, 0, 0, it.CTA, 0, 0), (10, 1, 1, 0, it.CTA, 0, 0), (100, 0, 0, 0, it.BEGIN, 0, 5),
+            (1100, 0, 0, 0, it.END, 0, 0), (1200, 0, 0, 0, it.BEGIN, 1, 5), (2000, 0, 0, 0, it.END, 0, 0),
+            (300, 1, 1, 0, it.BEGIN, 2, 6), (1900, 1, 1, 0, it.END, 0, 0)]
+    s = it.summarise(recs)
+    assert s["span_us"] == 2.0 and s["items"] == 3 and s["items_per_cta"] == [1, 2]
+    assert (s["share_before_start"], s["share_start_to_first_item"], s["share_between_items"],
+            s["share_after_last_item"]) == (0.0025, 0.0975, 0.025, 0.025)
+    assert s["item_us_by_tile"] == {0: [1.0, 1], 1: [0.8, 1], 2: [1.6, 1]}
+    raw = struct.pack("<QIIQII", 5, (3 << 16) | (7 << 8) | (2 << 2) | 1, (4 << 16) | 9, 0, 0, 0)
+    assert it.decode(raw, 2) == [(5, 3, 7, 2, 1, 4, 9)]  # the empty slot skipped
+
+
+def test_the_trace_build_compiles_without_a_spill(tmp_path):
+    ds = sys.modules.get("device_suite") or __import__("device_suite")
+    spec = BuildSpec(knobs=Knobs(**ds.KERNELS["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el"]), arch="sm_90", dims=(64,),
+                     causals=(False,), trace=True, host=False)
+    res = build([spec], tmp_path)[spec.key()]
+    assert res.ok, res.log[-2000:]
+    assert "0 bytes spill stores" in res.log and "spill stores" in res.log
+    assert not [ln for ln in res.log.splitlines() if "spill stores" in ln and not ln.strip().startswith("0 bytes")]
+
+
+def test_the_h100_record_summarises_as_printed():
+    out = subprocess.run([sys.executable, "-m", "profiler.item_trace", "--summarise", str(REC / "slabs" / "trace.json.gz")],
+                         capture_output=True, text=True, check=True, cwd=RESULTS.parent).stdout
+    printed = [ln for ln in (REC / "slabs" / "trace.txt").read_text().splitlines() if " launch " in ln]
+    assert out.splitlines() == printed and len(printed) == 9
+    doc = json.loads(gzip.decompress((REC / "slabs" / "trace.json.gz").read_bytes()))
+    best = next(r for r in doc["runs"] if r["kernel"] == "ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el")
+    assert [s["share_between_items"] for s in best["summaries"]] == [0.0453, 0.0474, 0.0462]
+    assert [s["share_after_last_item"] for s in best["summaries"]] == [0.0853, 0.0673, 0.0681]
+    assert all(s["items"] == 768 and s["ctas"] == 132 for s in best["summaries"])
+    assert doc["gpu"] == "NVIDIA H100 80GB HBM3"
