@@ -1,13 +1,13 @@
 // The item trace: an instrument, never a knob (like defects.cuh's switch). Built with FA_ITEM_TRACE=1
-// (experiments/build.py: BuildSpec.trace; profiler/item_trace.py), every consumer warpgroup of the
-// warp-specialised mainloop writes a record when it begins a work item (with the item's query tile and head) and
-// one when it is done with it, each with the global timer, its CTA, SM and warpgroup; thread 0 writes one more when
-// its CTA begins. fa_item_trace (fa_fwd.cu) copies the records out and clears them.
-// Why: at B16 H16 N512 D64 our kernels do cuDNN's work per SM (ncu: average active cycles level) and idle 11-12% of
-// the elapsed cycles against its 8% (results/2026-12-06_h100_launch_gaps); ncu gives the SMs' totals, not when in
-// the kernel each SM idles (the start, between items, the end) nor what an item of each kind costs.
-// Nothing is kept in registers across an item (a begin time kept there spilled 8 B on the three-warpgroup N512
-// kernel). With FA_ITEM_TRACE=0 (every build the tool makes) nothing here is compiled into the kernel.
+// (experiments/build.py: BuildSpec.trace; scripts/device_anatomy.py --items; read by profiler/item_trace.py), every
+// consumer warpgroup of the warp-specialised mainloop writes a record when it begins a work item (with the item's query
+// tile and head) and one when it is done with it, each with the global timer, its CTA, SM and warpgroup; thread 0
+// writes one more when its CTA begins. fa_item_trace (fa_fwd.cu) copies the records out and clears them.
+// Why: at B16 H16 N512 D64 our kernels do cuDNN's work per SM (ncu: average active cycles level) and idle 11-12% of the
+// elapsed cycles against its 8% (results/2026-12-06_h100_launch_gaps); ncu gives the SMs' totals, not when in the
+// kernel each SM idles (the start, between items, the end) nor what an item of each kind costs.
+// Nothing is kept in registers across an item (a begin time kept there spilled 8 B on the three-warpgroup N512 kernel).
+// With FA_ITEM_TRACE=0 (every build the tool makes) nothing here is compiled into the kernel.
 #pragma once
 
 #include <stdint.h>
@@ -19,8 +19,8 @@
 namespace fa {
 
 // one record: t from %globaltimer (ns, 0: an empty slot); who = CTA (bits 16-31), SM (bits 8-15), warpgroup (bits 2-3),
-// event (bits 0-1: 0 an item begun, 1 an item done, 2 the CTA begun); what = the begun item's query tile (bits 16-31) and head
-// (bits 0-15)
+// event (bits 0-1: 0 an item begun, 1 an item done, 2 the CTA begun); what = the begun item's query tile (bits
+// 16-31) and head (bits 0-15)
 struct TraceRecord {
   unsigned long long t;
   unsigned int who, what;
@@ -54,7 +54,8 @@ __device__ __forceinline__ void trace_put(unsigned int wg, unsigned int event, u
 // a consumer warpgroup's item begun / done (its first thread writes)
 __device__ __forceinline__ void trace_item(unsigned int event, int qt, int bh) {
 #if FA_ITEM_TRACE
-  if (threadIdx.x % 128 == 0) trace_put(threadIdx.x / 128, event, ((unsigned int)qt << 16) | ((unsigned int)bh & 0xffffu));
+  if (threadIdx.x % 128 == 0)
+    trace_put(threadIdx.x / 128, event, ((unsigned int)qt << 16) | ((unsigned int)bh & 0xffffu));
 #else
   (void)event, (void)qt, (void)bh;
 #endif

@@ -19,6 +19,13 @@ stream, next to the events' time per call. Says whether the paired timing's per-
 kernel plus its launch, and whether the vendor's kernels overlap their neighbours (programmatic dependent launch).
 Writes OUT_DIR/trace.json.
 
+    python3 scripts/device_anatomy.py OUT_DIR --items [--launches 3] [--shape 'B16 H16 N512 D64 fp16=KERNEL']...
+
+--items: no ncu; each kernel built with the item trace (kernel_src/trace.cuh, FA_ITEM_TRACE=1) and without it, each
+timed (200 calls after 50: what the instrument costs), then single launches of the traced build, each after a GPU spin
+and read by profiler.item_trace (where each CTA's time went: before its first item, between items, after its last;
+an item's cost by query tile). Writes OUT_DIR/trace.json.gz (every record and summary).
+
     python3 scripts/device_anatomy.py --segments OUT_DIR/<shape>__<kernel>_sass.csv
     python3 scripts/device_anatomy.py --families OUT_DIR/<shape>__<kernel>_sass.csv
 
@@ -69,6 +76,80 @@ def _arms(shape_spec: str, lib_path: str):
     lib = KernelLib(lib_path)
     return (sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H)),
             lambda: lib.forward(q, k, v, o, lse, sh.causal))
+
+
+def items(out: Path, pairs: list, launches: int, arch: str) -> int:
+    """--items: each (shape, kernel) built with the item trace and without, both timed, the traced build's single
+    launches read by profiler.item_trace; OUT_DIR/trace.json.gz."""
+    import ctypes
+    import gzip
+
+    import torch
+
+    from device_suite import KERNELS, shape
+    from experiments.build import BuildSpec, build
+    from kernel_src.binding import KernelLib
+    from kernel_src.knobs import Knobs
+    from profiler import item_trace as it
+
+    bad = [n for _, n in pairs if KERNELS[n].get("mainloop") != "ws"]
+    if bad:
+        print(f"--items traces the warp-specialised mainloop's kernels; not {bad}", flush=True)
+        return 2
+    specs = {(spec, n, tr): BuildSpec(knobs=Knobs(**KERNELS[n]), arch=arch, dtypes=(shape(spec).dtype,),
+                                      dims=(shape(spec).D,), causals=(shape(spec).causal,), trace=tr)
+             for spec, n in pairs for tr in (True, False)}
+    t = time.time()
+    built = build(list(specs.values()), Path("/tmp/facache/build"))
+    print(f"built {len(specs)} libraries in {time.time() - t:.0f} s", flush=True)
+    buf = ctypes.create_string_buffer(it.CAP * it.RECORD)
+    runs = []
+    for spec, n in pairs:
+        res = {tr: built[specs[spec, n, tr].key()] for tr in (True, False)}
+        if not all(r.ok for r in res.values()):
+            print(f"{n}: build failed\n{next(r.log for r in res.values() if not r.ok)[-1500:]}", flush=True)
+            continue
+        sh = shape(spec)
+        dt = getattr(torch, sh.dtype)
+        g = torch.Generator().manual_seed(7)
+        q = torch.randn(sh.B, sh.H, sh.N, sh.D, generator=g).to("cuda", dt)
+        k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
+        o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
+        libs = {tr: KernelLib(res[tr].library) for tr in (True, False)}
+        read = libs[True]._lib.fa_item_trace
+        read.argtypes, read.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
+        ms = {}
+        for tr, lib in libs.items():  # each build's time per call, 200 calls after 50 (the instrument's cost)
+            for _ in range(50):
+                lib.forward(q, k, v, o, lse, sh.causal)
+            torch.cuda.synchronize()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(200):
+                lib.forward(q, k, v, o, lse, sh.causal)
+            e.record()
+            torch.cuda.synchronize()
+            ms[tr] = s.elapsed_time(e) / 200
+        read(buf, 0)  # the warm-up's records cleared
+        traced = []
+        for _ in range(launches):
+            torch.cuda._sleep(1_000_000)  # the GPU busy while the launch is queued, as in the paired timing
+            libs[True].forward(q, k, v, o, lse, sh.causal)
+            torch.cuda.synchronize()
+            got = read(buf, it.CAP)
+            if got < 0:
+                print(f"{n}: fa_item_trace returned {got}", flush=True)
+                break
+            traced.append(it.decode(buf.raw, got))
+        print(f"{n}: {ms[False] * 1e3:.2f} us a call without the trace, {ms[True] * 1e3:.2f} us with it", flush=True)
+        summaries = [it.summarise(r) for r in traced]
+        for i, sm in enumerate(summaries):
+            print(it.line(f"{n} launch {i + 1}", sm), flush=True)
+        runs.append({"shape": spec, "kernel": n, "knobs": KERNELS[n], "summaries": summaries, "records": traced,
+                     "us_per_call": {"plain": ms[False] * 1e3, "traced": ms[True] * 1e3}})
+    doc = {"gpu": torch.cuda.get_device_name(), "runs": runs}
+    (out / "trace.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode(), mtime=0))
+    return 0
 
 
 def inner(shape_spec: str, lib_path: str) -> int:
@@ -315,6 +396,8 @@ def main() -> int:
     ap.add_argument("--families", type=Path, metavar="SASS_CSV",
                     help="CPU only: a --sass source page's samples by opcode family, and each large stall's opcodes")
     ap.add_argument("--sass", action="store_true", help="also sample warp states per SASS instruction of ours")
+    ap.add_argument("--items", action="store_true", help="the item trace of each kernel (no ncu): where its SMs idle")
+    ap.add_argument("--launches", type=int, default=3, help="--items: single launches traced per kernel")
     ap.add_argument("--trace", action="store_true",
                     help="no ncu: kernel durations and the gaps between back-to-back calls (torch.profiler)")
     ap.add_argument("--inner", nargs=2, metavar=("SHAPE", "LIB"), help=argparse.SUPPRESS)
@@ -347,6 +430,8 @@ def main() -> int:
     names = sorted({n for _, n in pairs})
     a.out.mkdir(parents=True, exist_ok=True)
     dev = probe()
+    if a.items:
+        return items(a.out, pairs, a.launches, dev.arch)
     specs = {n: BuildSpec(knobs=Knobs(**KERNELS[n]), arch=dev.arch, dtypes=("float16", "bfloat16"),
                           dims=(64,) if d64_only(n) else (64, 128), causals=(False, True)) for n in names}
     t0 = time.time()

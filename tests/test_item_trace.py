@@ -49,7 +49,7 @@ def test_the_trace_build_compiles_without_a_spill(tmp_path):
 
 
 def test_the_h100_record_summarises_as_printed():
-    out = subprocess.run([sys.executable, "-m", "profiler.item_trace", "--summarise", str(REC / "slabs" / "trace.json.gz")],
+    out = subprocess.run([sys.executable, "-m", "profiler.item_trace", str(REC / "slabs" / "trace.json.gz")],
                          capture_output=True, text=True, check=True, cwd=RESULTS.parent).stdout
     printed = [ln for ln in (REC / "slabs" / "trace.txt").read_text().splitlines() if " launch " in ln]
     assert out.splitlines() == printed and len(printed) == 9

@@ -11,8 +11,9 @@
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 B=ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw
-{ time timeout 300 python3 -m profiler.item_trace /tmp/it --shape "B16 H16 N512 D64 fp16" \
-    --kernel ${B}_el --kernel ${B}_st --kernel ${B}_el_dl --kernel ${B}_s2; echo "exit $?"; } > $OUT/trace.txt 2>&1
+S="B16 H16 N512 D64 fp16"
+{ time timeout 300 python3 scripts/device_anatomy.py /tmp/it --items --shape "$S=${B}_el" --shape "$S=${B}_st" \
+    --shape "$S=${B}_el_dl" --shape "$S=${B}_s2"; echo "exit $?"; } > $OUT/trace.txt 2>&1
 cp /tmp/it/trace.json.gz $OUT/ 2>/dev/null
 cut -c1-400 $OUT/trace.txt | tail -16
 echo "total $SECONDS s"
