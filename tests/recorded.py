@@ -94,6 +94,13 @@ def recordings_fixture(res: Path):
     return recordings
 
 
+def db_archive(stem: Path) -> Path:
+    """A recorded run's archive (its database, recording and ncu CSVs): STEM_db.tar.xz where it is kept in xz (the
+    later records, results/README.md), else the device's STEM_db.tgz."""
+    xz = stem.with_name(stem.name + "_db.tar.xz")
+    return xz if xz.exists() else stem.with_name(stem.name + "_db.tgz")
+
+
 def _run(name: str) -> str:
     """A recorded agent run's file stem: NAME_agent_4 for `race.sh NAME ... agent:4`, or the name itself where it
     holds the seed (NAME_agent_5)."""
@@ -102,11 +109,11 @@ def _run(name: str) -> str:
 
 def agent_runs_fixture(res: Path, names):
     """A module-scoped fixture over runs `names` of a `race.sh ... agent:4` call recorded in `res` (a name that holds
-    `_agent_` names the run with its seed): each run's recording (NAME_agent_4_db.tgz) replayed with no GPU, as (name,
+    `_agent_` names the run with its seed): each run's recording (db_archive: NAME_agent_4_db.tar.xz or .tgz) replayed with no GPU, as (name,
     the printed run, `history --json` rows)."""
     @pytest.fixture(scope="module", params=sorted(names))
     def replayed(request, tmp_path_factory):
-        rec = unpack_recording(tmp_path_factory, res / f"{_run(request.param)}_db.tgz",
+        rec = unpack_recording(tmp_path_factory, db_archive(res / _run(request.param)),
                                "fa5090_artifacts/run-1/recording.jsonl")
         out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
         return request.param, out, rows

@@ -25,7 +25,8 @@ def databases(tmp: Path) -> list[Path]:
         out.parent.mkdir()
         out.write_bytes(gzip.decompress(z.read_bytes()))
         found.append(out)
-    for i, t in enumerate(sorted((ROOT / "results").rglob("*_db.tgz"))):
+    archives = [*(ROOT / "results").rglob("*_db.tgz"), *(ROOT / "results").rglob("*_db.tar.xz")]  # (xz: later records)
+    for i, t in enumerate(sorted(archives)):
         d = tmp / str(i)
         d.mkdir()
         with tarfile.open(t) as tf:

@@ -38,7 +38,8 @@ def shape_of(key: str) -> Shape:
 
 def states_of(run: str, work: Path):
     """The State of every ask of the recorded run, replayed with the policy it ran."""
-    with tarfile.open(RESULTS / f"{run}_db.tgz") as t:
+    xz = RESULTS / f"{run}_db.tar.xz"  # the later records keep their archives in xz (results/README.md)
+    with tarfile.open(xz if xz.exists() else RESULTS / f"{run}_db.tgz") as t:
         t.extractall(work, filter="data")
     con = sqlite3.connect(work / "fa5090.db")
     key, options, command = con.execute("SELECT problem_key, options, command FROM runs WHERE id = 1").fetchone()
