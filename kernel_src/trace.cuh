@@ -25,14 +25,14 @@ struct TraceRecord {
   unsigned long long t;
   unsigned int who, what;
 };
+enum { TRACE_BEGIN = 0, TRACE_END = 1, TRACE_CTA = 2 };
+
+#if FA_ITEM_TRACE
 constexpr int TRACE_CAP = 1 << 18;
 // each consumer warpgroup's records in a slab of its own, TRACE_SLAB records for warpgroup w of CTA c from record
 // (4 c + w) TRACE_SLAB, counted in shared memory: no atomic, so no round trip to L2 between two items (a first build
 // took each record's slot from one global counter, and the trace cost 8.6% of the N512 kernel's time)
 constexpr int TRACE_SLAB = 64;
-enum { TRACE_BEGIN = 0, TRACE_END = 1, TRACE_CTA = 2 };
-
-#if FA_ITEM_TRACE
 __device__ TraceRecord g_trace[TRACE_CAP];
 
 __device__ __forceinline__ unsigned int* trace_counts() {
