@@ -59,20 +59,26 @@ DEFAULT = ["B2 H16 N2048 D128 fp16=ws_op_lazy_qp", "B4 H16 N4096 D128 bf16=ws_op
            "B2 H16 N8192 D128 fp16=ws_op_bc176_lazy", "B2 H16 N8192 D64 fp16=ws3_lazy_qp"]
 
 
-def _arms(shape_spec: str, lib_path: str):
-    """(cuDNN's call, ours) on one set of inputs of the shape (seeded), on the current GPU."""
+def _inputs(shape_spec: str):
+    """(the shape, q, k, v, o, lse): one set of inputs of the shape (seeded) on the current GPU."""
     import torch
 
     from device_suite import shape
-    from experiments import sdpa
-    from kernel_src.binding import KernelLib
 
     sh = shape(shape_spec)
     dt = getattr(torch, sh.dtype)
     g = torch.Generator().manual_seed(7)
     q = torch.randn(sh.B, sh.H, sh.N, sh.D, generator=g).to("cuda", dt)
     k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
-    o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
+    return sh, q, k, v, torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
+
+
+def _arms(shape_spec: str, lib_path: str):
+    """(cuDNN's call, ours) on one set of inputs of the shape (seeded), on the current GPU."""
+    from experiments import sdpa
+    from kernel_src.binding import KernelLib
+
+    sh, q, k, v, o, lse = _inputs(shape_spec)
     lib = KernelLib(lib_path)
     return (sdpa.call("cudnn", q, k, v, sh.causal, bool(sh.Hkv and sh.Hkv != sh.H)),
             lambda: lib.forward(q, k, v, o, lse, sh.causal))
@@ -109,12 +115,7 @@ def items(out: Path, pairs: list, launches: int, arch: str) -> int:
         if not all(r.ok for r in res.values()):
             print(f"{n}: build failed\n{next(r.log for r in res.values() if not r.ok)[-1500:]}", flush=True)
             continue
-        sh = shape(spec)
-        dt = getattr(torch, sh.dtype)
-        g = torch.Generator().manual_seed(7)
-        q = torch.randn(sh.B, sh.H, sh.N, sh.D, generator=g).to("cuda", dt)
-        k, v = (torch.randn(sh.B, sh.Hkv or sh.H, sh.N, sh.D, generator=g).to("cuda", dt) for _ in range(2))
-        o, lse = torch.empty_like(q), torch.empty(sh.B, sh.H, sh.N, device="cuda")
+        sh, q, k, v, o, lse = _inputs(spec)
         libs = {tr: KernelLib(res[tr].library) for tr in (True, False)}
         read = libs[True]._lib.fa_item_trace
         read.argtypes, read.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
