@@ -96,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="The item trace's summaries again from a recorded trace.json.gz (CPU).")
     ap.add_argument("trace", type=Path, help="OUT_DIR/trace.json.gz of scripts/device_anatomy.py --items")
     a = ap.parse_args(argv)
-    for run in json.loads(gzip.decompress(a.trace.read_bytes()))["runs"]:
+    try:
+        runs = json.loads(gzip.decompress(a.trace.read_bytes()))["runs"]
+    except (OSError, ValueError, KeyError) as e:
+        ap.error(f"{a.trace}: not a trace.json.gz of scripts/device_anatomy.py --items ({e})")
+    for run in runs:
         for i, recs in enumerate(run["records"]):
             print(line(f"{run['kernel']} launch {i + 1}", summarise(recs)))
     return 0

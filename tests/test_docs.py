@@ -89,8 +89,9 @@ def test_the_agent_reads_in_short_functions():
 
 def test_the_tree_leaves_room_in_the_device_copy():
     """The device call copies the tracked tree with the wheels it carries (64 MiB at most; on 2026-12-06 a copy of
-    63.4 MiB was refused and one of 62.4 passed, the wheels 2.9 MiB of each). Tracked files past 58 MiB leave under
-    one agent run's records of room: compress before adding more (results/README.md: `.gz`, `_db.tar.xz`)."""
+    63.4 MiB was refused and one of 62.5 passed, the wheels 2.9 MiB of each: results/2026-12-06_cpu_ci_time/
+    tree_size.txt). Tracked files past 58 MiB leave under one agent run's records of room: compress before adding
+    more (results/README.md: `.gz`, `_db.tar.xz`)."""
     import os
     import subprocess
 

@@ -59,3 +59,12 @@ def test_the_h100_record_summarises_as_printed():
     assert [s["share_after_last_item"] for s in best["summaries"]] == [0.0853, 0.0673, 0.0681]
     assert all(s["items"] == 768 and s["ctas"] == 132 for s in best["summaries"])
     assert doc["gpu"] == "NVIDIA H100 80GB HBM3"
+
+
+def test_the_read_out_refuses_a_file_that_is_not_a_trace(tmp_path):
+    bad = tmp_path / "x.json.gz"
+    bad.write_text("not gzip")
+    for path in (bad, tmp_path / "missing.json.gz"):
+        p = subprocess.run([sys.executable, "-m", "profiler.item_trace", str(path)], capture_output=True, text=True,
+                           cwd=RESULTS.parent)
+        assert p.returncode == 2 and "not a trace.json.gz" in p.stderr and "Traceback" not in p.stderr
