@@ -148,16 +148,16 @@ inline Layout contiguous_layout(int heads, int N, int D) {
 
 // Which mainloop runs a work item: the one place a compute path's mainloop is chosen (a new mainloop is
 // a component header of its own and a branch here), and the item's addresses it is given: its head,
-// grouped-query attention's K/V head, split-KV's partials.
+// grouped-query attention's K/V head, split-KV's partials. run_item_at takes the item's batch b and K/V head kvh
+// already worked out (FA_SLOT_ITEM=1: by the producer, WsSlotItem); run_item works them out.
 template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
-__device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
-                                         float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
-                                         T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
-                                         uint32_t* fills, const void* tmq, const void* tmo, const Layout& lq,
-                                         const Layout& lo) {
+__device__ __forceinline__ void run_item_at(Item it, int b, int kvh, const T* Q, const T* Kp, const T* V, T* O, float* L,
+                                            float* Opart, float* Lpart, int N, int H, int Hkv, int BH, float scale,
+                                            T* Qs, T* Ks,
+                                            T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
+                                            uint32_t* fills, const void* tmq, const void* tmo, const Layout& lq,
+                                            const Layout& lo) {
   using TL = Tile<D, K::LAYOUT>;
-  // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
-  const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
   const size_t head = (size_t)it.bh * N, kv_head = ((size_t)b * Hkv + kvh) * N;
   const size_t part = ((size_t)it.split * BH + it.bh) * N;
   const int q0 = it.qt * K::BR;
@@ -180,6 +180,17 @@ __device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const
     mainloop_scalar<K, T, D, CAUSAL>(Q + head * D, Kp + kv_head * D, V + kv_head * D, O + head * D, L + head, N, scale,
                                  Qs, Ks, Vs, reinterpret_cast<float*>(Vs + K::BC * K::KV_STAGES * TL::STRIDE), q0);
   }
+}
+template <class K, typename T, int D, bool CAUSAL, int ROLE = ROLE_ALL>
+__device__ __forceinline__ void run_item(Item it, const T* Q, const T* Kp, const T* V, T* O, float* L, float* Opart,
+                                         float* Lpart, int N, int H, int Hkv, int BH, float scale, T* Qs, T* Ks,
+                                         T* Vs, const void* tmk, const void* tmv, uint32_t* phase,
+                                         uint32_t* fills, const void* tmq, const void* tmo, const Layout& lq,
+                                         const Layout& lo) {
+  // grouped-query attention: query head h reads K/V head h / (H / Hkv) of the same batch
+  const int b = it.bh / H, kvh = (it.bh % H) / (H / Hkv);
+  run_item_at<K, T, D, CAUSAL, ROLE>(it, b, kvh, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
+                                     phase, fills, tmq, tmo, lq, lo);
 }
 
 template <class K, typename T, int D, bool CAUSAL>
@@ -265,6 +276,39 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         // kernel, which the hardware's dispatch balances, beat the persistent one (results/2026-12-03_h200_round_order).
         // Same items, same arithmetic: bitwise the same output. Not yet measured.
         const WsSlot slot = WsSlot::at(smem + smem_bytes<K, T, D>());
+        if constexpr (K::SLOT_ITEM == SLOT_ITEM_DECODED) {
+          // FA_SLOT_ITEM=1: the producer thread decodes each item as it claims it; the consumers read it decoded
+          // (WsSlotItem, mainloop_sm90_ws.cuh: the hypothesis)
+          if constexpr (ROLE == ROLE_PRODUCER) {
+            if (threadIdx.x != K::THREADS) return;
+            int i = blockIdx.x;
+            for (;;) {
+              WsSlotItem at{-1, 0, 0, 0};
+              Item it{};
+              if (i < total) {
+                it = decode<K>(i, tiles, BH, sect);
+                at = {it.qt, it.bh, it.bh / H, (it.bh % H) / (H / Hkv)};
+              }
+              ws_slot_put_item<K>(slot, at, &phase);
+              if (i >= total) break;
+              run_item_at<K, T, D, CAUSAL, ROLE>(it, at.b, at.kvh, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs,
+                                                 Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+              i = (int)gridDim.x + (int)atomicAdd(&list[0], 1u);
+            }
+            if (atomicAdd(&list[1], 1u) == gridDim.x - 1) {  // (as below)
+              list[0] = 0;
+              list[1] = 0;
+            }
+          } else {
+            for (;;) {
+              const WsSlotItem at = ws_slot_take_item<K>(slot, &phase);
+              if (at.qt < 0) break;
+              run_item_at<K, T, D, CAUSAL, ROLE>(Item{at.qt, at.bh, 0}, at.b, at.kvh, Q, Kp, V, O, L, Opart, Lpart, N,
+                                                 H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+            }
+          }
+          return;
+        }
         if constexpr (ROLE == ROLE_PRODUCER) {
           if (threadIdx.x != K::THREADS) return;  // the producer's issuing thread alone runs the items
           int i = blockIdx.x;

@@ -342,6 +342,14 @@ KNOBS: tuple[Knob, ...] = (
          "it sets up the barriers (bitwise the same)",
          py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
          value_docs=("no prefetch", "prefetch.tensormap of K's, V's, and Q's and O's where they go by TMA")),
+    Knob("slot_item", ("index", "decoded"), "index",
+         "(schedule=dynamic) the producer hands the consumers the next item's index and every consumer thread decodes "
+         "it (query tile, head, batch, K/V head: integer divisions, each an I2F, a MUFU.RCP and an F2I on the pipe the "
+         "softmax's exponentials use) between two items | the producer thread decodes it as it claims it, and the "
+         "consumers read the four numbers with one shared load (bitwise the same)",
+         py_enum="SlotItem", arms=("wgmma",), later=True, pinned="index",
+         value_docs=("the slot holds the item's index; the consumers decode it",
+                     "the slot holds the query tile, head, batch and K/V head, decoded by the producer")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -478,6 +486,10 @@ RULES: tuple[Rule, ...] = (
          "knob 'dependent_launch'=on waits on the previous kernel with griddepcontrol, which the Hopper arm's build "
          "targets: it needs compute=wgmma, not compute={compute}",
          "the dependent launch is the wgmma arm's"),
+    Rule({"slot_item": _vals("decoded")}, {"schedule": _vals("dynamic")},
+         "knob 'slot_item'=decoded changes what the dynamic schedule's slot holds: it needs schedule=dynamic, not "
+         "schedule={schedule}",
+         "the decoded slot is the dynamic schedule's"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

@@ -224,6 +224,36 @@ __device__ __forceinline__ int ws_slot_take(WsSlot s, uint32_t* phase) {
   if (threadIdx.x % 32 == 0) mbar_arrive(s.empty);
   return i;
 }
+// FA_SLOT_ITEM=1: the item as the producer thread decoded it when it claimed it: query tile (-1: no item left), head
+// (batch x heads), batch and K/V head. Hypothesis: between two items each consumer thread decoded the index itself, and
+// the trace (results/2026-12-06_h100_item_trace) read 0.29-0.35 us at least between a warpgroup's end of one item and
+// its start of the next at N512 D64, where the code between them is the decode and run_item's head arithmetic: five
+// integer divisions by run-time values, each an I2F, a MUFU.RCP and an F2I in a dependent chain, on the pipe that the
+// other warpgroups' exponentials keep busy. Here the producer divides (off the consumers' path, while they still have
+// the ring's blocks of this item ahead of them) and the consumers read the four numbers with one 16-byte shared load.
+// Same items, same arithmetic: bitwise the same output.
+struct WsSlotItem {
+  int qt, bh, b, kvh;
+};
+template <class K>
+__device__ __forceinline__ void ws_slot_put_item(WsSlot s, WsSlotItem it, uint32_t* phase) {
+  mbar_wait(s.empty, ((*phase >> WS_SLOT_BIT) & 1u) ^ 1u);
+  *phase ^= 1u << WS_SLOT_BIT;
+  asm volatile("st.volatile.shared.v4.s32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_u32(s.item)), "r"(it.qt), "r"(it.bh),
+               "r"(it.b), "r"(it.kvh) : "memory");
+  mbar_arrive(s.full);
+}
+template <class K>
+__device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phase) {
+  mbar_wait(s.full, (*phase >> WS_SLOT_BIT) & 1u);
+  *phase ^= 1u << WS_SLOT_BIT;
+  WsSlotItem it;
+  asm volatile("ld.volatile.shared.v4.s32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(it.qt), "=r"(it.bh), "=r"(it.b), "=r"(it.kvh) : "r"(smem_u32(s.item)) : "memory");
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) mbar_arrive(s.empty);
+  return it;
+}
 
 // FA_TAIL_ROWS=2: after the ring's barriers, the "partials read" mbarrier (one arrival per warp of the warpgroups helped;
 // 16 bytes with its pad), then the helping warpgroup's partials: per warpgroup helped and per thread, O's DT x 4

@@ -486,6 +486,12 @@ for _n in TP:
     TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_tp", _n])
 BEST[64] += [f"{n}_tp" for n in TP]
 BEST[128] += [f"{n}_tp" for n in TP if not d64_only(n)]
+# the dynamic schedule's slot holding the item decoded by the producer (`_sd`: slot_item=decoded), so that no consumer
+# divides between two items: the N512 D64 final and it with the dependent launch; each bitwise it
+SD = [f"{RSB2}_el", f"{RSB2}_el_dl"]
+KERNELS.update({f"{n}_sd": {**KERNELS[n], "slot_item": "decoded"} for n in SD})
+TIER[(64,)] += [[f"{n}_sd", n] for n in SD]
+BEST[64] += [f"{n}_sd" for n in SD]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by

@@ -107,7 +107,7 @@ def test_the_samplers_and_the_covering_set_read_the_table():
                                 "q_load", "pv_wide", "order_sections", "item_stream", "o_store", "row_max",
                                 "ws_producer_regs", "p_pack", "tail_rows", "q_buffers", "round_order",
                                 "rescale_factor", "schedule", "kv_l2_hint", "mbar_wait", "desc_math",
-                                "row_sum", "dependent_launch", "item_order", "tma_prefetch")  # recorded replays depend on it
+                                "row_sum", "dependent_launch", "item_order", "tma_prefetch", "slot_item")  # recorded replays depend on it
     assert base.PRODUCER_PINGPONG == "producer+pingpong" and base.EX2_POLY == "ex2+poly_"
     assert base.WS_Q_TMA == "ws+q_load_tma"
     assert covering.PINNED == {"copies": "loop", "exp_poly": "off", "pv_slab": "off", "mainloop": "general",
