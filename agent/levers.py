@@ -829,6 +829,18 @@ CATALOG: tuple[Lever, ...] = (
         "DRAM reads at N512 50.4 -> 51.8 MB (results/2026-12-06_h100_short_tiles_late).",
     ),
     Lever(
+        name="ws_decoded_slot", sets={"slot_item": "decoded"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "schedule": ("dynamic",)}, predicted=(0.99, 1.02), sampled=False,
+        hypothesis="On the dynamic schedule the producer hands the consumers each item decoded (query tile, head, "
+        "batch, K/V head) instead of its index, so no consumer thread divides between two items: each of the five "
+        "integer divisions by run-time values was an I2F, a MUFU.RCP and an F2I in a dependent chain on the pipe the "
+        "exponentials use. Bitwise the same output. H100 on the N512 D64 final (launch-order items from a counter, "
+        "evict-last K/V): the item trace's gap between items from 4.7% to 2.5% of the span, 1.0192 (0.982 -> 1.000x "
+        "cuDNN), 1.0009 at N2048 D64 GQA and 0.9929 at N8192 D64, where items are 16 times longer and ptxas scheduled "
+        "the inner loop differently (results/2026-12-06_h100_slot_item).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

@@ -180,8 +180,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # cuDNN; the three together read 1.0565 over that final (results/2026-12-06_h100_gqa_ladder)
     Policy(version=27, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains the dynamic schedule's items handed to the consumers decoded
+    # (ws_decoded_slot): 1.0192 on the N512 D64 final on an H100, level with cuDNN there
+    # (results/2026-12-06_h100_slot_item)
+    Policy(version=28, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[27]
+CURRENT = POLICIES[28]
 
 
 class UnknownPolicy(ValueError):

@@ -492,6 +492,12 @@ SD = [f"{RSB2}_el", f"{RSB2}_el_dl"]
 KERNELS.update({f"{n}_sd": {**KERNELS[n], "slot_item": "decoded"} for n in SD})
 TIER[(64,)] += [[f"{n}_sd", n] for n in SD]
 BEST[64] += [f"{n}_sd" for n in SD]
+# the decoded slot with each head's last tile half a grid of heads later (`_sd_sl`): the short tiles late moved 2-3% of
+# the N512 span from the end into the gaps between items (results/2026-12-06_h100_item_trace), which the decoded slot
+# halves; on the N512 final and it with the dependent launch; each bitwise it
+KERNELS.update({f"{n}_sd_sl": {**KERNELS[n], "slot_item": "decoded", "item_order": "short_tiles_late"} for n in SD})
+TIER[(64,)] += [[f"{n}_sd_sl", n] for n in SD]
+BEST[64] += [f"{n}_sd_sl" for n in SD]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
