@@ -97,6 +97,7 @@
 #include "softmax.cuh"
 #include "target.cuh"
 #include "tile.cuh"
+#include "trace.cuh"
 
 namespace fa {
 
@@ -884,6 +885,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     proxy_fence();
     named_sync_wg(wg);
   }
+  trace_mark(MARK_Q_READY);  // (FA_ITEM_TRACE=1 alone: trace.cuh)
 
   float o[DT][4];
 #pragma unroll
@@ -975,6 +977,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
   auto first_qk = [&](float (&s)[NT][4]) {
     wait_k(kb0);
+    trace_mark(MARK_K0_READY);  // (FA_ITEM_TRACE=1 alone: trace.cuh)
     turn_begin();
     wg_fence();
     qk_issue(kb0, s);
@@ -1125,6 +1128,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     }
   }
 
+  trace_mark(MARK_MAIN_DONE);  // (FA_ITEM_TRACE=1 alone: trace.cuh)
   if constexpr (K::TAIL_ROWS == TAIL_ROWS_SPLIT) {
     if (split) {
       // the helper's partials for these rows merged: O and l, each side times exp2((its max - the new max) sc)

@@ -19,13 +19,16 @@
 namespace fa {
 
 // one record: t from %globaltimer (ns, 0: an empty slot); who = CTA (bits 16-31), SM (bits 8-15), warpgroup (bits 2-3),
-// event (bits 0-1: 0 an item begun, 1 an item done, 2 the CTA begun); what = the begun item's query tile (bits
-// 16-31) and head (bits 0-15)
+// event (bits 0-1: 0 an item begun, 1 an item done, 2 the CTA begun, 3 a mark inside the item); what = the begun item's
+// query tile (bits 16-31) and head (bits 0-15), or the mark
 struct TraceRecord {
   unsigned long long t;
   unsigned int who, what;
 };
-enum { TRACE_BEGIN = 0, TRACE_END = 1, TRACE_CTA = 2 };
+enum { TRACE_BEGIN = 0, TRACE_END = 1, TRACE_CTA = 2, TRACE_MARK = 3 };
+// the marks inside an item (event TRACE_MARK, `what` = the mark): its Q has arrived, its first K block has arrived,
+// its last PV is done (the epilogue follows)
+enum { MARK_Q_READY = 1, MARK_K0_READY = 2, MARK_MAIN_DONE = 3 };
 
 #if FA_ITEM_TRACE
 constexpr int TRACE_CAP = 1 << 18;
@@ -61,6 +64,14 @@ __device__ __forceinline__ void trace_item(unsigned int event, int qt, int bh) {
 #endif
 }
 
+// a mark inside a consumer warpgroup's item (its first thread writes)
+__device__ __forceinline__ void trace_mark(unsigned int mark) {
+#if FA_ITEM_TRACE
+  if (threadIdx.x % 128 == 0) trace_put(threadIdx.x / 128, TRACE_MARK, mark);
+#else
+  (void)mark;
+#endif
+}
 // the CTA begun, by its thread 0 (in the slab of warpgroup 3, which no consumer of a 3-warpgroup kernel uses before
 // it: the counts start at 0 here, ordered before every item by the block barrier that follows the barriers' set-up)
 __device__ __forceinline__ void trace_cta_start() {
