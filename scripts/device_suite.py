@@ -498,6 +498,12 @@ BEST[64] += [f"{n}_sd" for n in SD]
 KERNELS.update({f"{n}_sd_sl": {**KERNELS[n], "slot_item": "decoded", "item_order": "short_tiles_late"} for n in SD})
 TIER[(64,)] += [[f"{n}_sd_sl", n] for n in SD]
 BEST[64] += [f"{n}_sd_sl" for n in SD]
+# the decoded slot with a second Q tile (`_sd_q2`: q_buffers=2), so the next item's Q loads under this item's blocks: the
+# item trace's marks at N512 put 0.19 us between an item's start and its Q and 0.19 more to its first K, 0.7 us in its
+# epilogue (results/2026-12-06_h100_item_phases); on the N512 final and it with the dependent launch; each bitwise it
+KERNELS.update({f"{n}_sd_q2": {**KERNELS[n], "slot_item": "decoded", "q_buffers": 2} for n in SD})
+TIER[(64,)] += [[f"{n}_sd_q2", n] for n in SD]
+BEST[64] += [f"{n}_sd_q2" for n in SD]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
