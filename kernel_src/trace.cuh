@@ -6,6 +6,8 @@
 // Why: at B16 H16 N512 D64 our kernels do cuDNN's work per SM (ncu: average active cycles level) and idle 11-12% of the
 // elapsed cycles against its 8% (results/2026-12-06_h100_launch_gaps); ncu gives the SMs' totals, not when in the
 // kernel each SM idles (the start, between items, the end) nor what an item of each kind costs.
+// A record costs the writing warp about 0.2 us (H100: two marks with nothing between them read 0.16-0.22 us apart,
+// results/2026-12-06_h100_item_phases), so a phase shorter than that is not resolved.
 // Nothing is kept in registers across an item (a begin time kept there spilled 8 B on the three-warpgroup N512 kernel).
 // With FA_ITEM_TRACE=0 (every build the tool makes) nothing here is compiled into the kernel.
 #pragma once

@@ -34,13 +34,28 @@ def test_the_read_out_splits_a_ctas_time_into_start_gaps_end_and_items():
     assert (s["share_before_start"], s["share_start_to_first_item"], s["share_between_items"],
             s["share_after_last_item"]) == (0.0025, 0.0975, 0.025, 0.025)
     assert s["item_us_by_tile"] == {0: [1.0, 1], 1: [0.8, 1], 2: [1.6, 1]}
+    assert "phase_us_by_tile" not in s  # no marks, no phases
     raw = struct.pack("<QIIQII", 5, (3 << 16) | (7 << 8) | (2 << 2) | 1, (4 << 16) | 9, 0, 0, 0)
     assert it.decode(raw, 2) == [(5, 3, 7, 2, 1, 4, 9)]  # the empty slot skipped
 
 
+def test_the_read_out_splits_an_item_at_its_marks():
+    # CTA 0's item: begun at 100, Q at 300, first K at 350, last PV done at 1300, done at 1500; warpgroup 1's marks
+    # and an item without all three marks give no phases
+    recs = [(0, 0, 0, 0, it.CTA, 0, 0), (100, 0, 0, 0, it.BEGIN, 0, 5), (300, 0, 0, 0, it.MARK, 0, 1),
+            (350, 0, 0, 0, it.MARK, 0, 2), (1300, 0, 0, 0, it.MARK, 0, 3), (1500, 0, 0, 0, it.END, 0, 0),
+            (100, 0, 0, 1, it.BEGIN, 0, 5), (200, 0, 0, 1, it.MARK, 0, 1), (1500, 0, 0, 1, it.END, 0, 0),
+            (1600, 0, 0, 0, it.BEGIN, 1, 5), (1700, 0, 0, 0, it.MARK, 0, 1), (2000, 0, 0, 0, it.END, 0, 0)]
+    s = it.summarise(recs)
+    assert s["phase_us_by_tile"] == {0: [0.2, 0.05, 0.95, 0.2]} and s["item_us_by_tile"][0] == [1.4, 1]
+    assert it.line("k", s).endswith("; tile 0 phases (us): to Q 0.2, Q to first K 0.05, first K to last PV 0.95, "
+                                    "epilogue 0.2")
+
+
 def test_the_trace_build_compiles_without_a_spill(tmp_path):
+    # the N512 kernel with the decoded slot: the item records, the marks inside an item and the slot's own path
     ds = sys.modules.get("device_suite") or __import__("device_suite")
-    spec = BuildSpec(knobs=Knobs(**ds.KERNELS["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el"]), arch="sm_90", dims=(64,),
+    spec = BuildSpec(knobs=Knobs(**ds.KERNELS["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sd"]), arch="sm_90", dims=(64,),
                      causals=(False,), trace=True, host=False)
     res = build([spec], tmp_path)[spec.key()]
     assert res.ok, res.log[-2000:]
@@ -59,6 +74,19 @@ def test_the_h100_record_summarises_as_printed():
     assert [s["share_after_last_item"] for s in best["summaries"]] == [0.0853, 0.0673, 0.0681]
     assert all(s["items"] == 768 and s["ctas"] == 132 for s in best["summaries"])
     assert doc["gpu"] == "NVIDIA H100 80GB HBM3"
+
+
+def test_the_phase_records_summarise_as_printed():
+    # the marks at N512 and N2048 GQA, and the second Q tile beside them: to Q and Q to first K read alike in every
+    # tile (0.16-0.22 us), the trace's own cost per record, not a wait (results/2026-12-06_h100_item_phases)
+    for rec in ("2026-12-06_h100_item_phases", "2026-12-06_h100_second_q_tile"):
+        out = subprocess.run([sys.executable, "-m", "profiler.item_trace", str(RESULTS / rec / "trace.json.gz")],
+                             capture_output=True, text=True, check=True, cwd=RESULTS.parent).stdout
+        printed = [ln for ln in (RESULTS / rec / "trace.txt").read_text().splitlines() if " launch " in ln]
+        assert out.splitlines() == printed
+        for q, ph in json.loads(gzip.decompress((RESULTS / rec / "trace.json.gz").read_bytes()))["runs"][0][
+                "summaries"][0]["phase_us_by_tile"].items():
+            assert ph[0] == ph[1] and 0.15 < ph[0] < 0.23 and 0.69 < ph[3] < 0.84
 
 
 def test_the_read_out_refuses_a_file_that_is_not_a_trace(tmp_path):

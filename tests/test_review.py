@@ -170,6 +170,7 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     assert by["kv_l2_hint"]["levers"] == ["kv_evict_last"] and by["kv_l2_hint"]["reached"] == ["none", "evict_last"]
     # tile by tile a recorded negative; the short tiles late a lever
     assert by["item_order"]["levers"] == ["ws_short_tiles_late"] and by["item_order"]["reached"] == ["cta_order", "short_tiles_late"]
+    assert by["slot_item"]["levers"] == ["ws_decoded_slot"] and by["slot_item"]["reached"] == ["index", "decoded"]
 
 
 def test_history_command_prints_what_started_the_run(dbs):
