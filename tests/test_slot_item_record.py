@@ -92,3 +92,15 @@ def test_policy_28_kept_the_decoded_slot_at_n512():
     final = re.search(r"^summary: .*final kernel (\S+)", (P28 / "n512_agent_4.txt").read_text(), re.M)[1]
     assert "slot_item=decoded" in final and "schedule=dynamic" in final
     assert "0.984x SDPA cuDNN" in (RESULTS / "2026-12-06_h100_policy25" / "n512_agent_4.txt").read_text()
+
+
+P28B = RESULTS / "2026-12-06_h100_policy28_n512"
+replayed28b = agent_runs_fixture(P28B, {"n512_agent_5": (0.999, "t192x128w12")})
+
+
+def test_policy_28_second_seed_replays_and_the_suites_n512_row_is_level_with_cudnn(replayed28b):
+    assert_replayed_as_printed(P28B, replayed28b, 0.999, "t192x128w12", n_experiments=(20,))
+    assert printed_history(P28B / "n512_agent_5.txt")[18] == ("ws_decoded_slot", "KEPT", 1.0176)
+    log = (P28B / "best_n512.log").read_text()
+    assert re.search(r"^B16-H16-N512-D64-float16-noncausal \| ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sd \(pass\) \| "
+                     r"1\.000 \(1\.000/1\.000\) \| 1\.473 \|", log, re.M)
