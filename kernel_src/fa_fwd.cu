@@ -288,6 +288,25 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
               if (i < total) {
                 it = decode<K>(i, tiles, BH, sect);
                 at = {it.qt, it.bh, it.bh / H, (it.bh % H) / (H / Hkv)};
+#if FA_STAGING == 2
+                if constexpr (K::NEXT_PREFETCH) {
+                  // FA_NEXT_PREFETCH=1: the item's Q and its first K/V blocks into L2 as it is claimed. Hypothesis:
+                  // ncu's samples at N512 D64 (results/2026-12-06_h100_n512_epilogue) put 5.3% of all warp samples
+                  // on the consumers' wait for an item's Q (one Q tile: the producer loads it once this item's last
+                  // QK^T has released it) and 1.8% on its first K, which the producer issues after that Q; the claim
+                  // comes blocks earlier. The first item's prefetch runs just ahead of its loads.
+                  const int zq = tma_z(at.b, at.bh - at.b * H), zkv = tma_z(at.b, at.kvh);
+#pragma unroll
+                  for (int h = 0; h < D / 64; ++h) tma_prefetch_box(tmq, h * 64, it.qt * K::BR, zq);
+                  const int nkv = kv_blocks<K, CAUSAL>(it.qt * K::BR, N);
+                  for (int kb = 0; kb < nkv && kb < K::KV_STAGES; ++kb)
+#pragma unroll
+                    for (int h = 0; h < D / 64; ++h) {
+                      tma_prefetch_box(tmk, h * 64, kb * K::BC, zkv);
+                      tma_prefetch_box(tmv, h * 64, kb * K::BC, zkv);
+                    }
+                }
+#endif
               }
               ws_slot_put_item<K>(slot, at, &phase);
               if (i >= total) break;

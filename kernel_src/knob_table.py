@@ -350,6 +350,13 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="SlotItem", arms=("wgmma",), later=True, pinned="index",
          value_docs=("the slot holds the item's index; the consumers decode it",
                      "the slot holds the query tile, head, batch and K/V head, decoded by the producer")),
+    Knob("next_prefetch", SWITCH, "off",
+         "(slot_item=decoded) the next item's Q tile and first K/V blocks reach shared memory from wherever they are "
+         "when the producer loads them | as the producer claims the next item it prefetches them into L2 "
+         "(cp.async.bulk.prefetch.tensor), blocks before it loads them, so the loads that wait for this item's Q to be "
+         "released hit L2 (bitwise the same)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
+         value_docs=("no prefetch", "cp.async.bulk.prefetch.tensor.L2 of the next item's Q and first K/V boxes")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -490,6 +497,10 @@ RULES: tuple[Rule, ...] = (
          "knob 'slot_item'=decoded changes what the dynamic schedule's slot holds: it needs schedule=dynamic, not "
          "schedule={schedule}",
          "the decoded slot is the dynamic schedule's"),
+    Rule({"next_prefetch": _vals("on")}, {"slot_item": _vals("decoded"), "q_load": _vals("tma")},
+         "knob 'next_prefetch'=on prefetches the item the producer claims into L2 from the decoded slot: it needs "
+         "slot_item=decoded and q_load=tma, not slot_item={slot_item}, q_load={q_load}",
+         "the next item's prefetch is the decoded slot's, with Q by TMA"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

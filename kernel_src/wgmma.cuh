@@ -130,6 +130,13 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 __device__ __forceinline__ void tma_prefetch_map(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
+// FA_NEXT_PREFETCH=1: box (c0, c1, z) of the 4-D tensor map `map` (as tma_load_box) into L2 only: no shared memory,
+// no barrier; the load that follows hits L2
+__device__ __forceinline__ void tma_prefetch_box(const void* map, int c0, int c1, int z) {
+  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(z & 0xffff), "r"(z >> 16)
+               : "memory");
+}
 // box (c0: column, c1: row, z: head and batch, copy.cuh's tma_z) of the 4-D tensor map `map` (column, row,
 // head, batch; the address of a __grid_constant__ kernel parameter) into shared memory at dst, its bytes
 // counted on bar

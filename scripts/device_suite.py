@@ -504,6 +504,12 @@ BEST[64] += [f"{n}_sd_sl" for n in SD]
 KERNELS.update({f"{n}_sd_q2": {**KERNELS[n], "slot_item": "decoded", "q_buffers": 2} for n in SD})
 TIER[(64,)] += [[f"{n}_sd_q2", n] for n in SD]
 BEST[64] += [f"{n}_sd_q2" for n in SD]
+# the decoded slot with the next item's Q and first K/V blocks prefetched into L2 as the producer claims it (`_sd_np`:
+# next_prefetch=on): ncu's samples at N512 put 5.3% on the consumers' wait for an item's Q
+# (results/2026-12-06_h100_n512_epilogue); on the N512 final and it with the dependent launch; each bitwise it
+KERNELS.update({f"{n}_sd_np": {**KERNELS[n], "slot_item": "decoded", "next_prefetch": "on"} for n in SD})
+TIER[(64,)] += [[f"{n}_sd_np", n] for n in SD]
+BEST[64] += [f"{n}_sd_np" for n in SD]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
