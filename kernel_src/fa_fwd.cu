@@ -294,7 +294,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
                   // ncu's samples at N512 D64 (results/2026-12-06_h100_n512_epilogue) put 5.3% of all warp samples
                   // on the consumers' wait for an item's Q (one Q tile: the producer loads it once this item's last
                   // QK^T has released it) and 1.8% on its first K, which the producer issues after that Q; the claim
-                  // comes blocks earlier. The first item's prefetch runs just ahead of its loads.
+                  // comes blocks earlier. The first item's prefetch runs just ahead of its loads. H100
+                  // (results/2026-12-06_h100_next_prefetch): a negative, 0.9579 on the N512 D64 kernel with the
+                  // decoded slot.
                   const int zq = tma_z(at.b, at.bh - at.b * H), zkv = tma_z(at.b, at.kvh);
 #pragma unroll
                   for (int h = 0; h < D / 64; ++h) tma_prefetch_box(tmq, h * 64, it.qt * K::BR, zq);
