@@ -510,6 +510,16 @@ BEST[64] += [f"{n}_sd_q2" for n in SD]
 KERNELS.update({f"{n}_sd_np": {**KERNELS[n], "slot_item": "decoded", "next_prefetch": "on"} for n in SD})
 TIER[(64,)] += [[f"{n}_sd_np", n] for n in SD]
 BEST[64] += [f"{n}_sd_np" for n in SD]
+# the 176-key tile at D=64 on three consumer warpgroups, without the QK^T overlap (`_k176`: bc=176, pipeline=off; P
+# packed after the softmax): FlashAttention-3's long-sequence D=64 tile (192 x 176, P from registers, no intra-warpgroup
+# overlap). With the overlap the next block's 88 score registers spill (364-676 B, ptxas); without it 0 B. BC 64 -> 128
+# gained 16% at N8192 D64 (results/2026-12-01_h200_ws_mainloop), so the per-block cost is a fifth of a 128-key block;
+# and the overlap alone off (`_po`), to split the move in two. On the D=64 suite's bests (N8192, N2048 GQA: `_el_sl`),
+# the N512 final (`_el_sd`), the ladder's top and the causal D=64 kernel
+K176 = [f"{RSB2}_el_sl", f"{RSB2}_el_sd", "ws3_lazy_qp_ot_pm_dm", "ws3_lazy_hf_oq"]
+KERNELS.update({f"{n}_k176": {**KERNELS[n], "bc": 176, "pipeline": "off", "p_pack": "after"} for n in K176})
+KERNELS.update({f"{n}_po": {**KERNELS[n], "pipeline": "off", "p_pack": "after"} for n in K176})
+BEST[64] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
@@ -536,6 +546,7 @@ TIER_ALONE[(64, 128)] += ["ws_o_lazy_qp_ot_pr_tsp"]  # tail_rows=split changes t
 TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
 TIER_ALONE[(64,)] += TIER_ALONE_LADDER
+TIER_ALONE[(64,)] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]  # 176 keys: another order of sums
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
