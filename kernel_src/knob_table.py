@@ -357,6 +357,13 @@ KNOBS: tuple[Knob, ...] = (
          "released hit L2 (bitwise the same)",
          py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
          value_docs=("no prefetch", "cp.async.bulk.prefetch.tensor.L2 of the next item's Q and first K/V boxes")),
+    Knob("p_in", ("regs", "smem"), "regs",
+         "(mainloop=ws) the PV reads P from the consumer's registers (wgmma's A from registers) | each consumer "
+         "warpgroup stores its P tile into its own 128-byte-swizzled tile of shared memory (stmatrix) and the PV reads "
+         "it by descriptor, so no P register is live while the next block's scores accumulate: the 176-key tile with "
+         "the QK^T overlap on three consumer warpgroups at D=64 (bitwise the same)",
+         py_enum="PIn", arms=("wgmma",), later=True, pinned="regs",
+         value_docs=("P in registers (wgmma RS)", "P through shared memory (wgmma SS)")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -501,6 +508,12 @@ RULES: tuple[Rule, ...] = (
          "knob 'next_prefetch'=on prefetches the item the producer claims into L2 from the decoded slot: it needs "
          "slot_item=decoded and q_load=tma, not slot_item={slot_item}, q_load={q_load}",
          "the next item's prefetch is the decoded slot's, with Q by TMA"),
+    Rule({"p_in": _vals("smem")}, {"mainloop": _vals("ws"), "p_pack": _vals("after"), "tail_rows": _vals("compute", "skip"),
+                                     "item_stream": _vals("off")},
+         "knob 'p_in'=smem stores P where the warp-specialised PV reads it after the softmax: it needs mainloop=ws, "
+         "p_pack=after, tail_rows other than split and item_stream=off, not mainloop={mainloop}, p_pack={p_pack}, "
+         "tail_rows={tail_rows}, item_stream={item_stream}",
+         "P through shared memory is the warp-specialised mainloop's, packed after the softmax"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

@@ -209,6 +209,8 @@ class _Knobs(BaseModel):
         tiles = (self.br * (q_tiles + o_tile) + 2 * self.bc * self.kv_stages) * stride * elem_bytes
         p_tile = self.br * self.bc * 4 if self.compute == Compute.scalar else 0
         p_tile += 1024 if self.row_sum == ENUMS["RowSum"].mma else 0  # row_sum=mma: the tile of ones after V's
+        if self.p_in == ENUMS["PIn"].smem:  # p_in=smem: each consumer warpgroup's P tile, whole 64-column swizzle atoms
+            p_tile += (self.warps // 4) * -(-self.bc // 64) * 64 * 64 * elem_bytes
         slot = 16 if self.persistent == Switch.on else 0  # the persistent grid's work-item slot
         slot += 16 if self.schedule == ENUMS["Schedule"].dynamic else 0  # its full and empty mbarriers
         # a K and a V mbarrier per stage, and with kv_release last_warp the stage's count of warps done, with

@@ -154,7 +154,13 @@ __device__ __forceinline__ void named_sync_wg(int wg) {
 // where the barriers begin: after the V tiles and FA_ROW_SUM=1's tile of ones (tile.cuh: ones_bytes)
 template <class K, typename T, int D>
 __device__ __forceinline__ void* ws_bars_base(T* Vs) {
-  return reinterpret_cast<unsigned char*>(Vs + K::BC * K::KV_STAGES * D) + ones_bytes<K>();
+  return reinterpret_cast<unsigned char*>(Vs + K::BC * K::KV_STAGES * D) + ones_bytes<K>() + p_tiles_bytes<K>();
+}
+// FA_P_IN=1: consumer warpgroup wg's P tile, after the ones (tile.cuh: p_tile_bytes)
+template <class K, typename T, int D>
+__device__ __forceinline__ T* ws_p_tile(T* Vs, int wg) {
+  return reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(Vs + K::BC * K::KV_STAGES * D) + ones_bytes<K>() +
+                              wg * p_tile_bytes<K>());
 }
 // FA_ROW_SUM=1 acts on fp16 alone: P rounded to bf16 (8 significant bits) moves l by up to ~2^-9 in a row of few keys,
 // and the LSE by 1.6e-3 where the tier allows 1e-3 (results/2026-12-06_h100_row_sum: fp16's worst 2.2e-4); bf16 keeps
@@ -590,6 +596,46 @@ __device__ __forceinline__ void ws_pv(float (&o)[D / 8][4], const uint32_t (&p)[
   (void)ls, (void)ones;
   wg_commit();
 }
+// FA_P_IN=1: the same PV with P read from the warpgroup's P tile (K-major, 128-byte swizzled, 64 rows) by descriptor.
+// Hypothesis: with no P register live while the next block's scores accumulate, the 176-key tile keeps the QK^T
+// overlap on three consumer warpgroups at D=64 without spilling (with P in registers: 364-676 B, ptxas); the cost is
+// the stmatrix of P and a warpgroup barrier a block.
+template <class K, typename T, int D>
+__device__ __forceinline__ void ws_pv_ss(float (&o)[D / 8][4], const T* Pt, const T* Vb, float* ls = nullptr,
+                                         const T* ones = nullptr) {
+  const uint64_t dp0 = wg_desc(Pt, 16, 1024);
+  [[maybe_unused]] uint64_t dv0 = 0, d1 = 0;
+  if constexpr (K::DESC_MATH == DESC_MATH_HOISTED) dv0 = wg_desc(Vb, K::BC * 128, 1024);
+  if constexpr (row_sum_mma<K, T>()) d1 = wg_desc(ones, 16, 1024);
+  auto dv = [&](int e) {
+    return K::DESC_MATH == DESC_MATH_HOISTED ? wg_desc_at(dv0, e * (uint32_t)sizeof(T)) : wg_desc(Vb + e, K::BC * 128, 1024);
+  };
+#pragma unroll
+  for (int kk = 0; kk < K::BC / 16; ++kk) {
+    const uint64_t dp = wg_desc_at(dp0, sw128_el(0, kk * 16, 64) * (uint32_t)sizeof(T));
+    if constexpr (K::PV_WIDE && D == 128) {
+      wgmma_ss_n128<1, T>(&o[0][0], dp, dv(kk * 16 * 64), 1);
+    } else {
+#pragma unroll
+      for (int h = 0; h < D / 64; ++h) wgmma_ss_n64<1, T>(&o[h * 8][0], dp, dv(h * K::BC * 64 + kk * 16 * 64), 1);
+    }
+    if constexpr (row_sum_mma<K, T>()) wgmma_ss_n8<T>(ls, dp, d1);
+  }
+  (void)ls, (void)ones;
+  wg_commit();
+}
+// FA_P_IN=1: P, packed, into the warpgroup's tile by stmatrix (the accumulators' layout, as ws_store_o writes O), then
+// visible to the async proxy and to the warpgroup's other warps before any of them issues the PV that reads it
+template <class K, typename T>
+__device__ __forceinline__ void ws_store_p(T* Pt, const uint32_t (&p)[K::BC / 8][2], int wg) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, m = lane >> 3;
+  const int row = (warp % 4) * 16 + (m & 1) * 8 + (lane & 7);
+#pragma unroll
+  for (int i = 0; i < K::BC / 16; ++i)  // key n-tiles 2i and 2i + 1: rows 0-7 and 8-15 of each
+    stmatrix_x4(Pt + sw128_el(row, (2 * i + (m >> 1)) * 8, 64), p[2 * i][0], p[2 * i][1], p[2 * i + 1][0], p[2 * i + 1][1]);
+  proxy_fence();
+  named_sync_wg(wg);
+}
 template <class K, int DT, bool RS = false>
 __device__ __forceinline__ void ws_rescale(float (&o)[DT][4], const float (&alpha)[2], float* ls = nullptr) {
   bool go = true;
@@ -928,7 +974,11 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   auto qk_issue = [&](int kb, float (&s)[NT][4]) {
     ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + stage_of(kb) * KV_TILE, wg);
   };
-  auto pv_issue = [&](int kb) { ws_pv<K, T, D>(o, p, Vs + stage_of(kb) * KV_TILE, ls, ones); };
+  [[maybe_unused]] T* Pt = ws_p_tile<K, T, D>(Vs, wg);  // FA_P_IN=1: this warpgroup's P tile
+  auto pv_issue = [&](int kb) {
+    if constexpr (K::P_IN == P_IN_SMEM) ws_pv_ss<K, T, D>(o, Pt, Vs + stage_of(kb) * KV_TILE, ls, ones);
+    else ws_pv<K, T, D>(o, p, Vs + stage_of(kb) * KV_TILE, ls, ones);
+  };
   auto wait_k = [&](int kb) { mbar_wait(bars.kfull + stage_of(kb), parity(kb)); };
   // after the item's last QK^T has completed, this warp is done with Q (FA_Q_LOAD=1: the producer may load
   // the next item's)
@@ -945,7 +995,10 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     *tma.phase ^= 1u << stage_of(kb);
   };
   auto rescale = [&](const float (&alpha)[2]) { ws_rescale<K, DT, RS>(o, alpha, ls); };
-  auto pack = [&](const float (&s)[NT][4]) { ws_pack<T>(p, s); };
+  auto pack = [&](const float (&s)[NT][4]) {
+    ws_pack<T>(p, s);
+    if constexpr (K::P_IN == P_IN_SMEM) ws_store_p<K, T>(Pt, p, wg);  // the previous PV has completed
+  };
   // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
   const int wg_row0 = q0 + wg * 64;
   auto edge = [&](int kb) { return kb * K::BC + K::BC > N || (CAUSAL && kb * K::BC + K::BC - 1 > wg_row0); };
@@ -975,7 +1028,8 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     }
   };
   auto pv_from = [&](int kb, const uint32_t (&pp)[NT][2]) {
-    ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE, ls, ones);
+    if constexpr (K::P_IN == P_IN_SMEM) ws_pv_ss<K, T, D>(o, Pt, Vs + stage_of(kb) * KV_TILE, ls, ones);
+    else ws_pv<K, T, D>(o, pp, Vs + stage_of(kb) * KV_TILE, ls, ones);
   };
   // the overlapped loops' ends: the first block's QK^T alone, waited for; the last PV (from P buffer pp), waited for
   auto first_qk = [&](float (&s)[NT][4]) {

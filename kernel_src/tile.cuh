@@ -89,14 +89,25 @@ __host__ __device__ constexpr int ones_bytes() {
   return K::ROW_SUM == ROW_SUM_MMA ? 1024 : 0;
 }
 
+// FA_P_IN=1: each consumer warpgroup's P tile (64 rows, BC keys in whole 64-column 128-byte-swizzle atoms, 1024-byte
+// aligned) after the ones, before the ring's barriers (mainloop_sm90_ws.cuh: ws_p_tile)
+template <class K>
+__host__ __device__ constexpr int p_tile_bytes() {
+  return K::P_IN == P_IN_SMEM ? 64 * ((K::BC + 63) / 64) * 64 * 2 : 0;
+}
+template <class K>
+__host__ __device__ constexpr int p_tiles_bytes() {
+  return K::P_IN == P_IN_SMEM ? (K::WARPS / 4) * p_tile_bytes<K>() : 0;
+}
+
 // The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1, FA_Q_BUFFERS=2: two), FA_O_STORE=1's O tile,
-// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), FA_ROW_SUM=1's ones, the TMA ring's
+// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), FA_ROW_SUM=1's ones, FA_P_IN=1's P tiles, the TMA ring's
 // barriers, the persistent grid's item slot (last 16 B).
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
   return (K::BR * (q_tiles<K>() + (K::O_STORE == 1)) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
              (int)sizeof(T) +
-         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) + ones_bytes<K>() +
+         (K::COMPUTE == SCALAR ? K::BR * K::BC * (int)sizeof(float) : 0) + ones_bytes<K>() + p_tiles_bytes<K>() +
          // TMA: a K and a V mbarrier per stage, and with FA_KV_RELEASE each stage's count of warps done
          // (last_warp) or its "empty" mbarrier (producer), 8 bytes either way
          // (mainloop=ws: K-full, V-full, K-empty and V-empty barriers per stage, 32 bytes)

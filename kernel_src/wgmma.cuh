@@ -275,6 +275,24 @@ __device__ __forceinline__ void wgmma_rs_n8(float* d, const uint32_t* a, uint64_
   }
 }
 
+// the same with A from a shared-memory descriptor (K-major): FA_P_IN=1's row sums, P read from its tile
+template <typename T>
+__device__ __forceinline__ void wgmma_ss_n8(float* d, uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (std::is_same<T, __half>::value) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+  }
+}
+
 // the same with N = 128 (64 accumulators): the warp-specialised mainloop's PV at D=128 as one instruction
 template <int TB, typename T>
 __device__ __forceinline__ void wgmma_rs_n128(float* d, const uint32_t* a, uint64_t desc_b, int scale_d) {

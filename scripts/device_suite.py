@@ -520,6 +520,14 @@ K176 = [f"{RSB2}_el_sl", f"{RSB2}_el_sd", "ws3_lazy_qp_ot_pm_dm", "ws3_lazy_hf_o
 KERNELS.update({f"{n}_k176": {**KERNELS[n], "bc": 176, "pipeline": "off", "p_pack": "after"} for n in K176})
 KERNELS.update({f"{n}_po": {**KERNELS[n], "pipeline": "off", "p_pack": "after"} for n in K176})
 BEST[64] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]
+# P through shared memory (`_ps`: p_in=smem): each consumer warpgroup stores its P tile (stmatrix) and the PV reads it
+# by descriptor, so the next block's scores accumulate with no P register live; alone (bitwise each kernel's own) and
+# with the 176-key tile and the QK^T overlap (`_k176s`: two stages, as the P tiles take the third's shared memory)
+PS = [f"{RSB2}_el_sl", f"{RSB2}_el_sd"]
+KERNELS.update({f"{n}_ps": {**KERNELS[n], "p_in": "smem"} for n in PS})
+KERNELS.update({f"{n}_k176s": {**KERNELS[n], "p_in": "smem", "bc": 176, "kv_stages": 2} for n in PS})
+TIER[(64,)] += [[f"{n}_ps", n] for n in PS]
+BEST[64] += [f"{n}_ps" for n in PS] + [f"{n}_k176s" for n in PS]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
@@ -547,6 +555,7 @@ TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
 TIER_ALONE[(64,)] += TIER_ALONE_LADDER
 TIER_ALONE[(64,)] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]  # 176 keys: another order of sums
+TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS]
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
