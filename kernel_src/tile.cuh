@@ -101,8 +101,8 @@ __host__ __device__ constexpr int p_tiles_bytes() {
 }
 
 // The CTA's dynamic shared memory, in this order: Q's tile (FA_ITEM_STREAM=1, FA_Q_BUFFERS=2: two), FA_O_STORE=1's O tile,
-// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), FA_ROW_SUM=1's ones, FA_P_IN=1's P tiles, the TMA ring's
-// barriers, the persistent grid's item slot (last 16 B).
+// K_STAGES K tiles, K_STAGES V tiles (or the scalar path's P tile after them), FA_ROW_SUM=1's ones, FA_P_IN=1's P
+// tiles, the TMA ring's barriers, the persistent grid's item slot (last 16 B).
 template <class K, typename T, int D>
 __host__ __device__ constexpr int smem_bytes() {
   return (K::BR * (q_tiles<K>() + (K::O_STORE == 1)) + 2 * K::BC * K::KV_STAGES) * Tile<D, K::LAYOUT>::STRIDE *
