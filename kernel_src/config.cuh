@@ -30,9 +30,10 @@ struct Knobs {
   static_assert(BC % 16 == 0, "key tile must be a multiple of 16");
   static_assert(!MAINLOOP || (COMPUTE == WGMMA && STAGING == STAGE_TMA && PRODUCER && SOFTMAX == SOFTMAX_FUSED &&
                               EXP == EXP_EX2 && SPLITS == 1 && (WARPS == 4 || WARPS == 8 || WARPS == 12) && KV_STAGES >= 2 &&
-                              EPILOGUE == EPI_DIRECT && (BC == 64 || BC == 128 || BC == 176)),
+                              EPILOGUE == EPI_DIRECT && (BC == 64 || BC == 128 || BC == 176 || BC == 192)),
                 "the warp-specialised mainloop: wgmma, TMA, a producer warpgroup, the fused ex2 softmax, 1-3 consumer warpgroups");
-  static_assert(MAINLOOP || (WARPS != 12 && BC != 176), "12 warps and 176-key tiles are the warp-specialised mainloop's");
+  static_assert(MAINLOOP || (WARPS != 12 && BC != 176 && BC != 192),
+                "12 warps and 176- and 192-key tiles are the warp-specialised mainloop's");
   FA_KNOBS_RULES
 };
 

@@ -109,7 +109,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("exp", ("expf", "ex2"), "expf", "expf | ex2.approx with log2(e) folded into the host-side scale",
          py_enum="Exp", cxx_prefix="EXP_", value_docs=("", "ex2.approx, log2(e) folded into the host-side scale")),
     Knob("br", (), 64, "query rows per CTA: each warp owns 16 (BR = 16 x WARPS) or, mma.sync only, 32"),
-    Knob("bc", (16, 32, 64, 128, 176), 64, "key rows per key block (176: mainloop=ws alone)"),
+    Knob("bc", (16, 32, 64, 128, 176, 192), 64, "key rows per key block (176 and 192: mainloop=ws alone)"),
     Knob("warps", (1, 2, 4, 8, 12), 4, "warps per CTA (the consumers', with kv_release=producer; 12: mainloop=ws alone)"),
     Knob("kv_stages", (1, 2, 3), 1,
          "K/V buffers in flight: 1 (stage K and V, wait for both) | 2, 3: a ring, K and V in separate cp.async "

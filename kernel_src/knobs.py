@@ -80,8 +80,8 @@ class _Knobs(BaseModel):
                 f"knob 'br' must equal 16 x 'warps' (each warp owns 16 query rows) or, with compute=mma, "
                 f"32 x 'warps': br={self.br} with warps={self.warps} would need br={16 * self.warps} or {32 * self.warps}"
             )
-        if self.bc not in (16, 32, 64, 128) and not (self.bc == 176 and self.mainloop == MainLoop.ws):
-            raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128 (176 only with mainloop=ws), not {self.bc}")
+        if self.bc not in (16, 32, 64, 128) and not (self.bc in (176, 192) and self.mainloop == MainLoop.ws):
+            raise ValueError(f"knob 'bc' must be 16, 32, 64 or 128 (176 or 192 only with mainloop=ws), not {self.bc}")
         if self.kv_stages not in (1, 2, 3):
             raise ValueError(f"knob 'kv_stages' must be 1, 2 or 3, not {self.kv_stages}")
         if self.split_kv not in (1, 2, 4, 8):
@@ -108,7 +108,7 @@ class _Knobs(BaseModel):
                                      f"not {got.value}")
             if self.staging == Staging.scalar:
                 raise ValueError("knob 'compute'=wgmma needs staging=cp_async or tma, not scalar")
-            if self.warps not in (4, 8, 12) or self.br != 16 * self.warps or self.bc not in (32, 64, 128, 176):
+            if self.warps not in (4, 8, 12) or self.br != 16 * self.warps or self.bc not in (32, 64, 128, 176, 192):
                 raise ValueError(f"knob 'compute'=wgmma runs whole warpgroups of 64 query rows: warps 4 or 8 with "
                                  f"br = 16 x warps, and bc 32, 64 or 128 (got br={self.br}, bc={self.bc}, warps={self.warps})")
             if self.bc == 128 and self.min_ctas and 65536 // (self.min_ctas * self.threads()) < WGMMA_N128_REGS:
@@ -125,9 +125,9 @@ class _Knobs(BaseModel):
                     raise ValueError(f"knob 'mainloop'=ws (a TMA producer warpgroup beside wgmma consumer warpgroups, "
                                      f"the fused ex2 softmax, masks on edge blocks only) needs {name}={want.value}, "
                                      f"not {got.value}")
-            if self.warps not in (4, 8, 12) or self.bc not in (64, 128, 176) or self.kv_stages < 2 or self.split_kv != 1:
+            if self.warps not in (4, 8, 12) or self.bc not in (64, 128, 176, 192) or self.kv_stages < 2 or self.split_kv != 1:
                 raise ValueError(f"knob 'mainloop'=ws runs 1-3 consumer warpgroups (warps 4, 8 or 12) on a K/V ring of "
-                                 f"2-3 stages with bc 64, 128 or 176 and no key split, not warps={self.warps}, bc={self.bc}, "
+                                 f"2-3 stages with bc 64, 128, 176 or 192 and no key split, not warps={self.warps}, bc={self.bc}, "
                                  f"kv_stages={self.kv_stages}, split_kv={self.split_kv}")
         if self.compute == Compute.scalar:
             for k in table.KNOBS:  # the knobs only the tensor-core arms read

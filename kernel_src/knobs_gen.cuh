@@ -11,7 +11,7 @@
 //       mbarriers
 //   FA_EXP (0 expf | 1 ex2; default expf): expf | ex2.approx with log2(e) folded into the host-side scale
 //   FA_BR (an int; default 64): query rows per CTA: each warp owns 16 (BR = 16 x WARPS) or, mma.sync only, 32
-//   FA_BC (16, 32, 64, 128, 176; default 64): key rows per key block (176: mainloop=ws alone)
+//   FA_BC (16, 32, 64, 128, 176, 192; default 64): key rows per key block (176 and 192: mainloop=ws alone)
 //   FA_WARPS (1, 2, 4, 8, 12; default 4): warps per CTA (the consumers', with kv_release=producer; 12: mainloop=ws
 //       alone)
 //   FA_KV_STAGES (1, 2, 3; default 1): K/V buffers in flight: 1 (stage K and V, wait for both) | 2, 3: a ring, K
@@ -408,7 +408,7 @@ enum { P_IN_REGS = 0, P_IN_SMEM = 1 };  // p_in
   static_assert((LAYOUT == ROW_MAJOR || LAYOUT == SWIZZLE || LAYOUT == PAD || LAYOUT == SW128), "knob layout: one of its values"); \
   static_assert((STAGING == STAGE_SCALAR || STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "knob staging: one of its values"); \
   static_assert((EXP == EXP_EXPF || EXP == EXP_EX2), "knob exp: one of its values"); \
-  static_assert((BC == 16 || BC == 32 || BC == 64 || BC == 128 || BC == 176), "knob bc: one of its values"); \
+  static_assert((BC == 16 || BC == 32 || BC == 64 || BC == 128 || BC == 176 || BC == 192), "knob bc: one of its values"); \
   static_assert((WARPS == 1 || WARPS == 2 || WARPS == 4 || WARPS == 8 || WARPS == 12), "knob warps: one of its values"); \
   static_assert((KV_STAGES == 1 || KV_STAGES == 2 || KV_STAGES == 3), "knob kv_stages: one of its values"); \
   static_assert((Q_IN == Q_IN_REGS || Q_IN == Q_IN_SMEM), "knob q_in: one of its values"); \

@@ -528,6 +528,11 @@ KERNELS.update({f"{n}_ps": {**KERNELS[n], "p_in": "smem"} for n in PS})
 KERNELS.update({f"{n}_k176s": {**KERNELS[n], "p_in": "smem", "bc": 176, "kv_stages": 2} for n in PS})
 TIER[(64,)] += [[f"{n}_ps", n] for n in PS]
 BEST[64] += [f"{n}_ps" for n in PS] + [f"{n}_k176s" for n in PS]
+# the 192-key tile (FlashAttention-3's non-causal D=64 tile) on the D=64 suite's best: P from registers without the
+# overlap (`_k192`: 0 B spill, three stages) and P through shared memory with it (`_k192s`: two stages)
+KERNELS[f"{RSB2}_el_sl_k192"] = {**KERNELS[f"{RSB2}_el_sl"], "bc": 192, "pipeline": "off", "p_pack": "after"}
+KERNELS[f"{RSB2}_el_sl_k192s"] = {**KERNELS[f"{RSB2}_el_sl"], "p_in": "smem", "bc": 192, "kv_stages": 2}
+BEST[64] += [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
@@ -555,7 +560,7 @@ TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
 TIER_ALONE[(64,)] += TIER_ALONE_LADDER
 TIER_ALONE[(64,)] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]  # 176 keys: another order of sums
-TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS]
+TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS] + [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
