@@ -533,6 +533,14 @@ BEST[64] += [f"{n}_ps" for n in PS] + [f"{n}_k176s" for n in PS]
 KERNELS[f"{RSB2}_el_sl_k192"] = {**KERNELS[f"{RSB2}_el_sl"], "bc": 192, "pipeline": "off", "p_pack": "after"}
 KERNELS[f"{RSB2}_el_sl_k192s"] = {**KERNELS[f"{RSB2}_el_sl"], "p_in": "smem", "bc": 192, "kv_stages": 2}
 BEST[64] += [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
+# the wider key tiles at D=128 on two consumer warpgroups (the suite's non-causal D=128 kernel, P packed with the
+# exponentials into two buffers): 192 keys with P packed after the softmax (`_k192a`: 0 B spill, 229,440 B of shared
+# memory with O through the Q tile) and 176 keys with P packed mid-wait (`_k176m`: 0 B; packed with the exponentials
+# it spills 472 B)
+KD = "ws_op_lazy_w_oq_pk_dm"
+KERNELS[f"{KD}_k192a"] = {**KERNELS[KD], "bc": 192, "p_pack": "after"}
+KERNELS[f"{KD}_k176m"] = {**KERNELS[KD], "bc": 176, "p_pack": "mid_wait"}
+BEST[128] += [f"{KD}_k192a", f"{KD}_k176m"]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
@@ -560,6 +568,7 @@ TIER_ALONE[(64,)] += [n.replace("_ts_", "_tsp_") for n in TSP]
 TIER_ALONE[(64,)] += [f"{A512}_bc64", f"{A512}_eager"]
 TIER_ALONE[(64,)] += TIER_ALONE_LADDER
 TIER_ALONE[(64,)] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]  # 176 keys: another order of sums
+TIER_ALONE[(64, 128)] += [f"{KD}_k192a", f"{KD}_k176m"]
 TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS] + [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
