@@ -25,12 +25,12 @@ def test_ws_knob_rules_name_the_knob():
     assert k.smem_bytes(128) == 128 * 128 * 2 + 2 * 2 * 176 * 128 * 2 + 32 * 2 == 213056
     assert Knobs.parse({**WS, "warps": 12, "br": 192}).threads() == 512
     for bad, word in [({"softmax": "separate"}, "softmax=fused"), ({"kv_release": "barrier"}, "kv_release=producer"),
-                      ({"bc": 32}, "bc 64, 128 or 176"), ({"kv_stages": 1}, "kv_stages")]:
+                      ({"bc": 32}, "bc 64, 128, 176 or 192"), ({"kv_stages": 1}, "kv_stages")]:
         with pytest.raises(KnobError, match=word):
             Knobs.parse({**WS, **bad})
     with pytest.raises(KnobError, match="12, three consumer warpgroups, only with mainloop=ws"):
         Knobs.parse({**WS, "mainloop": "general", "warps": 12, "br": 192})
-    with pytest.raises(KnobError, match="176 only with mainloop=ws"):
+    with pytest.raises(KnobError, match="176 or 192 only with mainloop=ws"):
         Knobs.parse({**WS, "mainloop": "general", "kv_release": "barrier", "bc": 176})
     with pytest.raises(KnobError, match="warps=8"):  # turns take two consumer warpgroups, not three
         Knobs.parse({**WS, "warps": 12, "br": 192, "pingpong": "on"})
