@@ -22,7 +22,22 @@ NEW="$NEW --only ${B}_el_sl_k192 --only ${B}_el_sl_k192s --only ws_op_lazy_w_oq_
 NEW="$NEW --only ws3_lazy_qp_ot_pm_dm_k176 --only ws3_lazy_qp_ot_pm_dm_po --only ws3_lazy_hf_oq_k176 --only ws3_lazy_hf_oq_po"
 { time timeout 170 python3 $S /tmp/kt/tier --plan tier $NEW; echo "exit $?"; } > $OUT/tier.txt 2>&1
 tail -3 $OUT/tier.txt
-for SH in "B2 H16 N8192 D64 fp16" "B8 H16 N2048 D64 fp16 Hkv4"; do
+# in order of what the goals need most, so that a call cut short keeps the first
+for SH in "B2 H16 N8192 D64 fp16"; do
+  T=$(echo $SH | cut -d' ' -f3)
+  { time timeout 120 python3 $S /tmp/kt/m$T --plan margins --shape "$SH" --aa ${B}_el_sl --move "${B}_el_sl>${B}_el_sl_k176" \
+      --move "${B}_el_sl>${B}_el_sl_po" --move "${B}_el_sl>${B}_el_sl_ps" --move "${B}_el_sl>${B}_el_sl_k176s" \
+      --move "${B}_el_sl_k176>${B}_el_sl_k176s" --move "${B}_el_sl>${B}_el_sl_k192" --move "${B}_el_sl>${B}_el_sl_k192s" \
+      --move "ws3_lazy_qp_ot_pm_dm>ws3_lazy_qp_ot_pm_dm_k176" \
+      --move "cudnn>${B}_el_sl" --move "cudnn>${B}_el_sl_k176" --move "cudnn>${B}_el_sl_k176s" \
+      --move "cudnn>${B}_el_sl_k192s"; echo "exit $?"; } > $OUT/margins_$T.txt 2>&1
+  grep -E "^A/A|^B|exit" $OUT/margins_$T.txt | grep -v warmup
+done
+{ time timeout 90 python3 $S /tmp/kt/m128 --plan margins --shape "B2 H16 N8192 D128 fp16" --aa ws_op_lazy_w_oq_pk_dm \
+    --move "ws_op_lazy_w_oq_pk_dm>ws_op_lazy_w_oq_pk_dm_k192a" --move "ws_op_lazy_w_oq_pk_dm>ws_op_lazy_w_oq_pk_dm_k176m" \
+    --move "cudnn>ws_op_lazy_w_oq_pk_dm_k192a"; echo "exit $?"; } > $OUT/margins_D128.txt 2>&1
+grep -E "^A/A|^B|exit" $OUT/margins_D128.txt | grep -v warmup
+for SH in "B8 H16 N2048 D64 fp16 Hkv4"; do
   T=$(echo $SH | cut -d' ' -f3)
   { time timeout 120 python3 $S /tmp/kt/m$T --plan margins --shape "$SH" --aa ${B}_el_sl --move "${B}_el_sl>${B}_el_sl_k176" \
       --move "${B}_el_sl>${B}_el_sl_po" --move "${B}_el_sl>${B}_el_sl_ps" --move "${B}_el_sl>${B}_el_sl_k176s" \
@@ -36,9 +51,5 @@ done
     --move "ws3_lazy_hf_oq>ws3_lazy_hf_oq_k176" --move "ws3_lazy_hf_oq>ws3_lazy_hf_oq_po" \
     --move "cudnn>ws3_lazy_hf_oq_k176"; echo "exit $?"; } > $OUT/margins_causal.txt 2>&1
 grep -E "^B|exit" $OUT/margins_causal.txt | grep -v warmup
-{ time timeout 90 python3 $S /tmp/kt/m128 --plan margins --shape "B2 H16 N8192 D128 fp16" --aa ws_op_lazy_w_oq_pk_dm \
-    --move "ws_op_lazy_w_oq_pk_dm>ws_op_lazy_w_oq_pk_dm_k192a" --move "ws_op_lazy_w_oq_pk_dm>ws_op_lazy_w_oq_pk_dm_k176m" \
-    --move "cudnn>ws_op_lazy_w_oq_pk_dm_k192a"; echo "exit $?"; } > $OUT/margins_D128.txt 2>&1
-grep -E "^A/A|^B|exit" $OUT/margins_D128.txt | grep -v warmup
 tar czf $OUT/json.tgz -C /tmp/kt tier/tier.json mN8192/margins.json mN2048/margins.json mc/margins.json m128/margins.json 2>/dev/null
 echo "total $SECONDS s"
