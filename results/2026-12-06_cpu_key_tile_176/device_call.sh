@@ -15,13 +15,14 @@
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 S=scripts/device_suite.py
+save() { (cd /tmp/kt && tar czf $OUT/json.tgz $(ls tier/tier.json m*/margins.json 2>/dev/null)) 2>/dev/null; }
 B=ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw
 NEW="--only ${B}_el_sl_k176 --only ${B}_el_sl_po --only ${B}_el_sd_k176 --only ${B}_el_sd_po"
 NEW="$NEW --only ${B}_el_sl_ps --only ${B}_el_sd_ps --only ${B}_el_sl_k176s --only ${B}_el_sd_k176s"
 NEW="$NEW --only ${B}_el_sl_k192 --only ${B}_el_sl_k192s --only ws_op_lazy_w_oq_pk_dm_k192a --only ws_op_lazy_w_oq_pk_dm_k176m"
 NEW="$NEW --only ws3_lazy_qp_ot_pm_dm_k176 --only ws3_lazy_qp_ot_pm_dm_po --only ws3_lazy_hf_oq_k176 --only ws3_lazy_hf_oq_po"
 { time timeout 170 python3 $S /tmp/kt/tier --plan tier $NEW; echo "exit $?"; } > $OUT/tier.txt 2>&1
-tail -3 $OUT/tier.txt
+tail -3 $OUT/tier.txt; save
 # in order of what the goals need most, so that a call cut short keeps the first
 for SH in "B2 H16 N8192 D64 fp16"; do
   T=$(echo $SH | cut -d' ' -f3)
@@ -31,12 +32,12 @@ for SH in "B2 H16 N8192 D64 fp16"; do
       --move "ws3_lazy_qp_ot_pm_dm>ws3_lazy_qp_ot_pm_dm_k176" \
       --move "cudnn>${B}_el_sl" --move "cudnn>${B}_el_sl_k176" --move "cudnn>${B}_el_sl_k176s" \
       --move "cudnn>${B}_el_sl_k192s"; echo "exit $?"; } > $OUT/margins_$T.txt 2>&1
-  grep -E "^A/A|^B|exit" $OUT/margins_$T.txt | grep -v warmup
+  grep -E "^A/A|^B|exit" $OUT/margins_$T.txt | grep -v warmup; save
 done
 { time timeout 90 python3 $S /tmp/kt/m128 --plan margins --shape "B2 H16 N8192 D128 fp16" --aa ws_op_lazy_w_oq_pk_dm \
     --move "ws_op_lazy_w_oq_pk_dm>ws_op_lazy_w_oq_pk_dm_k192a" --move "ws_op_lazy_w_oq_pk_dm>ws_op_lazy_w_oq_pk_dm_k176m" \
     --move "cudnn>ws_op_lazy_w_oq_pk_dm_k192a"; echo "exit $?"; } > $OUT/margins_D128.txt 2>&1
-grep -E "^A/A|^B|exit" $OUT/margins_D128.txt | grep -v warmup
+grep -E "^A/A|^B|exit" $OUT/margins_D128.txt | grep -v warmup; save
 for SH in "B8 H16 N2048 D64 fp16 Hkv4"; do
   T=$(echo $SH | cut -d' ' -f3)
   { time timeout 120 python3 $S /tmp/kt/m$T --plan margins --shape "$SH" --aa ${B}_el_sl --move "${B}_el_sl>${B}_el_sl_k176" \
@@ -45,11 +46,11 @@ for SH in "B8 H16 N2048 D64 fp16 Hkv4"; do
       --move "ws3_lazy_qp_ot_pm_dm>ws3_lazy_qp_ot_pm_dm_k176" \
       --move "cudnn>${B}_el_sl" --move "cudnn>${B}_el_sl_k176" --move "cudnn>${B}_el_sl_k176s" \
       --move "cudnn>${B}_el_sl_k192s"; echo "exit $?"; } > $OUT/margins_$T.txt 2>&1
-  grep -E "^A/A|^B|exit" $OUT/margins_$T.txt | grep -v warmup
+  grep -E "^A/A|^B|exit" $OUT/margins_$T.txt | grep -v warmup; save
 done
 { time timeout 70 python3 $S /tmp/kt/mc --plan margins --shape "B2 H16 N4096 D64 bf16 causal" \
     --move "ws3_lazy_hf_oq>ws3_lazy_hf_oq_k176" --move "ws3_lazy_hf_oq>ws3_lazy_hf_oq_po" \
     --move "cudnn>ws3_lazy_hf_oq_k176"; echo "exit $?"; } > $OUT/margins_causal.txt 2>&1
 grep -E "^B|exit" $OUT/margins_causal.txt | grep -v warmup
-tar czf $OUT/json.tgz -C /tmp/kt tier/tier.json mN8192/margins.json mN2048/margins.json mc/margins.json m128/margins.json 2>/dev/null
+save
 echo "total $SECONDS s"
