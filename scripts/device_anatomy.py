@@ -52,7 +52,11 @@ EXTRA = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum", "s
          # whether a D=64 kernel is bound by its exponentials (exp_poly's premise)
          "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "sm__inst_executed_pipe_xu.sum",
          "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-         "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"]
+         "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+         # shared memory's data stage: the wavefronts HGMMA's operands take (P read by descriptor adds its tile to
+         # every PV's) beside all shared wavefronts, and L1TEX's throughput against its peak
+         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+         "l1tex__throughput.avg.pct_of_peak_sustained_active"]
 
 DEFAULT = ["B2 H16 N2048 D128 fp16=ws_op_lazy_qp", "B4 H16 N4096 D128 bf16=ws_op_bc176_lazy",
            "B16 H16 N512 D64 fp16=ws2c", "B8 H32 N1024 D128 bf16 causal Hkv8=ws_op_lazy_qp_hf",
@@ -490,7 +494,9 @@ def main() -> int:
                         "sm__inst_executed_pipe_tensor_op_gmma.sum", "smsp__inst_executed.sum",
                         "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "sm__inst_executed_pipe_xu.sum",
                         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-                        "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"):
+                        "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+                        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+                        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__throughput.avg.pct_of_peak_sustained_active"):
                 row[key] = v.get(key)
             row["stalls"] = {k.split("stalled_")[1].split("_per")[0]: v[k] for k in v
                              if "issue_stalled" in k and isinstance(v[k], float)}
@@ -509,7 +515,9 @@ def main() -> int:
               f"{r['sm__warps_active.avg.per_cycle_active']}, SM active {r['sm__cycles_active.avg']} of "
               f"{r['gpc__cycles_elapsed.max']} cycles, DRAM r/w {r['dram__bytes_read.sum']}/{r['dram__bytes_write.sum']} B, "
               f"L2 {r['lts__t_bytes.sum']} B, gmma {r['sm__inst_executed_pipe_tensor_op_gmma.sum']}, inst "
-              f"{r['smsp__inst_executed.sum']}\n  stalls {', '.join(f'{k} {x:.2f}' for k, x in top)}", flush=True)
+              f"{r['smsp__inst_executed.sum']}, shared wavefronts {r['l1tex__data_pipe_lsu_wavefronts_mem_shared.sum']} "
+              f"(HGMMA {r['l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum']}), L1TEX "
+              f"{r['l1tex__throughput.avg.pct_of_peak_sustained_active']}%\n  stalls {', '.join(f'{k} {x:.2f}' for k, x in top)}", flush=True)
     return 0
 
 
