@@ -79,3 +79,16 @@ def test_the_wider_key_tiles_and_p_in_shared_memory_lost_on_the_h100_as_recorded
         assert (m[f"{b}->{b}_k176"], m[f"{b}->{b}_po"], m[f"{b}->{b}_ps"], m[f"{b}->{b}_k192s"]) == (k176, po, ps, k192s)
         assert max(v for k, v in m.items() if not k.startswith("cudnn")) < 0.96
     assert _margins("margins_D128.txt")["ws_op_lazy_w_oq_pk_dm->ws_op_lazy_w_oq_pk_dm_k192a"] == 0.9936
+
+
+def test_ncu_put_p_through_shared_memorys_cost_in_the_chain_not_at_l1texs_peak():
+    """The anatomy at N8192 D64: with P through shared memory HGMMA's shared wavefronts grow 76% and the tensor pipe
+    falls from 63.7% to 44.5%, while L1TEX stays at 62% of its peak."""
+    rows = {r["ours"]: r for r in json.loads((RESULTS / "2026-12-06_h100_key_tile_176" / "anatomy" / "anatomy.json")
+                                             .read_text()) if r["kernel"].startswith("void fa::")}
+    base, ps = rows["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl"], rows["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_ps"]
+    g = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"
+    assert round(float(ps[g]) / float(base[g]), 2) == 1.76
+    t = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+    assert (float(base[t]), float(ps[t])) == (63.67, 44.45)
+    assert float(ps["l1tex__throughput.avg.pct_of_peak_sustained_active"]) == 62.09
