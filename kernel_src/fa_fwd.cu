@@ -46,6 +46,8 @@
 #include <stdint.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 #include "config.cuh"
@@ -128,6 +130,12 @@ __host__ __device__ constexpr int consumer_regs() {
 #else
 #define FA_WORK_PARAMS
 #endif
+// FA_LAST_ROUND=1 passes the split items at the end of the list and log2 of their pieces (mainloop_sm90_ws.cuh)
+#if FA_LAST_ROUND
+#define FA_PIECE_PARAMS , int split_items, int split_shift
+#else
+#define FA_PIECE_PARAMS
+#endif
 
 #define FA_BAD_LAYOUT -4
 // An operand's strides in elements: batch, head, row (its columns are contiguous). SDPA's q.transpose(1, 2) of a
@@ -167,10 +175,12 @@ __device__ __forceinline__ void run_item_at(Item it, int b, int kvh, const T* Q,
 #if FA_MAINLOOP == 1
     if constexpr (K::MAINLOOP) {
       const int h = it.bh - b * H;
-      const Dest<T> ws_dst{O + b * lo.b + h * lo.h, L + head, nullptr, nullptr, (int)lo.n};
+      // (FA_LAST_ROUND=1: it.split is the slot's piece word, Opart the launch's workspace)
+      const Dest<T> ws_dst{O + b * lo.b + h * lo.h, L + head, K::LAST_ROUND ? Opart : nullptr, nullptr, (int)lo.n};
       if constexpr (ROLE == ROLE_CONSUMER) trace_item(TRACE_BEGIN, it.qt, it.bh);  // (FA_ITEM_TRACE=1 alone: trace.cuh)
       ws_item<K, T, D, CAUSAL, ROLE>(Q + b * lq.b + h * lq.h, (int)lq.n, ws_dst, N, scale, Qs, Ks, Vs, q0,
-                                     TmaSrc{tmk, tmv, tma_z(b, kvh), phase, fills}, tmq, tma_z(b, h), tmo);
+                                     TmaSrc{tmk, tmv, tma_z(b, kvh), phase, fills}, tmq, tma_z(b, h), tmo,
+                                     K::LAST_ROUND ? it.split : 0);
       if constexpr (ROLE == ROLE_CONSUMER) trace_item(TRACE_END, 0, 0);
     } else
 #endif
@@ -197,7 +207,7 @@ template <class K, typename T, int D, bool CAUSAL>
 __global__ void FA_LAUNCH_BOUNDS(K)
 fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __restrict__ V, T* __restrict__ O,
               float* __restrict__ L, float* __restrict__ Opart, float* __restrict__ Lpart, int N, int H, int Hkv,
-              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS FA_LAYOUT_PARAMS FA_WORK_PARAMS) {
+              int BH, float scale FA_TMA_PARAMS FA_ORDER_PARAMS FA_LAYOUT_PARAMS FA_WORK_PARAMS FA_PIECE_PARAMS) {
   extern __shared__ __align__(FA_COMPUTE == 2 ? 1024 : 128) unsigned char smem[];  // wgmma: 1024-byte swizzle atoms
   using TL = Tile<D, K::LAYOUT>;
   T* Qs = reinterpret_cast<T*>(smem);
@@ -263,7 +273,13 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         ws_consume_stream<K, T, D, CAUSAL>(O, L, N, H, BH, tiles, sect, scale, Qs, Ks, Vs, tmo);
         return;
       }
+#if FA_LAST_ROUND
+      // FA_LAST_ROUND=1: the last split_items whole items replaced by 2^split_shift pieces each (none under the mask)
+      const int whole = tiles * BH - (CAUSAL ? 0 : split_items);
+      const int total = CAUSAL ? tiles * BH : whole + (split_items << split_shift);
+#else
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
+#endif
       if constexpr (K::SCHEDULE == SCHEDULE_DYNAMIC) {
         // FA_SCHEDULE=1: CTA c runs item c first; then its producer thread claims the next item from the work list
         // (its stream's, scheduler.cuh) once it has issued this item's copies, and hands each item to the consumers through
@@ -285,8 +301,20 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
             for (;;) {
               WsSlotItem at{-1, 0, 0, 0};
               Item it{};
+              [[maybe_unused]] int piece = 0;  // FA_LAST_ROUND=1: the slot's piece word (ws_piece_range)
               if (i < total) {
+#if FA_LAST_ROUND
+                int iw = i;
+                if (i >= whole) {
+                  const int pi = i - whole, w = pi >> split_shift;
+                  iw = whole + w;
+                  piece = w << 10 | (pi & ((1 << split_shift) - 1)) << 5 | split_shift;
+                }
+                it = decode<K>(iw, tiles, BH, sect);
+                it.split = piece;
+#else
                 it = decode<K>(i, tiles, BH, sect);
+#endif
                 at = {it.qt, it.bh, it.bh / H, (it.bh % H) / (H / Hkv)};
 #if FA_STAGING == 2
                 if constexpr (K::NEXT_PREFETCH) {
@@ -310,7 +338,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
                 }
 #endif
               }
+#if FA_LAST_ROUND
+              ws_slot_put_item<K>(slot, WsSlotItem{at.qt, at.bh, at.b, piece}, &phase);  // the consumers read no K/V head
+#else
               ws_slot_put_item<K>(slot, at, &phase);
+#endif
               if (i >= total) break;
               run_item_at<K, T, D, CAUSAL, ROLE>(it, at.b, at.kvh, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs,
                                                  Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
@@ -324,8 +356,9 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
             for (;;) {
               const WsSlotItem at = ws_slot_take_item<K>(slot, &phase);
               if (at.qt < 0) break;
-              run_item_at<K, T, D, CAUSAL, ROLE>(Item{at.qt, at.bh, 0}, at.b, at.kvh, Q, Kp, V, O, L, Opart, Lpart, N,
-                                                 H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+              run_item_at<K, T, D, CAUSAL, ROLE>(Item{at.qt, at.bh, K::LAST_ROUND ? at.kvh : 0}, at.b, at.kvh, Q, Kp, V, O,
+                                                 L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv, &phase,
+                                                 fills, tmq, tmo, lq, lo);
             }
           }
           return;
@@ -516,6 +549,32 @@ struct Instance {
     }
     return 0;
   }
+#if FA_LAST_ROUND
+  // FA_LAST_ROUND=1 (mainloop_sm90_ws.cuh: ws_piece_range): of `items` whole items of nkv key blocks each on a grid of
+  // G CTAs, the R at the end of the list to split into 2^k pieces, k >= 1 (R = 0: none). A model of rounds: the
+  // CTAs take items at once, so the list ends after items / G rounds, the last one partly idle; the split items' pieces run
+  // in rounds of their own, each a piece's share of the blocks plus 1.5 blocks (the first QK^T alone and the last PV,
+  // not overlapped, and the merge). R is what fills the last round (items mod G) or that and one round more; k keeps a
+  // piece at two blocks or more, S = 2^k at most 32; the split that ends earliest, if by 1% or more of a round.
+  static void last_round_split(long items, int G, int nkv, int* R, int* k) {
+    *R = 0;
+    *k = 0;
+    if (G <= 0 || items <= G) return;
+    const double c = 1.5 / nkv, plain = (double)((items + G - 1) / G);
+    double best = plain - 0.01;
+    for (long r = items % G; r <= items && r <= items % G + G && r <= WS_PIECE_ITEMS; r += G) {
+      for (int kk = 1; kk <= 5 && (nkv >> kk) >= 2; ++kk) {
+        const long pieces = r << kk;
+        const double t = (double)((items - r) / G) + (double)((pieces + G - 1) / G) * (1.0 / (1 << kk) + c);
+        if (r > 0 && t < best) {
+          best = t;
+          *R = (int)r;
+          *k = kk;
+        }
+      }
+    }
+  }
+#endif
   static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
                     float scale, cudaStream_t st, const Layout* lay) {
     const void* ptrs[4] = {q, k, v, o};
@@ -548,9 +607,28 @@ struct Instance {
     }
     float *opart = nullptr, *lpart = nullptr;
     [[maybe_unused]] int work_list = 0;
+    [[maybe_unused]] int split_items = 0, split_shift = 0;  // FA_LAST_ROUND=1 (last_round_split)
     if constexpr (Cfg::SPLITS > 1 || FA_WORK_LIST) {  // this stream's work list and workspace
       const size_t rows = (size_t)BH * N;
-      work_list = stream_slot(st, Cfg::SPLITS > 1 ? (size_t)Cfg::SPLITS * rows * (D + 1) * sizeof(float) : 0, &opart, &e);
+      size_t ws = Cfg::SPLITS > 1 ? (size_t)Cfg::SPLITS * rows * (D + 1) * sizeof(float) : 0;
+#if FA_LAST_ROUND
+      if constexpr (!CAUSAL) {
+        const int nkv = (N + Cfg::BC - 1) / Cfg::BC;
+        last_round_split(items, (int)grid.x, nkv, &split_items, &split_shift);
+        // FA_LAST_ROUND_SPLIT=R:k in the environment (the tier's checks): R items (-1: every one) into 2^k pieces
+        static const char* forced = std::getenv("FA_LAST_ROUND_SPLIT");
+        int fr = 0, fk = 0;
+        if (forced && std::sscanf(forced, "%d:%d", &fr, &fk) == 2) {
+          split_items = (int)std::min<long>(fr < 0 ? items : fr, std::min<long>(items, WS_PIECE_ITEMS));
+          for (split_shift = 0; split_shift < fk && split_shift < 5 && (nkv >> (split_shift + 1)) >= 1;) ++split_shift;
+          if (!split_shift) split_items = 0;
+        }
+        if (split_items)
+          ws = (WS_PIECE_ITEMS * WS_PIECE_CNT + (size_t)split_items * ws_piece_floats<Cfg, D>(1 << split_shift)) *
+               sizeof(float);
+      }
+#endif
+      work_list = stream_slot(st, ws, &opart, &e);
       if (work_list < 0) return (int)e;
       if (Cfg::SPLITS > 1) lpart = opart + (size_t)Cfg::SPLITS * rows * D;
     }
@@ -591,8 +669,13 @@ struct Instance {
 #else
 #define FA_WORK_ARGS
 #endif
+#if FA_LAST_ROUND
+#define FA_PIECE_ARGS , split_items, split_shift
+#else
+#define FA_PIECE_ARGS
+#endif
 #define FA_KERNEL_ARGS (const T*)q, (const T*)k, (const T*)v, (T*)o, lse, opart, lpart, N, H, Hkv, BH, scale \
-    FA_TMA_ARGS FA_ORDER_ARGS FA_LAYOUT_ARGS FA_WORK_ARGS
+    FA_TMA_ARGS FA_ORDER_ARGS FA_LAYOUT_ARGS FA_WORK_ARGS FA_PIECE_ARGS
     if constexpr (Cfg::DEPENDENT_LAUNCH) {  // scheduler.cuh: dependent_launch_begin
       cudaLaunchConfig_t lc = {};
       lc.gridDim = grid;
@@ -610,6 +693,7 @@ struct Instance {
       fa_fwd_kernel<Cfg, T, D, CAUSAL><<<grid, Cfg::CTA_THREADS, SMEM, st>>>(FA_KERNEL_ARGS);
     }
 #undef FA_KERNEL_ARGS
+#undef FA_PIECE_ARGS
 #undef FA_WORK_ARGS
 #undef FA_LAYOUT_ARGS
 #undef FA_ORDER_ARGS

@@ -283,6 +283,43 @@ __device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phas
   return it;
 }
 
+// FA_LAST_ROUND=1: the last items of the dynamic schedule's list split along the keys. The launch (fa_fwd.cu,
+// last_round_split) picks R, the items at the end of the list to split, and k, each into S = 2^k pieces of the key
+// blocks, from the grid: the list then holds its T - R whole items and R S pieces, piece j of split item w at index
+// T - R + w S + j. The producer hands each piece to the consumers as a word in the slot's K/V-head field (which the
+// consumers do not read): w << 10 | j << 5 | k, 0 for a whole item. Piece j covers key blocks
+// [j nkv / S, (j + 1) nkv / S). Every piece but the last (j = S - 1, the last of the item's pieces claimed) writes each
+// consumer warp's fp32 partials (its threads' O accumulators, row maxima and row sums, unnormalised) to the
+// launch's workspace and counts itself on the warp's counter; the last piece's warp waits for the count S - 1, puts
+// the counter back to zero for the next launch, merges the partials into its own accumulators as the tail split
+// does, and stores the item's rows. A piece waits only on pieces claimed before it, by CTAs that run their items in
+// the order they claimed them, so every wait ends.
+// Hypothesis: at B2 H16 N8192 D64 (1,376 items of 192 rows on 132 SMs: 10.4 rounds) the last round holds 56 items
+// and 76 SMs idle for an item's time: ncu read the SMs active 94.2% of the elapsed cycles on an H100 (cuDNN: 96.1%,
+// results/2026-12-06_h100_key_tile_176/anatomy). Split in halves, the last round's 112 pieces end half an item
+// earlier: 11 -> 10.5 rounds, ~4%; at N32768 D128 (4,096 items, 4 in the last round) 32 pieces each, ~3%; at N8192
+// D128 8 pieces, ~1.6%. Not bitwise: the split rows' sums in another order.
+constexpr int WS_PIECE_CNT = 16;       // a split item's counters: one per consumer warp (at most 16)
+constexpr int WS_PIECE_ITEMS = 1024;   // the most split items a launch has: the workspace's counters come first
+template <class K, bool CAUSAL>
+__device__ __forceinline__ void ws_piece_range(int piece, int nkv, int* lo, int* hi) {
+  *lo = 0;
+  *hi = nkv;
+  if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL) {
+    const int k = piece & 31, j = (piece >> 5) & 31;
+    if (k) {
+      *lo = (j * nkv) >> k;
+      *hi = ((j + 1) * nkv) >> k;
+    }
+  }
+  (void)piece;
+}
+// the floats of one split item's partials: S - 1 pieces of every consumer warp's threads' O, maxima and sums
+template <class K, int D>
+__host__ __device__ constexpr size_t ws_piece_floats(int S) {
+  return (size_t)(S - 1) * K::WARPS * (D / 8 * 4 + 4) * 32;
+}
+
 // FA_TAIL_ROWS=2: after the ring's barriers, the "partials read" mbarrier (one arrival per warp of the warpgroups helped;
 // 16 bytes with its pad), then the helping warpgroup's partials: per warpgroup helped and per thread, O's DT x 4
 // accumulators, the rows' two maxima and two sums, as floats at a stride of 128 (thread-major: no bank conflict).
@@ -895,7 +932,7 @@ __device__ __forceinline__ void ws_tail_help(int N, float scale, T* Qs, T* Ks, T
 template <class K, typename T, int D, bool CAUSAL>
 __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
                                            int kb_lo, int kb_item_hi, const TmaSrc& tma, WsBars bars,
-                                           const void* tmo = nullptr, int zq = 0) {
+                                           const void* tmo = nullptr, int zq = 0, int piece = 0, int kb_ofs = 0) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
   // FA_TAIL_ROWS=2 (ws_tail_help): where the tail is split the other warpgroups stop one key block short. The test as a
@@ -1020,29 +1057,31 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   };
   // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
   const int wg_row0 = q0 + wg * 64;
-  auto edge = [&](int kb) { return kb * K::BC + K::BC > N || (CAUSAL && kb * K::BC + K::BC - 1 > wg_row0); };
+  // FA_LAST_ROUND=1: a piece's blocks counted from 0 here, at key block kofs of the item (ws_item)
+  const int kofs = K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL ? kb_ofs : 0;
+  auto edge = [&](int kb) { return (kb + kofs) * K::BC + K::BC > N || (CAUSAL && (kb + kofs) * K::BC + K::BC - 1 > wg_row0); };
   auto run_softmax = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
-    if (edge(kb)) ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
-    else ws_softmax<K, CAUSAL, false, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+    if (edge(kb)) ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
+    else ws_softmax<K, CAUSAL, false, NT, false, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
   };
   // FA_P_PACK=1: the softmax and P's packing in one basic block (each side of the edge test), so that ptxas can
   // place the F2FP among the exponentials; into pn, which no wgmma in flight reads
   auto softmax_pack = [&](float (&s)[NT][4], int kb, float (&alpha)[2], uint32_t (&pn)[NT][2]) {
     if (edge(kb)) {
-      ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(pn, s);
     } else {
-      ws_softmax<K, CAUSAL, false, NT, false, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, false, NT, false, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(pn, s);
     }
   };
   // FA_P_PACK=2 under the overlap: the same with the previous PV's wait halfway through the exponentials, one buffer
   auto softmax_pack_mid = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
     if (edge(kb)) {
-      ws_softmax<K, CAUSAL, true, NT, true, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, true, NT, true, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(p, s);
     } else {
-      ws_softmax<K, CAUSAL, false, NT, true, RS>(s, m, l, alpha, kb * K::BC, rowa, rowb, t, N, sc);
+      ws_softmax<K, CAUSAL, false, NT, true, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
       ws_pack<T>(p, s);
     }
   };
@@ -1232,15 +1271,80 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     l[0] = ls[0];
     l[1] = ls[2];
   }
+  if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL) {
+    // a piece of a split item (ws_piece_range): its partials out, or the last piece's merge of the others'
+    const int k = piece & 31;
+    if (k) {
+      constexpr int PF = DT * 4 + 4;
+      const int j = (piece >> 5) & 31, w = piece >> 10, S = 1 << k;
+      unsigned* cnt = reinterpret_cast<unsigned*>(dst.part_o) + w * WS_PIECE_CNT + warp;
+      float* parts = dst.part_o + WS_PIECE_ITEMS * WS_PIECE_CNT + (size_t)w * ws_piece_floats<K, D>(S) + lane;
+      if (j < S - 1) {
+        float* out = parts + (size_t)(j * K::WARPS + warp) * PF * 32;
+#pragma unroll
+        for (int i = 0; i < DT; ++i)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) __stcg(out + (i * 4 + e) * 32, o[i][e]);
+        __stcg(out + (DT * 4) * 32, m[0]);
+        __stcg(out + (DT * 4 + 1) * 32, m[1]);
+        __stcg(out + (DT * 4 + 2) * 32, l[0]);
+        __stcg(out + (DT * 4 + 3) * 32, l[1]);
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) atomicAdd(cnt, 1u);
+        return;  // the last piece stores the item's rows
+      }
+      if (lane == 0) {
+        unsigned seen;
+        do {
+          asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(cnt) : "memory");
+        } while (seen < (unsigned)(S - 1));
+        *cnt = 0u;  // every other piece has counted: back to zero for the next launch
+      }
+      __syncwarp();
+      __threadfence();
+      for (int p = 0; p < S - 1; ++p) {
+        const float* r = parts + (size_t)(p * K::WARPS + warp) * PF * 32;
+        float a[2], b[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float pm = __ldcg(r + (DT * 4 + h) * 32), pl = __ldcg(r + (DT * 4 + 2 + h) * 32);
+          const float mn = fmaxf(m[h], pm), meff = mn == -INFINITY ? 0.f : mn;
+          a[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+          b[h] = fexp<EXP_EX2>((pm - meff) * sc);
+          l[h] = l[h] * a[h] + pl * b[h];
+          m[h] = mn;
+        }
+#pragma unroll
+        for (int i = 0; i < DT; ++i)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) o[i][e] = o[i][e] * a[e >> 1] + __ldcg(r + (i * 4 + e) * 32) * b[e >> 1];
+      }
+    }
+  }
+  (void)piece;
   ws_epilogue<K, T, D>(o, m, l, sc, dst.o, dst.o_rs, dst.lse, rowa, rowb, t, N, Qs, tmo, q0, zq);
 }
 
 // One work item of the warp-specialised mainloop, for the caller's role.
+// FA_LAST_ROUND=1: piece, the slot's word for a piece of a split item (0: the whole item), and dst.part_o the launch's
+// workspace (ws_piece_range).
 template <class K, typename T, int D, bool CAUSAL, int ROLE>
 __device__ __forceinline__ void ws_item(const T* Qg, int q_rs, Dest<T> dst, int N, float scale, T* Qs, T* Ks, T* Vs, int q0,
-                                        const TmaSrc& tma, const void* tmq, int zq, const void* tmo = nullptr) {
+                                        const TmaSrc& tma, const void* tmq, int zq, const void* tmo = nullptr,
+                                        int piece = 0) {
   const WsBars bars = WsBars::at<K::KV_STAGES>(ws_bars_base<K, T, D>(Vs));
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
+  if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL) {
+    int lo, hi;
+    ws_piece_range<K, CAUSAL>(piece, nkv, &lo, &hi);
+    if constexpr (ROLE == ROLE_PRODUCER)
+      ws_produce<K, T, D>(Qs, Ks, Vs, q0, lo, hi, tma, tmq, zq, bars);
+    else
+      ws_consume<K, T, D, CAUSAL>(Qg, q_rs, dst, N, scale, Qs, Ks, Vs, q0, 0, hi - lo, tma, bars, tmo, zq, piece, lo);
+    return;
+  }
+  (void)piece;
   if constexpr (ROLE == ROLE_PRODUCER)
     ws_produce<K, T, D>(Qs, Ks, Vs, q0, 0, nkv, tma, tmq, zq, bars, ws_split<K, CAUSAL>(q0, N, 0, nkv));
   else

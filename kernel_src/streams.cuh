@@ -89,6 +89,7 @@ inline int stream_slot(cudaStream_t st, size_t ws_bytes, float** ws, cudaError_t
     t[i].ws = nullptr;
     t[i].cap = 0;
     *err = cudaMalloc(&t[i].ws, ws_bytes);
+    if (*err == cudaSuccess) *err = cudaMemset(t[i].ws, 0, ws_bytes);  // FA_LAST_ROUND=1's counters start at zero
     if (*err != cudaSuccess) return -1;
     t[i].cap = ws_bytes;
   }

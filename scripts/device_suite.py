@@ -541,6 +541,19 @@ KD = "ws_op_lazy_w_oq_pk_dm"
 KERNELS[f"{KD}_k192a"] = {**KERNELS[KD], "bc": 192, "p_pack": "after"}
 KERNELS[f"{KD}_k176m"] = {**KERNELS[KD], "bc": 176, "p_pack": "mid_wait"}
 BEST[128] += [f"{KD}_k192a", f"{KD}_k176m"]
+# the last round's items split along the keys (`_lr`: last_round=key_split; the launch picks the items and pieces from
+# the grid, mainloop_sm90_ws.cuh: ws_piece_range): on the D=64 suite's best with the decoded slot (`_el_sd_sl`), the N512
+# final (`_el_sd`) and the suite's persistent N2048 D128 kernel with the dynamic schedule and the decoded slot
+# (`_dy_sd`). At the tier's shapes the launch splits no item, so each is bitwise its base there; with
+# FA_LAST_ROUND_SPLIT=-1:k every item is split (`--plan tier --alone`)
+KP = "ws_op_lazy_qp_w_ot_pr_pk_dm"
+KERNELS[f"{KP}_dy_sd"] = {**KERNELS[KP], "schedule": "dynamic", "slot_item": "decoded"}
+LR = [f"{RSB2}_el_sd_sl", f"{RSB2}_el_sd", f"{KP}_dy_sd"]
+KERNELS.update({f"{n}_lr": {**KERNELS[n], "last_round": "key_split"} for n in LR})
+for _n in LR:
+    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_lr", _n])
+BEST[64] += [f"{n}_lr" for n in LR]
+BEST[128] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
 # TMA, hoisted descriptors; 1.030x cuDNN in its run, results/2026-12-06_h100_policy25) to the suite's `ws3_lazy_qp_ot_pm_dm`
 # (1.0888x cuDNN in the screen there), one part and each pair of parts: the lazy rescale with its skip (`lazy`), Q by
@@ -617,6 +630,8 @@ def main() -> int:
                     help="margins: BASE>CAND, instead of the mainloop's levers (BASE cudnn: SDPA's cuDNN backend)")
     ap.add_argument("--wide", action="store_true",
                     help="best: a D=64 shape screens the D=128 candidates too (every one of them is built for D=64)")
+    ap.add_argument("--alone", action="store_true",
+                    help="tier: each kernel of the pairs against the bound alone, no bitwise pair (with a forced split)")
     ap.add_argument("--aa", action="append", default=[],
                     help="margins: the A/A null of this kernel at each --shape too (three fresh processes)")
     a = ap.parse_args()
@@ -707,7 +722,7 @@ def main() -> int:
                         for b, h, kv, n in ((8, 16, 4, 1000), (16, 8, None, 333), (16, 16, None, 319))]
             t = time.time()
             job = lab.run_job([{"do": "envelope", "tag": "envelope", "seed": 7, "libs": {n: libs[n] for n in names},
-                                "bitwise_pairs": [p for p in pairs if p[0] in libs and p[1] in libs],
+                                "bitwise_pairs": [] if a.alone else [p for p in pairs if p[0] in libs and p[1] in libs],
                                 "configs": [c.model_dump() for c in configs]}], timeout=400)
             res = job.value("envelope")
             key = "D" + "+".join(map(str, dims))
