@@ -154,6 +154,33 @@ inline Layout contiguous_layout(int heads, int N, int D) {
 #define FA_LAYOUT_PARAMS
 #endif
 
+#if FA_LAST_ROUND
+// FA_LAST_ROUND=1 (mainloop_sm90_ws.cuh: ws_piece_range): of `items` whole items of nkv key blocks each on a grid of
+// G CTAs, the R at the end of the list to split into 2^k pieces, k >= 1 (R = 0: none). A model of rounds: the
+// CTAs take items at once, so the list ends after items / G rounds, the last one partly idle; the split items' pieces run
+// in rounds of their own, each a piece's share of the blocks plus 1.5 blocks (the first QK^T alone and the last PV,
+// not overlapped, and the merge). R is what fills the last round (items mod G) or that and one round more; k keeps a
+// piece at two blocks or more, S = 2^k at most 32; the split that ends earliest, if by 1% or more of a round.
+inline void last_round_split(long items, int G, int nkv, int* R, int* k) {
+  *R = 0;
+  *k = 0;
+  if (G <= 0 || items <= G) return;
+  const double c = 1.5 / nkv, plain = (double)((items + G - 1) / G);
+  double best = plain - 0.01;
+  for (long r = items % G; r <= items && r <= items % G + G && r <= WS_PIECE_ITEMS; r += G) {
+    for (int kk = 1; kk <= 5 && (nkv >> kk) >= 2; ++kk) {
+      const long pieces = r << kk;
+      const double t = (double)((items - r) / G) + (double)((pieces + G - 1) / G) * (1.0 / (1 << kk) + c);
+      if (r > 0 && t < best) {
+        best = t;
+        *R = (int)r;
+        *k = kk;
+      }
+    }
+  }
+}
+#endif
+
 // Which mainloop runs a work item: the one place a compute path's mainloop is chosen (a new mainloop is
 // a component header of its own and a branch here), and the item's addresses it is given: its head,
 // grouped-query attention's K/V head, split-KV's partials. run_item_at takes the item's batch b and K/V head kvh
@@ -549,32 +576,6 @@ struct Instance {
     }
     return 0;
   }
-#if FA_LAST_ROUND
-  // FA_LAST_ROUND=1 (mainloop_sm90_ws.cuh: ws_piece_range): of `items` whole items of nkv key blocks each on a grid of
-  // G CTAs, the R at the end of the list to split into 2^k pieces, k >= 1 (R = 0: none). A model of rounds: the
-  // CTAs take items at once, so the list ends after items / G rounds, the last one partly idle; the split items' pieces run
-  // in rounds of their own, each a piece's share of the blocks plus 1.5 blocks (the first QK^T alone and the last PV,
-  // not overlapped, and the merge). R is what fills the last round (items mod G) or that and one round more; k keeps a
-  // piece at two blocks or more, S = 2^k at most 32; the split that ends earliest, if by 1% or more of a round.
-  static void last_round_split(long items, int G, int nkv, int* R, int* k) {
-    *R = 0;
-    *k = 0;
-    if (G <= 0 || items <= G) return;
-    const double c = 1.5 / nkv, plain = (double)((items + G - 1) / G);
-    double best = plain - 0.01;
-    for (long r = items % G; r <= items && r <= items % G + G && r <= WS_PIECE_ITEMS; r += G) {
-      for (int kk = 1; kk <= 5 && (nkv >> kk) >= 2; ++kk) {
-        const long pieces = r << kk;
-        const double t = (double)((items - r) / G) + (double)((pieces + G - 1) / G) * (1.0 / (1 << kk) + c);
-        if (r > 0 && t < best) {
-          best = t;
-          *R = (int)r;
-          *k = kk;
-        }
-      }
-    }
-  }
-#endif
   static int launch(const void* q, const void* k, const void* v, void* o, float* lse, int B, int H, int Hkv, int N,
                     float scale, cudaStream_t st, const Layout* lay) {
     const void* ptrs[4] = {q, k, v, o};
@@ -763,6 +764,7 @@ static int fa_dispatch(int dtype, int D, int causal, F&& f) {
 #define fa_strided FA_API_CAT(FA_API_PREFIX, fa_strided)
 #define fa_attributes FA_API_CAT(FA_API_PREFIX, fa_attributes)
 #define fa_config FA_API_CAT(FA_API_PREFIX, fa_config)
+#define fa_last_round FA_API_CAT(FA_API_PREFIX, fa_last_round)
 #define fa_error_string FA_API_CAT(FA_API_PREFIX, fa_error_string)
 #define fa_item_trace FA_API_CAT(FA_API_PREFIX, fa_item_trace)
 #endif
@@ -803,6 +805,18 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 // The knobs this library was built with, FA_CONFIG_COUNT ints (one per knob of kernel_src/knob_table.py, in its
 // order), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
+// FA_LAST_ROUND=1 (last_round_split): out[0], out[1] = the items the launch splits at the end of the list and log2 of
+// their pieces, for `items` whole items of nkv key blocks on a grid of `grid` CTAs (no GPU needed); returns 0, or -1 in
+// a build without the split
+FA_API int fa_last_round(long long items, int grid, int nkv, int* out) {
+#if FA_LAST_ROUND
+  fa::last_round_split((long)items, grid, nkv, out, out + 1);
+  return 0;
+#else
+  (void)items; (void)grid; (void)nkv; (void)out;
+  return -1;
+#endif
+}
 // FA_ITEM_TRACE=1 (trace.cuh): the record slabs (fa::TRACE_CAP records of 16 bytes, fa::TraceRecord, an empty slot's
 // time 0) copied into `out` (host memory, `cap` records at most), then cleared; returns the records copied, -1 in a
 // build without the trace, or minus a CUDA error code.
