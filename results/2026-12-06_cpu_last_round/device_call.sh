@@ -46,4 +46,16 @@ SH="B2 H16 N8192 D64 fp16"
 cp /tmp/an/anatomy.json $OUT/ 2>/dev/null
 grep -E "ns, tensor|fa_fwd|exit" $OUT/anatomy.txt | cut -c1-260
 save
+# then, as the time left allows: N4096 D128 bf16 (the model: 68 items in 8 pieces); N2048 D64 GQA, where the model
+# splits nothing, with 88 items forced into quarters (FA_LAST_ROUND_SPLIT=88:2), to read a piece's fixed cost
+if [ $SECONDS -lt 470 ]; then
+  { time timeout 80 python3 $S /tmp/lr/m4096 --plan margins --shape "B4 H16 N4096 D128 bf16" --aa ${KP}_lr --move "${KP}>${KP}_lr" \
+      --move "cudnn>${KP}_lr" --move "cudnn>ws_op_lazy_w_oq_pk_dm"; echo "exit $?"; } > $OUT/margins_N4096.txt 2>&1
+  grep -E "^B|exit" $OUT/margins_N4096.txt | grep -v warmup; save
+fi
+if [ $SECONDS -lt 520 ]; then
+  { time FA_LAST_ROUND_SPLIT=88:2 timeout 60 python3 $S /tmp/lr/mg --plan margins --shape "B8 H16 N2048 D64 fp16 Hkv4" --aa ${B}_el_sd_sl_lr \
+      --move "${B}_el_sd_sl>${B}_el_sd_sl_lr"; echo "exit $?"; } > $OUT/margins_gqa_forced.txt 2>&1
+  grep -E "^B|exit" $OUT/margins_gqa_forced.txt | grep -v warmup; save
+fi
 echo "total $SECONDS s"
