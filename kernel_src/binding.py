@@ -96,17 +96,17 @@ class KernelLib:
             self._check(bits, "fa_strided")
         return {n for i, n in enumerate("qkvo") if bits & (1 << i)}
 
-    def last_round(self, items: int, grid: int, key_blocks: int) -> tuple[int, int] | None:
+    def last_round(self, items: int, grid: int, key_blocks: int, head_dim: int) -> tuple[int, int] | None:
         """last_round=key_split: (the items the launch splits at the end of its list, log2 of their pieces) for
-        `items` whole items of `key_blocks` key blocks on `grid` CTAs; None for a library without the split. The
-        launch's own choice, read without a GPU."""
+        `items` whole items of `key_blocks` key blocks at `head_dim` on `grid` CTAs; None for a library without the
+        split. The launch's own choice, read without a GPU."""
         fn = getattr(self._lib, "fa_last_round", None)
         if fn is None:
             return None
         out = (ctypes.c_int * 2)()
-        fn.argtypes = [ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
+        fn.argtypes = [ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
         fn.restype = ctypes.c_int
-        return None if fn(items, grid, key_blocks, out) else (out[0], out[1])
+        return None if fn(items, grid, key_blocks, head_dim, out) else (out[0], out[1])
 
     def attributes(self, dtype: str, head_dim: int, causal: bool) -> dict:
         out = (ctypes.c_int * 6)()

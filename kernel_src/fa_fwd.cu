@@ -155,22 +155,27 @@ inline Layout contiguous_layout(int heads, int N, int D) {
 #endif
 
 #if FA_LAST_ROUND
-// FA_LAST_ROUND=1 (mainloop_sm90_ws.cuh: ws_piece_range): of `items` whole items of nkv key blocks each on a grid of
-// G CTAs, the R at the end of the list to split into 2^k pieces, k >= 1 (R = 0: none). A model of rounds: the
-// CTAs take items at once, so the list ends after items / G rounds, the last one partly idle; the split items' pieces run
-// in rounds of their own, each a piece's share of the blocks plus 1.5 blocks (the first QK^T alone and the last PV,
-// not overlapped, and the merge). R is what fills the last round (items mod G) or that and one round more; k keeps a
-// piece at two blocks or more, S = 2^k at most 32; the split that ends earliest, if by 1% or more of a round.
-inline void last_round_split(long items, int G, int nkv, int* R, int* k) {
+// FA_LAST_ROUND=1 (mainloop_sm90_ws.cuh: ws_piece_range): of `items` whole items of nkv key blocks each (head dim D) on a
+// grid of G CTAs, the R at the end of the list to split into 2^k pieces, k >= 1 (R = 0: none). A model of rounds: the
+// CTAs take items at once, so whole items end after (items - R) / G rounds; the pieces run ceil(R 2^k / G) rounds of
+// a piece's share of the blocks plus its fixed cost in blocks: 1.5 (the first QK^T alone, the last PV) and, per other
+// piece its last one merges, 0.6 x D / 128 (the partials' fp32 bytes read back from L2). R fills the last round
+// (items mod G) or that and one round more; a piece keeps two blocks or more, 2^k at most 32; a split only where it
+// ends a quarter of a round earlier. Fitted on an H100 (results/2026-12-06_h100_last_round): 8 pieces of 4 or 8 blocks
+// at D=128 cost 6-7 blocks beyond their share (0.964 at N4096, 0.991 at N8192), where the first model charged 1.5 and a
+// gain of 1% of a round; halves of 32 blocks at N8192 D64 gained 1.011 (the model: 4.5%: items end out of step after
+// ten rounds, so the last round is not all idle).
+inline void last_round_split(long items, int G, int nkv, int D, int* R, int* k) {
   *R = 0;
   *k = 0;
-  if (G <= 0 || items <= G) return;
-  const double c = 1.5 / nkv, plain = (double)((items + G - 1) / G);
-  double best = plain - 0.01;
+  if (G <= 0 || items <= G || nkv <= 0) return;
+  const double plain = (double)((items + G - 1) / G);
+  double best = plain - 0.25;
   for (long r = items % G; r <= items && r <= items % G + G && r <= WS_PIECE_ITEMS; r += G) {
     for (int kk = 1; kk <= 5 && (nkv >> kk) >= 2; ++kk) {
       const long pieces = r << kk;
-      const double t = (double)((items - r) / G) + (double)((pieces + G - 1) / G) * (1.0 / (1 << kk) + c);
+      const double fixed = 1.5 + 0.6 * ((1 << kk) - 1) * D / 128.0;
+      const double t = (double)((items - r) / G) + (double)((pieces + G - 1) / G) * (1.0 / (1 << kk) + fixed / nkv);
       if (r > 0 && t < best) {
         best = t;
         *R = (int)r;
@@ -301,11 +306,20 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         return;
       }
 #if FA_LAST_ROUND
-      // FA_LAST_ROUND=1: the last split_items whole items replaced by 2^split_shift pieces each (none under the mask)
+      // FA_LAST_ROUND=1: the last split_items whole items replaced by 2^split_shift pieces each (none under the mask);
+      // item_of(i): list index i as an item, a piece's with its word in Item::split (ws_piece_range)
       const int whole = tiles * BH - (CAUSAL ? 0 : split_items);
       const int total = CAUSAL ? tiles * BH : whole + (split_items << split_shift);
+      auto item_of = [&](int i) {
+        if (i < whole) return decode<K>(i, tiles, BH, sect);
+        const int pi = i - whole, w = pi >> split_shift;
+        Item it = decode<K>(whole + w, tiles, BH, sect);
+        it.split = w << 10 | (pi & ((1 << split_shift) - 1)) << 5 | split_shift;
+        return it;
+      };
 #else
       const int total = tiles * BH;  // named before the loop (a product in the condition orders the PTX otherwise)
+      auto item_of = [&](int i) { return decode<K>(i, tiles, BH, sect); };
 #endif
       if constexpr (K::SCHEDULE == SCHEDULE_DYNAMIC) {
         // FA_SCHEDULE=1: CTA c runs item c first; then its producer thread claims the next item from the work list
@@ -328,20 +342,8 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
             for (;;) {
               WsSlotItem at{-1, 0, 0, 0};
               Item it{};
-              [[maybe_unused]] int piece = 0;  // FA_LAST_ROUND=1: the slot's piece word (ws_piece_range)
               if (i < total) {
-#if FA_LAST_ROUND
-                int iw = i;
-                if (i >= whole) {
-                  const int pi = i - whole, w = pi >> split_shift;
-                  iw = whole + w;
-                  piece = w << 10 | (pi & ((1 << split_shift) - 1)) << 5 | split_shift;
-                }
-                it = decode<K>(iw, tiles, BH, sect);
-                it.split = piece;
-#else
-                it = decode<K>(i, tiles, BH, sect);
-#endif
+                it = item_of(i);
                 at = {it.qt, it.bh, it.bh / H, (it.bh % H) / (H / Hkv)};
 #if FA_STAGING == 2
                 if constexpr (K::NEXT_PREFETCH) {
@@ -366,7 +368,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
 #endif
               }
 #if FA_LAST_ROUND
-              ws_slot_put_item<K>(slot, WsSlotItem{at.qt, at.bh, at.b, piece}, &phase);  // the consumers read no K/V head
+              ws_slot_put_item<K>(slot, WsSlotItem{at.qt, at.bh, at.b, it.split}, &phase);  // (no K/V head read there)
 #else
               ws_slot_put_item<K>(slot, at, &phase);
 #endif
@@ -396,7 +398,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
           for (;;) {
             ws_slot_put<K>(slot, i, &phase);
             if (i >= total) break;
-            run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
+            run_item<K, T, D, CAUSAL, ROLE>(item_of(i), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
             i = (int)gridDim.x + (int)atomicAdd(&list[0], 1u);
           }
@@ -409,7 +411,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
           for (;;) {
             const int i = ws_slot_take<K>(slot, &phase);
             if (i >= total) break;
-            run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
+            run_item<K, T, D, CAUSAL, ROLE>(item_of(i), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
           }
         }
@@ -615,7 +617,7 @@ struct Instance {
 #if FA_LAST_ROUND
       if constexpr (!CAUSAL) {
         const int nkv = (N + Cfg::BC - 1) / Cfg::BC;
-        last_round_split(items, (int)grid.x, nkv, &split_items, &split_shift);
+        last_round_split(items, (int)grid.x, nkv, D, &split_items, &split_shift);
         // FA_LAST_ROUND_SPLIT=R:k in the environment (the tier's checks): R items (-1: every one) into 2^k pieces
         static const char* forced = std::getenv("FA_LAST_ROUND_SPLIT");
         int fr = 0, fk = 0;
@@ -806,14 +808,14 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 // order), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
 // FA_LAST_ROUND=1 (last_round_split): out[0], out[1] = the items the launch splits at the end of the list and log2 of
-// their pieces, for `items` whole items of nkv key blocks on a grid of `grid` CTAs (no GPU needed); returns 0, or -1 in
-// a build without the split
-FA_API int fa_last_round(long long items, int grid, int nkv, int* out) {
+// their pieces, for `items` whole items of nkv key blocks at head dim D on a grid of `grid` CTAs (no GPU needed);
+// returns 0, or -1 in a build without the split
+FA_API int fa_last_round(long long items, int grid, int nkv, int D, int* out) {
 #if FA_LAST_ROUND
-  fa::last_round_split((long)items, grid, nkv, out, out + 1);
+  fa::last_round_split((long)items, grid, nkv, D, out, out + 1);
   return 0;
 #else
-  (void)items; (void)grid; (void)nkv; (void)out;
+  (void)items; (void)grid; (void)nkv; (void)D; (void)out;
   return -1;
 #endif
 }

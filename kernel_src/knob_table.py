@@ -365,7 +365,7 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="PIn", arms=("wgmma",), later=True, pinned="regs",
          value_docs=("P in registers (wgmma RS)", "P through shared memory (wgmma SS)")),
     Knob("last_round", ("whole", "key_split"), "whole",
-         "(slot_item=decoded) every item is a whole query tile over all keys, so when the items do not fill the last "
+         "(schedule=dynamic) every item is a whole query tile over all keys, so when the items do not fill the last "
          "round (B2 H16 N8192 D64: 1,376 items on 132 SMs) the SMs without one idle for up to an item's time | the last "
          "items of the list are split along the keys into 2^k pieces that other CTAs run at once, and each piece's "
          "last-claimed part merges the others' fp32 partials before the store (no mask; the launch picks the items and "
@@ -522,10 +522,10 @@ RULES: tuple[Rule, ...] = (
          "p_pack=after, tail_rows other than split and item_stream=off, not mainloop={mainloop}, p_pack={p_pack}, "
          "tail_rows={tail_rows}, item_stream={item_stream}",
          "P through shared memory is the warp-specialised mainloop's, packed after the softmax"),
-    Rule({"last_round": _vals("key_split")}, {"slot_item": _vals("decoded"), "tail_rows": _vals("compute", "skip")},
-         "knob 'last_round'=key_split hands the consumers a piece of an item through the decoded slot: it needs "
-         "slot_item=decoded and tail_rows other than split, not slot_item={slot_item}, tail_rows={tail_rows}",
-         "the last round's key split is the decoded slot's, without the tail split"),
+    Rule({"last_round": _vals("key_split")}, {"schedule": _vals("dynamic"), "tail_rows": _vals("compute", "skip")},
+         "knob 'last_round'=key_split appends pieces of items to the dynamic schedule's list: it needs "
+         "schedule=dynamic and tail_rows other than split, not schedule={schedule}, tail_rows={tail_rows}",
+         "the last round's key split is the dynamic schedule's, without the tail split"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

@@ -156,7 +156,7 @@
 //       from registers) | each consumer warpgroup stores its P tile into its own 128-byte-swizzled tile of shared
 //       memory (stmatrix) and the PV reads it by descriptor, so no P register is live while the next block's scores
 //       accumulate: the 176-key tile with the QK^T overlap on three consumer warpgroups at D=64 (bitwise the same)
-//   FA_LAST_ROUND (0 whole | 1 key_split; default whole): (slot_item=decoded) every item is a whole query tile over
+//   FA_LAST_ROUND (0 whole | 1 key_split; default whole): (schedule=dynamic) every item is a whole query tile over
 //       all keys, so when the items do not fill the last round (B2 H16 N8192 D64: 1,376 items on 132 SMs) the SMs
 //       without one idle for up to an item's time | the last items of the list are split along the keys into 2^k
 //       pieces that other CTAs run at once, and each piece's last-claimed part merges the others' fp32 partials
@@ -528,7 +528,7 @@ enum { LAST_ROUND_WHOLE = 0, LAST_ROUND_KEY_SPLIT = 1 };  // last_round
   static_assert(!(SLOT_ITEM == SLOT_ITEM_DECODED) || (SCHEDULE == SCHEDULE_DYNAMIC), "the decoded slot is the dynamic schedule's"); \
   static_assert(!(NEXT_PREFETCH == 1) || (SLOT_ITEM == SLOT_ITEM_DECODED && Q_LOAD == Q_LOAD_TMA), "the next item's prefetch is the decoded slot's, with Q by TMA"); \
   static_assert(!(P_IN == P_IN_SMEM) || (MAINLOOP == MAINLOOP_WS && P_PACK == P_PACK_AFTER && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP) && ITEM_STREAM == 0), "P through shared memory is the warp-specialised mainloop's, packed after the softmax"); \
-  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT) || (SLOT_ITEM == SLOT_ITEM_DECODED && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the decoded slot's, without the tail split"); \
+  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT) || (SCHEDULE == SCHEDULE_DYNAMIC && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the dynamic schedule's, without the tail split"); \
   static_assert(!(TMA_PREFETCH == 1) || (STAGING == STAGE_TMA), "the tensor-map prefetch is the TMA staging's"); \
   static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \

@@ -286,8 +286,8 @@ __device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phas
 // FA_LAST_ROUND=1: the last items of the dynamic schedule's list split along the keys. The launch (fa_fwd.cu,
 // last_round_split) picks R, the items at the end of the list to split, and k, each into S = 2^k pieces of the key
 // blocks, from the grid: the list then holds its T - R whole items and R S pieces, piece j of split item w at index
-// T - R + w S + j. The producer hands each piece to the consumers as a word in the slot's K/V-head field (which the
-// consumers do not read): w << 10 | j << 5 | k, 0 for a whole item. Piece j covers key blocks
+// T - R + w S + j. A piece's word, w << 10 | j << 5 | k (0 for a whole item), rides in Item::split (fa_fwd.cu: item_of);
+// the decoded slot hands it to the consumers in its K/V-head field, which they do not read. Piece j covers key blocks
 // [j nkv / S, (j + 1) nkv / S). Every piece but the last (j = S - 1, the last of the item's pieces claimed) writes each
 // consumer warp's fp32 partials (its threads' O accumulators, row maxima and row sums, unnormalised) to the
 // launch's workspace and counts itself on the warp's counter; the last piece's warp waits for the count S - 1, puts

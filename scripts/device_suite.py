@@ -542,16 +542,16 @@ KERNELS[f"{KD}_k192a"] = {**KERNELS[KD], "bc": 192, "p_pack": "after"}
 KERNELS[f"{KD}_k176m"] = {**KERNELS[KD], "bc": 176, "p_pack": "mid_wait"}
 BEST[128] += [f"{KD}_k192a", f"{KD}_k176m"]
 # the last round's items split along the keys (`_lr`: last_round=key_split; the launch picks the items and pieces from
-# the grid, mainloop_sm90_ws.cuh: ws_piece_range): on the D=64 suite's best with the decoded slot (`_el_sd_sl`), the N512
-# final (`_el_sd`) and the suite's persistent N2048 D128 kernel with the dynamic schedule and the decoded slot
-# (`_dy_sd`). At the tier's shapes the launch splits no item, so each is bitwise its base there; with
-# FA_LAST_ROUND_SPLIT=-1:k every item is split (`--plan tier --alone`)
+# the grid, mainloop_sm90_ws.cuh: ws_piece_range): on the D=64 suite's best with the decoded slot (`_el_sd_sl`) and
+# without it (`_el_sl`: each consumer maps the index itself), the N512 final (`_el_sd`) and the suite's persistent N2048
+# D128 kernel with the dynamic schedule and the decoded slot (`_dy_sd`). At the tier's shapes the launch splits no item
+# of the D=64 kernels, so each is bitwise its base there; the D=128 kernel (BR 128) splits 4 of B2 H4 N2111's 136 items
+# on 132 CTAs and is checked against the bound; with FA_LAST_ROUND_SPLIT=-1:k every item is split (`--plan tier --alone`)
 KP = "ws_op_lazy_qp_w_ot_pr_pk_dm"
 KERNELS[f"{KP}_dy_sd"] = {**KERNELS[KP], "schedule": "dynamic", "slot_item": "decoded"}
-LR = [f"{RSB2}_el_sd_sl", f"{RSB2}_el_sd", f"{KP}_dy_sd"]
+LR = [f"{RSB2}_el_sd_sl", f"{RSB2}_el_sd", f"{KP}_dy_sd", f"{RSB2}_el_sl"]
 KERNELS.update({f"{n}_lr": {**KERNELS[n], "last_round": "key_split"} for n in LR})
-for _n in LR:
-    TIER[(64,) if d64_only(_n) else (64, 128)].append([f"{_n}_lr", _n])
+TIER[(64,)] += [[f"{n}_lr", n] for n in LR if d64_only(n)]
 BEST[64] += [f"{n}_lr" for n in LR]
 BEST[128] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]
 # the ladder from policy 25/26's N2048 D64 GQA final (`ws3_ot_dm`: three warpgroups, two stages, one item a CTA, O by
@@ -583,6 +583,7 @@ TIER_ALONE[(64,)] += TIER_ALONE_LADDER
 TIER_ALONE[(64,)] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]  # 176 keys: another order of sums
 TIER_ALONE[(64, 128)] += [f"{KD}_k192a", f"{KD}_k176m"]
 TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS] + [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
+TIER_ALONE[(64, 128)] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]  # the key split of 4 items at B2 H4 N2111: another order
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)

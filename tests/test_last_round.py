@@ -1,4 +1,4 @@
-"""The last round's items split along the keys (knob last_round=key_split): the rules that keep it to the decoded slot,
+"""The last round's items split along the keys (knob last_round=key_split): the rules that keep it to the dynamic schedule,
 the launch's choice of items and pieces read from a real sm_90a library on the CPU (fa_last_round, the launch's own
 function), and the build's figures (results/2026-12-06_cpu_last_round)."""
 
@@ -16,15 +16,15 @@ sys.path.insert(0, str(RESULTS.parent / "scripts"))
 REC = RESULTS / "2026-12-06_cpu_last_round"
 
 
-def test_the_key_split_needs_the_decoded_slot_and_no_tail_split():
+def test_the_key_split_needs_the_dynamic_schedule_and_no_tail_split():
     from device_suite import KERNELS
 
     base = KERNELS["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el"]  # the dynamic schedule, the slot holding an index
-    with pytest.raises(KnobError, match="last_round'=key_split .*slot_item=decoded.*not slot_item=index"):
-        Knobs.parse({**base, "last_round": "key_split"})
+    with pytest.raises(KnobError, match="last_round'=key_split .*schedule=dynamic.*not schedule=static"):
+        Knobs.parse({**base, "schedule": "static", "last_round": "key_split"})
     with pytest.raises(KnobError, match="last_round'=key_split .*tail_rows=split"):
-        Knobs.parse({**base, "slot_item": "decoded", "tail_rows": "split", "row_sum": "fadd", "last_round": "key_split"})
-    assert Knobs.parse({**base, "slot_item": "decoded", "last_round": "key_split"}).last_round.value == "key_split"
+        Knobs.parse({**base, "tail_rows": "split", "row_sum": "fadd", "last_round": "key_split"})
+    assert Knobs.parse({**base, "last_round": "key_split"}).last_round.value == "key_split"
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +43,18 @@ def split_library(tmp_path_factory):
 
 def test_the_launch_splits_the_items_that_leave_the_last_round_short(split_library):
     """On 132 CTAs (an H100's or H200's SMs, one CTA each): at B2 H16 N8192 D64 (1,376 items of 64 key blocks) the 56
-    of the last round in halves; at N32768 D128 the last 4 items in 32 pieces; at N8192 and N4096 D128 (2,048 items) 68
-    in 8; none where the model gains less than 1% of a round (N2048 D64 GQA, N512 D64: short items, a piece's fixed
-    cost) or the items fit one round."""
+    of the last round in halves; at N32768 D128 the last 4 items in 16 pieces; none at N8192 and N4096 D128, where 8
+    pieces lost on an H100 (each merge reads its other pieces' partials back), nor at N2048 D64 GQA or N512 D64 (short
+    items: a piece's fixed cost), nor where the items fit one round. The tier's B2 H4 N2111 at BR 128 (136 items) is
+    split."""
     split = split_library.last_round
-    for B, H, N, BR, want in ((2, 16, 8192, 192, (56, 1)), (1, 16, 32768, 128, (4, 5)), (2, 16, 8192, 128, (68, 3)),
-                              (4, 16, 4096, 128, (68, 3)), (8, 16, 2048, 192, (0, 0)), (16, 16, 512, 192, (0, 0)),
-                              (2, 16, 2048, 128, (0, 0)), (1, 1, 1000, 192, (0, 0))):
-        assert split(B * H * math.ceil(N / BR), 132, math.ceil(N / 128)) == want, (B, H, N)
-    assert split(1376, 0, 64) == (0, 0)  # no grid: nothing to fill
+    for B, H, N, BR, D, want in ((2, 16, 8192, 192, 64, (56, 1)), (1, 16, 32768, 128, 128, (4, 4)),
+                                 (2, 16, 8192, 128, 128, (0, 0)), (4, 16, 4096, 128, 128, (0, 0)),
+                                 (8, 16, 2048, 192, 64, (0, 0)), (16, 16, 512, 192, 64, (0, 0)),
+                                 (2, 16, 2048, 128, 128, (0, 0)), (1, 1, 1000, 192, 64, (0, 0)),
+                                 (2, 4, 2111, 128, 128, (4, 2)), (8, 16, 1000, 192, 64, (0, 0))):
+        assert split(B * H * math.ceil(N / BR), 132, math.ceil(N / 128), D) == want, (B, H, N, D)
+    assert split(1376, 0, 64, 64) == (0, 0)  # no grid: nothing to fill
 
 
 def test_a_library_without_the_split_says_so(tmp_path):
@@ -62,7 +65,7 @@ def test_a_library_without_the_split_says_so(tmp_path):
     spec = BuildSpec(knobs=k, arch="sm_80", dims=(64,), causals=(False,))
     r = build([spec], tmp_path)[spec.key()]
     assert r.ok, r.log[-2000:]
-    assert KernelLib(r.library).last_round(1376, 132, 64) is None
+    assert KernelLib(r.library).last_round(1376, 132, 64, 64) is None
 
 
 def test_the_split_builds_as_recorded():
