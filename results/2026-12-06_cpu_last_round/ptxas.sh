@@ -17,6 +17,8 @@ print(' '.join(f'-D{a}={v}' for a, v in Knobs.parse(KERNELS[sys.argv[1]]).define
     echo "$NAME D$DIM $([ $C = 1 ] && echo noncausal || echo causal): $(echo "$OUT" | grep -o "[0-9]* bytes spill stores, [0-9]* bytes spill loads" | head -1); $(echo "$OUT" | grep -o "Used [0-9]* registers" | head -1)"
   done
 done <<L
+${B}_el_sl 64
+${B}_el_sl_lr 64
 ${B}_el_sd_sl 64
 ${B}_el_sd_sl_lr 64
 ${B}_el_sd 64
