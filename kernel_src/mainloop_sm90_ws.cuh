@@ -830,6 +830,27 @@ __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma,
   }
 }
 
+// A thread's partials of the same rows from another run over other keys merged into its own: O and l, each side times
+// exp2((its max - the new max) sc). part(v): value v of the other's, in the order O's DT x 4 accumulators, the two
+// maxima, the two sums (the tail split's helper through shared memory, the key split's other pieces through L2).
+template <int DT, class Part>
+__device__ __forceinline__ void ws_merge(float (&o)[DT][4], float (&m)[2], float (&l)[2], float sc, Part&& part) {
+  float a[2], b[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float pm = part(DT * 4 + h), pl = part(DT * 4 + 2 + h);
+    const float mn = fmaxf(m[h], pm), meff = mn == -INFINITY ? 0.f : mn;
+    a[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
+    b[h] = fexp<EXP_EX2>((pm - meff) * sc);
+    l[h] = l[h] * a[h] + pl * b[h];
+    m[h] = mn;
+  }
+#pragma unroll
+  for (int i = 0; i < DT; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o[i][e] = o[i][e] * a[e >> 1] + part(i * 4 + e) * b[e >> 1];
+}
+
 // FA_TAIL_ROWS=2: in an item whose last consumer warpgroup alone lies past N (no mask, two key blocks or more: ws_split),
 // that warpgroup (the helper) takes the item's last key block for the rows of every other warpgroup, which stop one
 // block short, and hands them its unnormalised O, row max and row sum through shared memory (ws_tail_part); they merge it
@@ -1250,20 +1271,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       named_sync<7, 128 * (K::WARPS / 4)>();
       constexpr int PF = DT * 4 + 4;
       const float* r = ws_tail_part<K>(bars) + wg * PF * 128 + threadIdx.x % 128;
-      float a[2], b[2];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float pm = r[(DT * 4 + h) * 128], pl = r[(DT * 4 + 2 + h) * 128];
-        const float mn = fmaxf(m[h], pm), meff = mn == -INFINITY ? 0.f : mn;
-        a[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
-        b[h] = fexp<EXP_EX2>((pm - meff) * sc);
-        l[h] = l[h] * a[h] + pl * b[h];
-        m[h] = mn;
-      }
-#pragma unroll
-      for (int i = 0; i < DT; ++i)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) o[i][e] = o[i][e] * a[e >> 1] + r[(i * 4 + e) * 128] * b[e >> 1];
+      ws_merge<DT>(o, m, l, sc, [&](int v) { return r[v * 128]; });
       release(ws_tail_done<K>(bars));  // read: the helper may write the next split item's
     }
   }
@@ -1305,20 +1313,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
       __threadfence();
       for (int p = 0; p < S - 1; ++p) {
         const float* r = parts + (size_t)(p * K::WARPS + warp) * PF * 32;
-        float a[2], b[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float pm = __ldcg(r + (DT * 4 + h) * 32), pl = __ldcg(r + (DT * 4 + 2 + h) * 32);
-          const float mn = fmaxf(m[h], pm), meff = mn == -INFINITY ? 0.f : mn;
-          a[h] = fexp<EXP_EX2>((m[h] - meff) * sc);
-          b[h] = fexp<EXP_EX2>((pm - meff) * sc);
-          l[h] = l[h] * a[h] + pl * b[h];
-          m[h] = mn;
-        }
-#pragma unroll
-        for (int i = 0; i < DT; ++i)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) o[i][e] = o[i][e] * a[e >> 1] + __ldcg(r + (i * 4 + e) * 32) * b[e >> 1];
+        ws_merge<DT>(o, m, l, sc, [&](int v) { return __ldcg(r + v * 32); });
       }
     }
   }
