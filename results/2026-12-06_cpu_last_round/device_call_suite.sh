@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The suite against SDPA cuDNN and flash with today's candidates (../2026-12-06_cpu_suite/device_call.sh's list without
 # the items tile by tile, plus the decoded slot `_el_sd`, short tiles late `_el_sl`, and the last round's key split
-# `_lr` on `_el_sd_sl`, `_el_sd` and the persistent D=128 kernel with the dynamic schedule).
+# `_lr` on `_el_sl`, `_el_sd_sl`, `_el_sd` and the persistent D=128 kernel with the dynamic schedule).
 #   PART=a (about 5 minutes): the four shapes nearest cuDNN (N512 D64, N2048 D128, causal N1024 GQA, N2048 D64 GQA);
 #   PART=b (about 6 minutes): the other seven.
 # Usage: PART=a|b SOURCE=<commit> bash results/2026-12-06_cpu_last_round/device_call_suite.sh   (carry .whl)
@@ -14,7 +14,7 @@ C="ws3_lazy_qp_ot_pm ws3_lazy_qp_ot_pm_dm ws3_lazy_qp_hf_ot_ts_s3 ws3_lazy_qp_hf
    ws3_lazy_qp_hf_ot_pm_ts_s3 ws3_lazy_qp_hf_ot_pm_ts_s3_dm
    ws_op_lazy_w_oq_pk ws_op_lazy_w_oq_pk_dm ws_op_lazy_qp_w_ot_pr_pk ws_op_lazy_qp_w_ot_pr_pk_dm ws_op_bc176_lazy_hf_w_oq_pm
    ws_op_lazy_qp_hf_w_ot_pm ws_op_lazy_qp_hf_w_ot_pm_dy ws_op_lazy_qp_hf_w_ot_pr_pk_dy
-   $R ${R}_el ${R}_el_sd ${R}_el_sl ${R}_el_sd_sl ${R}_el_sd_sl_lr ${R}_el_sd_lr $KP ${KP}_lr"
+   $R ${R}_el ${R}_el_sd ${R}_el_sl ${R}_el_sl_lr ${R}_el_sd_sl ${R}_el_sd_sl_lr ${R}_el_sd_lr $KP ${KP}_lr"
 ONLY=$(for n in $C; do printf -- "--only %s " $n; done)
 if [ "$PART" = a ]; then
   SHAPES=(--shape "B16 H16 N512 D64 fp16" --shape "B2 H16 N2048 D128 fp16" --shape "B8 H32 N1024 D128 bf16 causal Hkv8"
