@@ -298,7 +298,11 @@ __device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phas
 // and 76 SMs idle for an item's time: ncu read the SMs active 94.2% of the elapsed cycles on an H100 (cuDNN: 96.1%,
 // results/2026-12-06_h100_key_tile_176/anatomy). Split in halves, the last round's 112 pieces end half an item
 // earlier: 11 -> 10.5 rounds, ~4%; at N32768 D128 (4,096 items, 4 in the last round) 32 pieces each, ~3%; at N8192
-// D128 8 pieces, ~1.6%. Not bitwise: the split rows' sums in another order.
+// D128 8 pieces, ~1.6%. Not bitwise: the split rows' sums in another order. H100 (results/2026-12-06_h100_last_round,
+// the first model): the SMs active 94.3% -> 98.2% of the elapsed at N8192 D64, but the active cycles up 3.5% (each
+// merge reads its other pieces' partials back from L2, and waits): 1.0109 on the decoded-slot kernel; 1.0212 at N32768
+// D128 on the persistent kernel; 0.9907 and 0.9637 with 8 pieces at N8192 and N4096 D128, which the refitted model
+// (fa_fwd.cu: last_round_split) no longer splits. Without the decoded slot (`_el_sl_lr`): not yet measured.
 constexpr int WS_PIECE_CNT = 16;       // a split item's counters: one per consumer warp (at most 16)
 constexpr int WS_PIECE_ITEMS = 1024;   // the most split items a launch has: the workspace's counters come first
 template <class K, bool CAUSAL>
