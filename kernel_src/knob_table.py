@@ -372,6 +372,14 @@ KNOBS: tuple[Knob, ...] = (
          "k from the grid, or none)",
          py_enum="LastRound", arms=("wgmma",), later=True, pinned="whole",
          value_docs=("every item whole", "the last items split along the keys, merged by their last piece")),
+    Knob("turn_cycle", SWITCH, "off",
+         "(mainloop=ws, three consumer warpgroups) each warpgroup issues its GEMMs when its own are ready, so the three "
+         "may fall into step and run their softmaxes at once while the tensor cores idle | the three take the tensor "
+         "cores in a fixed cycle on three named barriers (FlashAttention-3's scheduler barrier at D=64): warpgroup w "
+         "issues a step's GEMMs after warpgroup w-1 has issued its own, so the softmaxes run staggered under the "
+         "others' GEMMs (bitwise the same)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
+         value_docs=("no turns among three consumer warpgroups", "three consumer warpgroups in a fixed cycle of turns")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -526,6 +534,12 @@ RULES: tuple[Rule, ...] = (
          "knob 'last_round'=key_split appends pieces of items to the dynamic schedule's list: it needs "
          "schedule=dynamic and tail_rows other than split, not schedule={schedule}, tail_rows={tail_rows}",
          "the last round's key split is the dynamic schedule's, without the tail split"),
+    Rule({"turn_cycle": _vals("on")}, {"mainloop": _vals("ws"), "warps": _vals(12), "tail_rows": _vals("compute"),
+                                      "item_stream": _vals("off")},
+         "knob 'turn_cycle'=on takes turns among the warp-specialised mainloop's three consumer warpgroups, each of "
+         "which must take every turn of an item: it needs mainloop=ws, warps=12, tail_rows=compute and "
+         "item_stream=off, not mainloop={mainloop}, warps={warps}, tail_rows={tail_rows}, item_stream={item_stream}",
+         "the cycle of turns is the warp-specialised mainloop's, on three consumer warpgroups that each take every turn"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

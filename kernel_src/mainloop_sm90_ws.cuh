@@ -14,6 +14,13 @@
 //   FA_PINGPONG=1  two consumer warpgroups take the tensor cores in turns (named barriers 2 and 3): one
 //                  warpgroup's GEMMs run under the other's softmax. One turn is a warpgroup's GEMM issue of
 //                  one step (its first QK^T; then each block's QK^T with the previous PV; then the last PV).
+//   FA_TURN_CYCLE=1  the same on three consumer warpgroups (BR 192, D=64's tile), in a fixed cycle on named barriers
+//                  2, 3 and 8 (FlashAttention-3 runs its scheduler barrier so at D=64). Hypothesis: without turns the
+//                  three warpgroups drift into step, so their softmaxes run at once with the tensor cores idle (ncu at
+//                  N8192 D64 on the suite's best: tensor pipe 62% of the active cycles, issue 45%, the largest stall
+//                  `wait`); in a cycle each warpgroup's softmax runs under the other two's GEMMs. Ping-pong on two
+//                  warpgroups gained 1.088 over the overlap alone at D=128 on the H200. Predicted 1.00-1.04 at N8192
+//                  D64 and N2048 D64 GQA. Not yet measured.
 //   FA_BC          128 at D=128 (the tile FlashAttention-3 runs there), 64 or 128 at D=64; 176 (FlashAttention-3's
 //                  non-causal D=128 tile): fewer, longer key blocks, S 88 + P 44 + O 64 registers
 //   FA_WARPS       8: two consumer warpgroups (BR 128), 12: three (BR 192, FlashAttention-3's D=64 tile),
@@ -159,7 +166,7 @@ __host__ __device__ constexpr int ws_consumer_regs(int entry) {
 }
 
 // warpgroup wg's own named barrier (ids 4, 5, 6: 0 is __syncthreads', 1 the consumers', 2 and 3 the
-// ping-pong turns); the id must be an immediate
+// ping-pong turns, 2, 3 and 8 the cycle of turns, 7 the tail split's); the id must be an immediate
 __device__ __forceinline__ void named_sync_wg(int wg) {
   if (wg == 0) named_sync<4, 128>();
   else if (wg == 1) named_sync<5, 128>();
@@ -1036,21 +1043,36 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   // Ping-pong turns (see fa_fwd.cu's body_mma for the protocol's bookkeeping; the same here): warpgroup 0
   // waits on barrier 2, warpgroup 1 on 3; each arrives on the other's after its issue, except warpgroup 1
   // after its last turn of the item.
+  // FA_TURN_CYCLE=1, three warpgroups: warpgroup w waits on barrier B(w) (2, 3, 8) and arrives on B(w + 1 mod 3) after
+  // its issue, except warpgroup 2 after its last turn of the item, which instead arrives on B(0) as the item begins.
+  // Each warpgroup takes the same number of turns an item (tail_rows=compute), so every wait is matched by one
+  // arrival, and an arrival on B(w) comes only after warpgroup w has passed its previous wait there (the cycle in
+  // between), so no barrier ever holds two arrivals from one warpgroup.
   auto turn_begin = [&] {
     if constexpr (K::PINGPONG) {
       if (wg == 0) named_sync<2, 256>();
       else named_sync<3, 256>();
+    } else if constexpr (K::TURN_CYCLE) {
+      if (wg == 0) named_sync<2, 256>();
+      else if (wg == 1) named_sync<3, 256>();
+      else named_sync<8, 256>();
     }
   };
   auto turn_end = [&](bool more) {
     if constexpr (K::PINGPONG) {
       if (wg == 0) named_arrive<3, 256>();
       else if (more) named_arrive<2, 256>();
+    } else if constexpr (K::TURN_CYCLE) {
+      if (wg == 0) named_arrive<3, 256>();
+      else if (wg == 1) named_arrive<8, 256>();
+      else if (more) named_arrive<2, 256>();
     }
     (void)more;
   };
   if constexpr (K::PINGPONG) {
     if (wg == 1 && kb_lo < kb_hi) named_arrive<2, 256>();
+  } else if constexpr (K::TURN_CYCLE) {
+    if (wg == 2 && kb_lo < kb_hi) named_arrive<2, 256>();
   }
   auto qk_issue = [&](int kb, float (&s)[NT][4]) {
     ws_qk<K, T, D>(s, K::Q_BUFFERS == 2 ? Qi : Qs, Ks + stage_of(kb) * KV_TILE, wg);

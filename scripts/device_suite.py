@@ -573,6 +573,17 @@ TIER_ALONE_LADDER = GQ_LADDER[1:]  # the lazy rescale changes the bits; each is 
 # third stage takes the 16 B spill of Q by TMA with two stages away; the ranking counts a spill as a cost)
 KERNELS["ws3_lazy_qp_ot_pm_dm_s3"] = {**KERNELS["ws3_lazy_qp_ot_pm_dm"], "kv_stages": 3}
 TIER_ALONE_LADDER.append("ws3_lazy_qp_ot_pm_dm_s3")
+# the three consumer warpgroups in a fixed cycle of turns (`_tc`: turn_cycle=on, each warpgroup must take every turn, so
+# tail_rows=compute): on the N8192 D64 suite's kernel before the short tiles late (`ws3_lazy_qp_ot_pm_dm`), the suite's
+# best with its tail rows computed (`_tc0`: `_el` without tail_rows=skip), the N2048 D64 GQA best likewise, and the
+# causal D=64 best (one item a CTA); each bitwise its base
+TC0 = f"{RSB2}_el_tc0"
+KERNELS[TC0] = {**KERNELS[f"{RSB2}_el"], "tail_rows": "compute"}
+KERNELS["ws3_lazy_qp_hf_ot_pm_s3_dm"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm"], "tail_rows": "compute"}
+TC = ["ws3_lazy_qp_ot_pm_dm", TC0, "ws3_lazy_qp_hf_ot_pm_s3_dm", "ws3_lazy_hf_oq_pm"]
+KERNELS.update({f"{n}_tc": {**KERNELS[n], "turn_cycle": "on"} for n in TC})
+TIER[(64,)] += [[f"{n}_tc", n] for n in TC]
+BEST[64] += [TC0, "ws3_lazy_qp_hf_ot_pm_s3_dm"] + [f"{n}_tc" for n in TC]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
