@@ -20,7 +20,9 @@
 //                  N8192 D64 on the suite's best: tensor pipe 62% of the active cycles, issue 45%, the largest stall
 //                  `wait`); in a cycle each warpgroup's softmax runs under the other two's GEMMs. Ping-pong on two
 //                  warpgroups gained 1.088 over the overlap alone at D=128 on the H200. Predicted 1.00-1.04 at N8192
-//                  D64 and N2048 D64 GQA. Not yet measured.
+//                  D64 and N2048 D64 GQA. H100 (results/2026-12-06_h100_turn_cycle): a negative, 0.959-0.981 at N8192
+//                  D64, 0.933 at N2048 D64 GQA, 0.997 at causal N4096 D64; the tensor pipe's work the same, over 4.3%
+//                  more active cycles (each warpgroup waits for the slowest of the three every step).
 //   FA_BC          128 at D=128 (the tile FlashAttention-3 runs there), 64 or 128 at D=64; 176 (FlashAttention-3's
 //                  non-causal D=128 tile): fewer, longer key blocks, S 88 + P 44 + O 64 registers
 //   FA_WARPS       8: two consumer warpgroups (BR 128), 12: three (BR 192, FlashAttention-3's D=64 tile),
@@ -309,7 +311,8 @@ __device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phas
 // the first model): the SMs active 94.3% -> 98.2% of the elapsed at N8192 D64, but the active cycles up 3.5% (each
 // merge reads its other pieces' partials back from L2, and waits): 1.0109 on the decoded-slot kernel; 1.0212 at N32768
 // D128 on the persistent kernel; 0.9907 and 0.9637 with 8 pieces at N8192 and N4096 D128, which the refitted model
-// (fa_fwd.cu: last_round_split) no longer splits. Without the decoded slot (`_el_sl_lr`): not yet measured.
+// (fa_fwd.cu: last_round_split) no longer splits. Without the decoded slot, on the suite's best (`_el_sl_lr`): 0.9896 at
+// N8192 D64; the refit's 16 pieces at N32768 D128: 1.0206 (results/2026-12-06_h100_turn_cycle).
 constexpr int WS_PIECE_CNT = 16;       // a split item's counters: one per consumer warp (at most 16)
 constexpr int WS_PIECE_ITEMS = 1024;   // the most split items a launch has: the workspace's counters come first
 template <class K, bool CAUSAL>
