@@ -380,6 +380,15 @@ KNOBS: tuple[Knob, ...] = (
          "others' GEMMs (bitwise the same)",
          py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
          value_docs=("no turns among three consumer warpgroups", "three consumer warpgroups in a fixed cycle of turns")),
+    Knob("pingpong_handoff", ("item_start", "last_turn"), "item_start",
+         "(pingpong=on, mainloop=ws) each item's turns begin afresh: warpgroup 1 lets warpgroup 0 take the item's first "
+         "turn as it begins the item itself, after its epilogue of the previous item and the new item's Q | the turns "
+         "run on across items, as FlashAttention-3's do across tiles: warpgroup 1 hands the turn over after its last "
+         "turn of an item too, so warpgroup 0 may issue the next item's first QK^T during warpgroup 1's epilogue (once a "
+         "CTA it starts the cycle; the last handoff is left unanswered as the CTA exits) (bitwise the same)",
+         py_enum="PingpongHandoff", arms=("wgmma",), later=True, pinned="item_start",
+         value_docs=("warpgroup 1 starts each item's turns as it begins the item",
+                     "the turns run on across items: warpgroup 1 hands over after its last turn")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -540,6 +549,12 @@ RULES: tuple[Rule, ...] = (
          "which must take every turn of an item: it needs mainloop=ws, warps=12, tail_rows=compute and "
          "item_stream=off, not mainloop={mainloop}, warps={warps}, tail_rows={tail_rows}, item_stream={item_stream}",
          "the cycle of turns is the warp-specialised mainloop's, on three consumer warpgroups that each take every turn"),
+    Rule({"pingpong_handoff": _vals("last_turn")}, {"pingpong": _vals("on"), "mainloop": _vals("ws"),
+                                                    "item_stream": _vals("off")},
+         "knob 'pingpong_handoff'=last_turn carries the warp-specialised mainloop's ping-pong turns across items: it "
+         "needs pingpong=on, mainloop=ws and item_stream=off, not pingpong={pingpong}, mainloop={mainloop}, "
+         "item_stream={item_stream}",
+         "the turns' handoff across items is the warp-specialised mainloop's ping-pong"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

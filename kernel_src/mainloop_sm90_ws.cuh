@@ -227,6 +227,8 @@ constexpr int WS_ROT_SHIFT = 4, WS_ITEMS_SHIFT = 16;
 constexpr int WS_TAIL_BIT = 8;
 // FA_SCHEDULE=1, every role's phase word: bit 9 the parity of its waits on the item slot's barriers
 constexpr int WS_SLOT_BIT = 9;
+// FA_PINGPONG_HANDOFF=1: set in warpgroup 1's phase words once it has started the CTA's cycle of turns
+constexpr int WS_HANDOFF_BIT = 10;
 
 // FA_SCHEDULE=1: the item the producer hands the consumers, in the persistent grid's 16-byte slot at the end of shared
 // memory, and the slot's full mbarrier (one arrival: the producer thread's) and empty mbarrier (one arrival per consumer
@@ -1064,7 +1066,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   auto turn_end = [&](bool more) {
     if constexpr (K::PINGPONG) {
       if (wg == 0) named_arrive<3, 256>();
-      else if (more) named_arrive<2, 256>();
+      else if (more || K::PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) named_arrive<2, 256>();
     } else if constexpr (K::TURN_CYCLE) {
       if (wg == 0) named_arrive<3, 256>();
       else if (wg == 1) named_arrive<8, 256>();
@@ -1072,7 +1074,14 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     }
     (void)more;
   };
-  if constexpr (K::PINGPONG) {
+  if constexpr (K::PINGPONG && K::PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) {
+    // FA_PINGPONG_HANDOFF=1: warpgroup 1 starts the cycle once a CTA (bit WS_HANDOFF_BIT of its phase word); after that
+    // its last turn of each item hands over warpgroup 0's first turn of the next
+    if (wg == 1 && kb_lo < kb_hi && !((*tma.phase >> WS_HANDOFF_BIT) & 1u)) {
+      named_arrive<2, 256>();
+      *tma.phase |= 1u << WS_HANDOFF_BIT;
+    }
+  } else if constexpr (K::PINGPONG) {
     if (wg == 1 && kb_lo < kb_hi) named_arrive<2, 256>();
   } else if constexpr (K::TURN_CYCLE) {
     if (wg == 2 && kb_lo < kb_hi) named_arrive<2, 256>();

@@ -584,6 +584,18 @@ TC = ["ws3_lazy_qp_ot_pm_dm", TC0, "ws3_lazy_qp_hf_ot_pm_s3_dm", "ws3_lazy_hf_oq
 KERNELS.update({f"{n}_tc": {**KERNELS[n], "turn_cycle": "on"} for n in TC})
 TIER[(64,)] += [[f"{n}_tc", n] for n in TC]
 BEST[64] += [TC0, "ws3_lazy_qp_hf_ot_pm_s3_dm"] + [f"{n}_tc" for n in TC]
+# the ping-pong's turns carried across items (`_ho`: pingpong_handoff=last_turn): on the persistent D=128 kernels, static
+# and dynamic (with the key split too), and on the one-item-a-CTA kernel (one item: the same turns, an unanswered
+# handoff at its end); `ws_op_lazy_qp_w_ot_pk_dm`: the persistent static kernel with the 24-register producer (its
+# consumers get 240 registers, as the one-item kernel's do)
+KS = "ws_op_lazy_qp_w_ot_pr_pk_dm"
+HO = [KS, f"{KS}_dy_sd", "ws_op_lazy_w_oq_pk_dm"]
+KERNELS.update({f"{n}_ho": {**KERNELS[n], "pingpong_handoff": "last_turn"} for n in HO})
+KERNELS[f"{KS}_dy_sd_ho_lr"] = {**KERNELS[f"{KS}_dy_sd_ho"], "last_round": "key_split"}
+KERNELS["ws_op_lazy_qp_w_ot_pk_dm"] = {k: v for k, v in KERNELS[KS].items() if k != "ws_producer_regs"}
+TIER[(64, 128)] += [[f"{n}_ho", n] for n in HO] + [[KS, "ws_op_lazy_qp_w_ot_pk_dm"]]
+TIER_ALONE_HO = [f"{KS}_dy_sd_ho_lr"]  # the key split of 4 items at B2 H4 N2111: another order of sums
+BEST[128] += [f"{n}_ho" for n in HO] + [f"{KS}_dy_sd_ho_lr", "ws_op_lazy_qp_w_ot_pk_dm"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
@@ -594,7 +606,8 @@ TIER_ALONE[(64,)] += TIER_ALONE_LADDER
 TIER_ALONE[(64,)] += [f"{n}_k176" for n in K176] + [f"{n}_po" for n in K176]  # 176 keys: another order of sums
 TIER_ALONE[(64, 128)] += [f"{KD}_k192a", f"{KD}_k176m"]
 TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS] + [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
-TIER_ALONE[(64, 128)] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]  # the key split of 4 items at B2 H4 N2111: another order
+TIER_ALONE[(64, 128)] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]
+TIER_ALONE[(64, 128)] += TIER_ALONE_HO  # the key split of 4 items at B2 H4 N2111: another order
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
