@@ -1076,7 +1076,11 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   };
   if constexpr (K::PINGPONG && K::PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) {
     // FA_PINGPONG_HANDOFF=1: warpgroup 1 starts the cycle once a CTA (bit WS_HANDOFF_BIT of its phase word); after that
-    // its last turn of each item hands over warpgroup 0's first turn of the next
+    // its last turn of each item hands over warpgroup 0's first turn of the next. Hypothesis: at an item's start warpgroup
+    // 0 waited for warpgroup 1's epilogue (ncu at N8192 D128: the persistent kernel's extra warp samples on the turns'
+    // waits, results/2026-12-06_h100_turn_cycle). H100 (results/2026-12-06_h100_pingpong_handoff): 1.0031 on the
+    // persistent static kernel, 0.9999 on the dynamic one; one item a CTA 0.9732 (the last handoff left unanswered as
+    // each CTA exits).
     if (wg == 1 && kb_lo < kb_hi && !((*tma.phase >> WS_HANDOFF_BIT) & 1u)) {
       named_arrive<2, 256>();
       *tma.phase |= 1u << WS_HANDOFF_BIT;
