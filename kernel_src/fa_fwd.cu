@@ -621,7 +621,13 @@ struct Instance {
         // FA_LAST_ROUND_SPLIT=R:k in the environment (the tier's checks): R items (-1: every one) into 2^k pieces
         static const char* forced = std::getenv("FA_LAST_ROUND_SPLIT");
         int fr = 0, fk = 0;
-        if (forced && std::sscanf(forced, "%d:%d", &fr, &fk) == 2) {
+        const bool parsed = forced && std::sscanf(forced, "%d:%d", &fr, &fk) == 2;
+        if (forced && !parsed) {  // a test hook: say once that a value it cannot read forces nothing
+          static bool told = false;
+          if (!told) std::fprintf(stderr, "fa5090: FA_LAST_ROUND_SPLIT=%s ignored (expected R:k, e.g. -1:1)\n", forced);
+          told = true;
+        }
+        if (parsed) {
           split_items = (int)std::min<long>(fr < 0 ? items : fr, std::min<long>(items, WS_PIECE_ITEMS));
           for (split_shift = 0; split_shift < fk && split_shift < 5 && (nkv >> (split_shift + 1)) >= 1;) ++split_shift;
           if (!split_shift) split_items = 0;
