@@ -296,13 +296,15 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="KvL2Hint", arms=("wgmma",), later=True, pinned="none",
          value_docs=("cp.async.bulk.tensor without a cache hint",
                      "cp.async.bulk.tensor with .L2::cache_hint, an evict-last policy for every K and V line")),
-    Knob("mbar_wait", ("poll", "suspend"), "poll",
+    Knob("mbar_wait", ("poll", "suspend", "uniform"), "poll",
          "(staging=tma) a thread waiting on an mbarrier asks again each time try_wait returns at the hardware's own "
          "time limit (139 asks a wait of the producer's in the recorded N512 D64 counters) | try_wait carries a "
-         "suspend-time hint of 10 ms, so the thread sleeps until the phase completes (bitwise the same)",
+         "suspend-time hint of 10 ms, so the thread sleeps until the phase completes | the waiting threads vote on "
+         "each ask and loop back with bra.uni, so ptxas needs no convergence barrier around the wait (bitwise the same)",
          py_enum="MbarWait", arms=("wgmma",), later=True, pinned="poll",
          value_docs=("mbarrier.try_wait.parity without a time hint, in a loop",
-                     "mbarrier.try_wait.parity with a 10,000,000 ns suspend-time hint, in a loop")),
+                     "mbarrier.try_wait.parity with a 10,000,000 ns suspend-time hint, in a loop",
+                     "mbarrier.try_wait.parity, then vote.sync.all over the active mask and bra.uni back")),
     Knob("desc_math", ("per_mma", "hoisted"), "per_mma",
          "(mainloop=ws) each wgmma's shared-memory descriptors are built from its operand's address (an add, a mask, a "
          "shift and an or on the uniform datapath before every HGMMA) | a block's first descriptor of each operand is "
@@ -558,8 +560,8 @@ RULES: tuple[Rule, ...] = (
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),
-    Rule({"mbar_wait": _vals("suspend")}, {"staging": _vals("tma")},
-         "knob 'mbar_wait'=suspend changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
+    Rule({"mbar_wait": _vals("suspend", "uniform")}, {"staging": _vals("tma")},
+         "knob 'mbar_wait'={mbar_wait} changes how a thread waits on the TMA pipeline's mbarriers: it needs staging=tma, "
          "not staging={staging}",
          "the mbarrier waits are the TMA pipeline's"),
     Rule({"rescale_factor": _vals("when_raised", "when_raised_predicated")}, {"mainloop": _vals("ws")},

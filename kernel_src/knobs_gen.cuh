@@ -116,10 +116,11 @@
 //   FA_KV_L2_HINT (0 none | 1 evict_last; default none): (mainloop=ws) the producer's TMA loads of K and V carry no
 //       cache hint | an L2 evict-last policy (createpolicy.fractional), so a head's K/V stays in L2 for the other
 //       query tiles that read it later while Q and O stream past it (bitwise the same)
-//   FA_MBAR_WAIT (0 poll | 1 suspend; default poll): (staging=tma) a thread waiting on an mbarrier asks again each
-//       time try_wait returns at the hardware's own time limit (139 asks a wait of the producer's in the recorded
-//       N512 D64 counters) | try_wait carries a suspend-time hint of 10 ms, so the thread sleeps until the phase
-//       completes (bitwise the same)
+//   FA_MBAR_WAIT (0 poll | 1 suspend | 2 uniform; default poll): (staging=tma) a thread waiting on an mbarrier asks
+//       again each time try_wait returns at the hardware's own time limit (139 asks a wait of the producer's in the
+//       recorded N512 D64 counters) | try_wait carries a suspend-time hint of 10 ms, so the thread sleeps until the
+//       phase completes | the waiting threads vote on each ask and loop back with bra.uni, so ptxas needs no
+//       convergence barrier around the wait (bitwise the same)
 //   FA_DESC_MATH (0 per_mma | 1 hoisted; default per_mma): (mainloop=ws) each wgmma's shared-memory descriptors are
 //       built from its operand's address (an add, a mask, a shift and an or on the uniform datapath before every
 //       HGMMA) | a block's first descriptor of each operand is built once and the others are it plus a constant on
@@ -364,7 +365,7 @@ enum { ROUND_ORDER_IN_PLACE = 0, ROUND_ORDER_TURNED = 1, ROUND_ORDER_SNAKE = 2 }
 enum { RESCALE_FACTOR_ALWAYS = 0, RESCALE_FACTOR_WHEN_RAISED = 1, RESCALE_FACTOR_WHEN_RAISED_PREDICATED = 2 };  // rescale_factor
 enum { SCHEDULE_STATIC = 0, SCHEDULE_DYNAMIC = 1 };  // schedule
 enum { KV_L2_HINT_NONE = 0, KV_L2_HINT_EVICT_LAST = 1 };  // kv_l2_hint
-enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1 };  // mbar_wait
+enum { MBAR_WAIT_POLL = 0, MBAR_WAIT_SUSPEND = 1, MBAR_WAIT_UNIFORM = 2 };  // mbar_wait
 enum { DESC_MATH_PER_MMA = 0, DESC_MATH_HOISTED = 1 };  // desc_math
 enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
 enum { ITEM_ORDER_CTA_ORDER = 0, ITEM_ORDER_TILES_ASCENDING = 1, ITEM_ORDER_SHORT_TILES_LATE = 2 };  // item_order
@@ -474,7 +475,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert((RESCALE_FACTOR == RESCALE_FACTOR_ALWAYS || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED), "knob rescale_factor: one of its values"); \
   static_assert((SCHEDULE == SCHEDULE_STATIC || SCHEDULE == SCHEDULE_DYNAMIC), "knob schedule: one of its values"); \
   static_assert((KV_L2_HINT == KV_L2_HINT_NONE || KV_L2_HINT == KV_L2_HINT_EVICT_LAST), "knob kv_l2_hint: one of its values"); \
-  static_assert((MBAR_WAIT == MBAR_WAIT_POLL || MBAR_WAIT == MBAR_WAIT_SUSPEND), "knob mbar_wait: one of its values"); \
+  static_assert((MBAR_WAIT == MBAR_WAIT_POLL || MBAR_WAIT == MBAR_WAIT_SUSPEND || MBAR_WAIT == MBAR_WAIT_UNIFORM), "knob mbar_wait: one of its values"); \
   static_assert((DESC_MATH == DESC_MATH_PER_MMA || DESC_MATH == DESC_MATH_HOISTED), "knob desc_math: one of its values"); \
   static_assert((ROW_SUM == ROW_SUM_FADD || ROW_SUM == ROW_SUM_MMA), "knob row_sum: one of its values"); \
   static_assert((DEPENDENT_LAUNCH == 0 || DEPENDENT_LAUNCH == 1), "knob dependent_launch: one of its values"); \
@@ -556,7 +557,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert(!(TURN_CYCLE == 1) || (MAINLOOP == MAINLOOP_WS && WARPS == 12 && TAIL_ROWS == TAIL_ROWS_COMPUTE && ITEM_STREAM == 0), "the cycle of turns is the warp-specialised mainloop's, on three consumer warpgroups that each take every turn"); \
   static_assert(!(PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) || (PINGPONG == 1 && MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0), "the turns' handoff across items is the warp-specialised mainloop's ping-pong"); \
   static_assert(!(TMA_PREFETCH == 1) || (STAGING == STAGE_TMA), "the tensor-map prefetch is the TMA staging's"); \
-  static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
+  static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND || MBAR_WAIT == MBAR_WAIT_UNIFORM) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \
   static_assert(!(PINGPONG == 1) || (KV_RELEASE == KV_RELEASE_PRODUCER && COMPUTE == WGMMA && WARPS == 8), "pingpong takes turns between two consumer warpgroups beside a producer warpgroup"); \
   static_assert(!(EXP_POLY == EXP_POLY_QUARTER || EXP_POLY == EXP_POLY_HALF) || (EXP == EXP_EX2), "the cubic computes 2^x in ex2 units"); \

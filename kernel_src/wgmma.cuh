@@ -103,8 +103,24 @@ __device__ __forceinline__ void named_arrive() {
 // executes 0.21 M SYNCS instructions where ours executes 0.78 M, and 0.20 M branches to our 0.98 M
 // (results/2026-12-02_h200_softmax_chain). Counted from those files: results/2026-12-05_cpu_mbar_wait. Not yet
 // measured.
+//
+// FA_MBAR_WAIT=2: the threads that wait together agree on each ask (vote.sync.all over the active mask) and loop back
+// with bra.uni, so ptxas knows the loop does not split the warp. Hypothesis, from ncu's source page of the persistent
+// D=128 kernel (results/2026-12-06_h100_turn_cycle, loop_samples.txt): there ptxas wrapped the waits of the key-block
+// loop in convergence barriers (BSSY/BSYNC) and put a WARPSYNC.ALL before each ping-pong turn's BAR.SYNC, which held
+// 6,808 warp samples (the one-item-a-CTA kernel's loop has neither); a wait that cannot diverge needs neither.
+// Read in the SASS (results/2026-12-06_cpu_uniform_waits), a negative: the persistent build gains convergence barriers
+// (BSSY 37 -> 47); its waits' addresses are per-thread values there (the shared-memory base read by S2R). Not run.
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
-#if defined(FA_MBAR_WAIT) && FA_MBAR_WAIT == 1
+#if defined(FA_MBAR_WAIT) && FA_MBAR_WAIT == 2
+  asm volatile(
+      "{\n.reg .pred p;\n.reg .b32 m;\nactivemask.b32 m;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "vote.sync.all.pred p, p, m;\n"
+      "@!p bra.uni WAIT;\n}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+#elif defined(FA_MBAR_WAIT) && FA_MBAR_WAIT == 1
   asm volatile(
       "{\n.reg .pred p;\nWAIT:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, %2;\n"

@@ -596,6 +596,14 @@ KERNELS["ws_op_lazy_qp_w_ot_pk_dm"] = {k: v for k, v in KERNELS[KS].items() if k
 TIER[(64, 128)] += [[f"{n}_ho", n] for n in HO] + [[KS, "ws_op_lazy_qp_w_ot_pk_dm"]]
 TIER_ALONE_HO = [f"{KS}_dy_sd_ho_lr"]  # the key split of 4 items at B2 H4 N2111: another order of sums
 BEST[128] += [f"{n}_ho" for n in HO] + [f"{KS}_dy_sd_ho_lr", "ws_op_lazy_qp_w_ot_pk_dm"]
+# the mbarrier waits voted and looped back with bra.uni (`_uw`: mbar_wait=uniform) on the persistent static D=128 kernel,
+# the one-item-a-CTA kernel and the D=64 suite's best (`_el_sl`, whose suspended waits it replaces); each bitwise its base
+UW = [KS, K1 := "ws_op_lazy_w_oq_pk_dm", f"{RSB2}_el_sl"]
+KERNELS.update({f"{n}_uw": {**KERNELS[n], "mbar_wait": "uniform"} for n in UW})
+TIER[(64, 128)] += [[f"{KS}_uw", KS], [f"{K1}_uw", K1]]
+TIER[(64,)] += [[f"{RSB2}_el_sl_uw", f"{RSB2}_el_sl"]]
+BEST[128] += [f"{KS}_uw", f"{K1}_uw"]
+BEST[64] += [f"{RSB2}_el_sl_uw"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

@@ -46,3 +46,22 @@ def test_the_h100_record_as_its_readme_quotes_it():
     assert m[n8k, f"{K1}->{KS}"] == 0.9792 and m[n8k, f"{K1}->{KS}_ho"] == 0.9822
     assert m["B1-H16-N32768-D128", f"{K1}->{KS}_dy_sd_ho_lr"] == 0.9798
     assert m["B4-H16-N4096-D128", f"{K1}->{KS}_ho"] == 0.9957
+
+
+def test_the_voted_waits_are_the_tma_pipelines_and_were_read_in_the_sass():
+    """mbar_wait=uniform (results/2026-12-06_cpu_uniform_waits): its rule is suspend's; the SASS record says the
+    persistent build gains convergence barriers with it and reads the shared-memory base per thread either way."""
+    k = device_pairs("_ho", [KS, f"{KS}_dy_sd", K1], pingpong_handoff="item_start")  # device_suite's KERNELS
+    for base in (KS, K1, "ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl"):  # (the last one's waits were suspended)
+        assert Knobs.parse(k[f"{base}_uw"]).replace(mbar_wait="uniform") == Knobs.parse(k[base]).replace(mbar_wait="uniform")
+        assert Knobs.parse(k[f"{base}_uw"]).mbar_wait.value == "uniform"
+    with pytest.raises(KnobError, match="mbar_wait'=uniform .*staging=tma"):
+        Knobs.parse({**k[K1], "mbar_wait": "uniform", "staging": "cp_async", "kv_release": "barrier",
+                     "mainloop": "general", "pingpong": "off", "pipeline": "off", "o_store": "direct", "pv_wide": "off",
+                     "p_pack": "after", "desc_math": "per_mma"})
+    rows = {m[0]: [int(x) for x in m[1:]] for m in re.findall(
+        r"^(\S+): (\d+) instructions; BSSY (\d+) BSYNC \d+ WARPSYNC (\d+) VOTE (\d+).*S2UR (\d+) by S2R (\d+)",
+        (RESULTS / "2026-12-06_cpu_uniform_waits" / "sass_counts.txt").read_text(), re.M)}
+    assert rows[K1][0] == 5136 and rows[KS][0] == 5536  # the instructions of ncu's recorded source pages
+    assert rows[f"{KS}_uw"][1] > rows[KS][1] > rows[K1][1]  # more convergence barriers, not fewer
+    assert rows[KS][-1] > 0 == rows[K1][-1]  # the persistent build reads the shared-memory base by S2R
