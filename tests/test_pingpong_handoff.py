@@ -65,3 +65,16 @@ def test_the_voted_waits_are_the_tma_pipelines_and_were_read_in_the_sass():
     assert rows[K1][0] == 5136 and rows[KS][0] == 5536  # the instructions of ncu's recorded source pages
     assert rows[f"{KS}_uw"][1] > rows[KS][1] > rows[K1][1]  # more convergence barriers, not fewer
     assert rows[KS][-1] > 0 == rows[K1][-1]  # the persistent build reads the shared-memory base by S2R
+
+
+def test_the_voted_waits_lose_on_the_h100_as_recorded():
+    """results/2026-12-06_h100_uniform_waits: bitwise their bases, and slower at N8192 D128 and D64."""
+    rec = RESULTS / "2026-12-06_h100_uniform_waits" / "json.tgz"
+    with tarfile.open(rec) as t:
+        tier = json.load(t.extractfile("tier/tier.json"))
+    assert_tier_passed(tier, {"D64+128": (168, 4, 2), "D64": (84, 2, 1)})
+    m = suite_margins(rec)
+    assert m["B2-H16-N8192-D128", f"{KS}->{KS}_uw"] == 0.9954
+    assert m["B2-H16-N8192-D128", f"{K1}->{K1}_uw"] == 0.9742
+    b = "ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl"
+    assert m["B2-H16-N8192-D64", f"{b}->{b}_uw"] == 0.995
