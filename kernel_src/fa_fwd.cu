@@ -417,6 +417,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         }
         return;
       }
+      if constexpr (K::WARP_UNIFORM && ROLE == ROLE_PRODUCER) {
+        // FA_WARP_UNIFORM=1 (mainloop_sm90_ws.cuh: ws_wg): the producer's issuing thread alone runs the items, as the
+        // dynamic schedule's does, so that no branch inside the item loop leaves the other 127 behind
+        if (threadIdx.x != K::THREADS) return;
+      }
       if constexpr (K::ROUND_ORDER != ROUND_ORDER_IN_PLACE) {
         // FA_ROUND_ORDER: round r holds items r x grid .. r x grid + grid - 1; in place CTA c takes item c of it.
         // Turned (1), item (c + r) mod grid. Hypothesis: launch order decodes item i to query tile i mod tiles, so with

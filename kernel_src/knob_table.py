@@ -391,6 +391,16 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="PingpongHandoff", arms=("wgmma",), later=True, pinned="item_start",
          value_docs=("warpgroup 1 starts each item's turns as it begins the item",
                      "the turns run on across items: warpgroup 1 hands over after its last turn")),
+    Knob("warp_uniform", SWITCH, "off",
+         "(mainloop=ws) the consumers branch on a warpgroup index read from threadIdx, one lane arrives on an empty "
+         "barrier and one thread issues the O store inside a branch, and every thread of the static persistent "
+         "producer runs the item loop: ptxas cannot prove those branches leave the warp whole, so inside the persistent "
+         "item loop it keeps every address and loop count per thread and wraps the waits in convergence barriers | the "
+         "warpgroup index is shuffled from lane 0 (provably the same across the warp), those one-lane arrivals, stores "
+         "and waits are predicated instructions instead of branches, and the static persistent producer's idle threads "
+         "leave before the item loop (bitwise the same)",
+         py_enum="Switch", arms=("wgmma",), later=True, pinned="off",
+         value_docs=("branches ptxas reads as divergent", "warp-uniform branches and predicated one-lane work")),
 )
 
 BY_NAME = {k.name: k for k in KNOBS}
@@ -557,6 +567,10 @@ RULES: tuple[Rule, ...] = (
          "needs pingpong=on, mainloop=ws and item_stream=off, not pingpong={pingpong}, mainloop={mainloop}, "
          "item_stream={item_stream}",
          "the turns' handoff across items is the warp-specialised mainloop's ping-pong"),
+    Rule({"warp_uniform": _vals("on")}, {"mainloop": _vals("ws")},
+         "knob 'warp_uniform'=on changes how the warp-specialised mainloop branches: it needs mainloop=ws, not "
+         "mainloop={mainloop}",
+         "the warp-uniform branches are the warp-specialised mainloop's"),
     Rule({"tma_prefetch": _vals("on")}, {"staging": _vals("tma")},
          "knob 'tma_prefetch'=on prefetches the launch's TMA tensor maps: it needs staging=tma, not staging={staging}",
          "the tensor-map prefetch is the TMA staging's"),

@@ -173,6 +173,13 @@
 //       FlashAttention-3's do across tiles: warpgroup 1 hands the turn over after its last turn of an item too, so
 //       warpgroup 0 may issue the next item's first QK^T during warpgroup 1's epilogue (once a CTA it starts the
 //       cycle; the last handoff is left unanswered as the CTA exits) (bitwise the same)
+//   FA_WARP_UNIFORM (0 off | 1 on; default off): (mainloop=ws) the consumers branch on a warpgroup index read from
+//       threadIdx, one lane arrives on an empty barrier and one thread issues the O store inside a branch, and
+//       every thread of the static persistent producer runs the item loop: ptxas cannot prove those branches leave
+//       the warp whole, so inside the persistent item loop it keeps every address and loop count per thread and
+//       wraps the waits in convergence barriers | the warpgroup index is shuffled from lane 0 (provably the same
+//       across the warp), those one-lane arrivals, stores and waits are predicated instructions instead of
+//       branches, and the static persistent producer's idle threads leave before the item loop (bitwise the same)
 #pragma once
 
 // the build defines FA_<NAME> for every knob (kernel_src.knobs.Knobs.defines); the default otherwise
@@ -338,6 +345,9 @@
 #ifndef FA_PINGPONG_HANDOFF
 #define FA_PINGPONG_HANDOFF 0
 #endif
+#ifndef FA_WARP_UNIFORM
+#define FA_WARP_UNIFORM 0
+#endif
 
 namespace fa {
 // the values' names, in the macros' integers
@@ -376,7 +386,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
 }  // namespace fa
 
 // Knobs<...>'s template parameters, in this order (its mangled name, and so the kernel's, follows it)
-#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_, int KV_L2_HINT_, int MBAR_WAIT_, int DESC_MATH_, int ROW_SUM_, int DEPENDENT_LAUNCH_, int ITEM_ORDER_, int TMA_PREFETCH_, int SLOT_ITEM_, int NEXT_PREFETCH_, int P_IN_, int LAST_ROUND_, int TURN_CYCLE_, int PINGPONG_HANDOFF_>
+#define FA_KNOBS_TEMPLATE template <int COMPUTE_, int LAYOUT_, int STAGING_, int EXP_, int BR_, int BC_, int WARPS_, int KV_STAGES_, int Q_IN_, int RESCALE_SKIP_, int CAUSAL_MASK_, int CTA_ORDER_, int STORE_, int V_LOAD_, int PERSISTENT_, int SPLITS_, int SOFTMAX_, int KV_OVERLAP_, int EPILOGUE_, int RESCALE_LAZY_, int PIPELINE_, int KV_RELEASE_, int PINGPONG_, int COPIES_, int EXP_POLY_, int PV_SLAB_, int MAINLOOP_, int Q_LOAD_, int PV_WIDE_, int ORDER_SECTIONS_, int ITEM_STREAM_, int O_STORE_, int ROW_MAX_, int WS_PRODUCER_REGS_, int P_PACK_, int TAIL_ROWS_, int Q_BUFFERS_, int ROUND_ORDER_, int RESCALE_FACTOR_, int SCHEDULE_, int KV_L2_HINT_, int MBAR_WAIT_, int DESC_MATH_, int ROW_SUM_, int DEPENDENT_LAUNCH_, int ITEM_ORDER_, int TMA_PREFETCH_, int SLOT_ITEM_, int NEXT_PREFETCH_, int P_IN_, int LAST_ROUND_, int TURN_CYCLE_, int PINGPONG_HANDOFF_, int WARP_UNIFORM_>
 // its members, one per knob
 #define FA_KNOBS_MEMBERS \
   static constexpr int COMPUTE = COMPUTE_; \
@@ -431,7 +441,8 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static constexpr int P_IN = P_IN_; \
   static constexpr int LAST_ROUND = LAST_ROUND_; \
   static constexpr int TURN_CYCLE = TURN_CYCLE_; \
-  static constexpr int PINGPONG_HANDOFF = PINGPONG_HANDOFF_;
+  static constexpr int PINGPONG_HANDOFF = PINGPONG_HANDOFF_; \
+  static constexpr int WARP_UNIFORM = WARP_UNIFORM_;
 // each knob one of its values, off its default only on the arms that accept it, and the rules of
 // knob_table.RULES (kernel_src/knobs.py checks the same with a sentence each)
 #define FA_KNOBS_RULES \
@@ -487,6 +498,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert((LAST_ROUND == LAST_ROUND_WHOLE || LAST_ROUND == LAST_ROUND_KEY_SPLIT), "knob last_round: one of its values"); \
   static_assert((TURN_CYCLE == 0 || TURN_CYCLE == 1), "knob turn_cycle: one of its values"); \
   static_assert((PINGPONG_HANDOFF == PINGPONG_HANDOFF_ITEM_START || PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN), "knob pingpong_handoff: one of its values"); \
+  static_assert((WARP_UNIFORM == 0 || WARP_UNIFORM == 1), "knob warp_uniform: one of its values"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || KV_STAGES == 1, "knob kv_stages is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || Q_IN == Q_IN_REGS, "knob q_in is the mma/wgmma arm's"); \
   static_assert(COMPUTE == MMA || COMPUTE == WGMMA || RESCALE_SKIP == 0, "knob rescale_skip is the mma/wgmma arm's"); \
@@ -531,6 +543,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert(COMPUTE == WGMMA || LAST_ROUND == LAST_ROUND_WHOLE, "knob last_round is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || TURN_CYCLE == 0, "knob turn_cycle is the wgmma arm's"); \
   static_assert(COMPUTE == WGMMA || PINGPONG_HANDOFF == PINGPONG_HANDOFF_ITEM_START, "knob pingpong_handoff is the wgmma arm's"); \
+  static_assert(COMPUTE == WGMMA || WARP_UNIFORM == 0, "knob warp_uniform is the wgmma arm's"); \
   static_assert(!(KV_STAGES == 2 || KV_STAGES == 3) || (STAGING == STAGE_CP_ASYNC || STAGING == STAGE_TMA), "a K/V pipeline needs asynchronous copies"); \
   static_assert(!(STAGING == STAGE_TMA) || (COMPUTE == WGMMA), "TMA staging is the wgmma arm's"); \
   static_assert(!(KV_OVERLAP == 1) || (KV_STAGES == 1 && STAGING == STAGE_CP_ASYNC), "the overlap schedule is one-buffer cp.async"); \
@@ -556,6 +569,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT) || (SCHEDULE == SCHEDULE_DYNAMIC && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the dynamic schedule's, without the tail split"); \
   static_assert(!(TURN_CYCLE == 1) || (MAINLOOP == MAINLOOP_WS && WARPS == 12 && TAIL_ROWS == TAIL_ROWS_COMPUTE && ITEM_STREAM == 0), "the cycle of turns is the warp-specialised mainloop's, on three consumer warpgroups that each take every turn"); \
   static_assert(!(PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) || (PINGPONG == 1 && MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0), "the turns' handoff across items is the warp-specialised mainloop's ping-pong"); \
+  static_assert(!(WARP_UNIFORM == 1) || (MAINLOOP == MAINLOOP_WS), "the warp-uniform branches are the warp-specialised mainloop's"); \
   static_assert(!(TMA_PREFETCH == 1) || (STAGING == STAGE_TMA), "the tensor-map prefetch is the TMA staging's"); \
   static_assert(!(MBAR_WAIT == MBAR_WAIT_SUSPEND || MBAR_WAIT == MBAR_WAIT_UNIFORM) || (STAGING == STAGE_TMA), "the mbarrier waits are the TMA pipeline's"); \
   static_assert(!(RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED || RESCALE_FACTOR == RESCALE_FACTOR_WHEN_RAISED_PREDICATED) || (MAINLOOP == MAINLOOP_WS), "the rescale factors skipped by a vote are the warp-specialised mainloop's"); \
@@ -569,9 +583,9 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert(!(O_STORE == O_STORE_TMA_IN_Q) || (PERSISTENT == 0), "O through the Q tile is for one item a CTA"); \
   static_assert(!(ORDER_SECTIONS == 1) || (CTA_ORDER == ORDER_HEAVIEST_FIRST && SPLITS == 1), "sections of heads order the heaviest-first schedule of unsplit items");
 // Cfg's arguments: the build's knobs
-#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE, FA_KV_L2_HINT, FA_MBAR_WAIT, FA_DESC_MATH, FA_ROW_SUM, FA_DEPENDENT_LAUNCH, FA_ITEM_ORDER, FA_TMA_PREFETCH, FA_SLOT_ITEM, FA_NEXT_PREFETCH, FA_P_IN, FA_LAST_ROUND, FA_TURN_CYCLE, FA_PINGPONG_HANDOFF
+#define FA_CFG_ARGS FA_COMPUTE, FA_LAYOUT, FA_STAGING, FA_EXP, FA_BR, FA_BC, FA_WARPS, FA_KV_STAGES, FA_Q_IN, FA_RESCALE_SKIP, FA_CAUSAL_MASK, FA_CTA_ORDER, FA_STORE, FA_V_LOAD, FA_PERSISTENT, FA_SPLIT_KV, FA_SOFTMAX, FA_KV_OVERLAP, FA_EPILOGUE, FA_RESCALE_LAZY, FA_PIPELINE, FA_KV_RELEASE, FA_PINGPONG, FA_COPIES, FA_EXP_POLY, FA_PV_SLAB, FA_MAINLOOP, FA_Q_LOAD, FA_PV_WIDE, FA_ORDER_SECTIONS, FA_ITEM_STREAM, FA_O_STORE, FA_ROW_MAX, FA_WS_PRODUCER_REGS, FA_P_PACK, FA_TAIL_ROWS, FA_Q_BUFFERS, FA_ROUND_ORDER, FA_RESCALE_FACTOR, FA_SCHEDULE, FA_KV_L2_HINT, FA_MBAR_WAIT, FA_DESC_MATH, FA_ROW_SUM, FA_DEPENDENT_LAUNCH, FA_ITEM_ORDER, FA_TMA_PREFETCH, FA_SLOT_ITEM, FA_NEXT_PREFETCH, FA_P_IN, FA_LAST_ROUND, FA_TURN_CYCLE, FA_PINGPONG_HANDOFF, FA_WARP_UNIFORM
 // fa_config's ints, one per knob in the table's order (kernel_src/binding.py reads them)
-#define FA_CONFIG_COUNT 54
+#define FA_CONFIG_COUNT 55
 #define FA_CONFIG_WRITE(out) \
   out[0] = FA_COMPUTE; \
   out[1] = FA_LAYOUT; \
@@ -626,4 +640,5 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   out[50] = FA_P_IN; \
   out[51] = FA_LAST_ROUND; \
   out[52] = FA_TURN_CYCLE; \
-  out[53] = FA_PINGPONG_HANDOFF;
+  out[53] = FA_PINGPONG_HANDOFF; \
+  out[54] = FA_WARP_UNIFORM;

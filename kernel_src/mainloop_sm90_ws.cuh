@@ -167,6 +167,30 @@ __host__ __device__ constexpr int ws_consumer_regs(int entry) {
              : (entry * K::CTA_THREADS - 128 * ws_producer_regs<K>()) / K::THREADS / 8 * 8;
 }
 
+// FA_WARP_UNIFORM=1: the consumers' warpgroup index shuffled from lane 0, so that ptxas knows every branch on it keeps
+// the warp whole, and a warp's one-lane arrival as a predicated instruction rather than a branch (ws_release); the O
+// store's one-thread work likewise (ws_store_o), and the static persistent producer's idle threads leave before the
+// item loop (fa_fwd.cu). Hypothesis: ptxas reads `wg = threadIdx.x / 128` and `if (lane == 0)` as branches that may
+// split a warp, and inside the persistent item loop, which every such branch sits in, it then keeps the loop's values
+// per thread: the SASS of the persistent D=128 kernel (sm_90a) reads the shared-memory base by S2R where the one-item
+// kernel's reads it by S2UR, puts all 48 of its mbarrier waits on per-thread addresses (10 of 36 one item a CTA),
+// and holds 37 convergence barriers (BSSY), 26 WARPSYNCs and 25 YIELDs (8, 15 and 0 one item a CTA); ncu put its
+// extra 2.2% of active cycles on the turns' waits behind WARPSYNC.ALL (results/2026-12-06_h100_turn_cycle). With the
+// three changes that build reads 8 BSSY, 2 WARPSYNC and 0 YIELD (results/2026-12-06_cpu_warp_uniform). Not yet
+// measured.
+template <class K>
+__device__ __forceinline__ int ws_wg(int warp) {
+  if constexpr (K::WARP_UNIFORM) return __shfl_sync(0xffffffffu, warp / 4, 0);
+  else return warp / 4;
+}
+// a warp's arrival on an empty barrier, by lane 0 once every lane has got here
+template <class K>
+__device__ __forceinline__ void ws_release(uint64_t* bar, int lane) {
+  __syncwarp();
+  if constexpr (K::WARP_UNIFORM) mbar_arrive_if(bar, lane == 0);
+  else if (lane == 0) mbar_arrive(bar);
+}
+
 // warpgroup wg's own named barrier (ids 4, 5, 6: 0 is __syncthreads', 1 the consumers', 2 and 3 the
 // ping-pong turns, 2, 3 and 8 the cycle of turns, 7 the tail split's); the id must be an immediate
 __device__ __forceinline__ void named_sync_wg(int wg) {
@@ -256,9 +280,9 @@ __device__ __forceinline__ int ws_slot_take(WsSlot s, uint32_t* phase) {
   mbar_wait(s.full, (*phase >> WS_SLOT_BIT) & 1u);
   *phase ^= 1u << WS_SLOT_BIT;
   const int i = *reinterpret_cast<volatile int*>(s.item);
-  __syncwarp();
-  if (threadIdx.x % 32 == 0) mbar_arrive(s.empty);
-  return i;
+  ws_release<K>(s.empty, threadIdx.x % 32);
+  // FA_WARP_UNIFORM=1: lane 0's copy, which ptxas knows is the warp's (a load's value it reads as per thread)
+  return K::WARP_UNIFORM ? __shfl_sync(0xffffffffu, i, 0) : i;
 }
 // FA_SLOT_ITEM=1: the item as the producer thread decoded it when it claimed it: query tile (-1: no item left), head
 // (batch x heads), batch and K/V head. Hypothesis: between two items each consumer thread decoded the index itself, and
@@ -289,8 +313,10 @@ __device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phas
   WsSlotItem it;
   asm volatile("ld.volatile.shared.v4.s32 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(it.qt), "=r"(it.bh), "=r"(it.b), "=r"(it.kvh) : "r"(smem_u32(s.item)) : "memory");
-  __syncwarp();
-  if (threadIdx.x % 32 == 0) mbar_arrive(s.empty);
+  ws_release<K>(s.empty, threadIdx.x % 32);
+  if constexpr (K::WARP_UNIFORM)  // (as ws_slot_take)
+    it = {__shfl_sync(0xffffffffu, it.qt, 0), __shfl_sync(0xffffffffu, it.bh, 0), __shfl_sync(0xffffffffu, it.b, 0),
+          __shfl_sync(0xffffffffu, it.kvh, 0)};
   return it;
 }
 
@@ -743,11 +769,12 @@ __device__ __forceinline__ void ws_pack(uint32_t (&p)[NT][2], const float (&s)[N
 template <class K, typename T, int D>
 __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv0, float inv1, T* Os, const void* tmo,
                                            int q0, int zq) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4, wt = threadIdx.x % 128;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = ws_wg<K>(warp), wt = threadIdx.x % 128;
   // FA_O_STORE=2: Os is the Q tile (D/64 boxes of BR x 64), and the warpgroup's slab its rows wg*64.. of each box
   constexpr int ROWS = K::O_STORE == 2 ? K::BR : 64;
   T* slab = Os + wg * 64 * (K::O_STORE == 2 ? 64 : D);
-  if (wt == 0) bulk_wait<0, true>();  // the previous item's store has read the slab
+  if constexpr (K::WARP_UNIFORM) bulk_wait_read_if(wt == 0);  // the previous item's store has read the slab
+  else if (wt == 0) bulk_wait<0, true>();
   named_sync_wg(wg);
   const int m = lane >> 3, row = (warp % 4) * 16 + (m & 1) * 8 + (lane & 7);
 #pragma unroll
@@ -760,7 +787,12 @@ __device__ __forceinline__ void ws_store_o(const float (&o)[D / 8][4], float inv
   }
   proxy_fence();  // the generic proxy's writes, visible to the TMA store
   named_sync_wg(wg);
-  if (wt == 0 && FA_DEFECT != DEF_NO_WRITE) {
+  if constexpr (K::WARP_UNIFORM) {
+    const bool issue = wt == 0 && FA_DEFECT != DEF_NO_WRITE;
+#pragma unroll
+    for (int h = 0; h < D / 64; ++h) tma_store_box_if(tmo, slab + h * ROWS * 64, h * 64, q0 + wg * 64, zq, issue);
+    bulk_commit_if(issue);
+  } else if (wt == 0 && FA_DEFECT != DEF_NO_WRITE) {
 #pragma unroll
     for (int h = 0; h < D / 64; ++h) tma_store_box(tmo, slab + h * ROWS * 64, h * 64, q0 + wg * 64, zq);
     bulk_commit();
@@ -814,10 +846,7 @@ template <class K>
 __device__ __forceinline__ void ws_idle(int kb_lo, int kb_hi, const TmaSrc& tma, WsBars bars) {
   constexpr int NS = K::KV_STAGES;
   const int lane = threadIdx.x % 32;
-  auto release = [&](uint64_t* bar) {
-    __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
-  };
+  auto release = [&](uint64_t* bar) { ws_release<K>(bar, lane); };
   [[maybe_unused]] uint64_t* qempty = bars.qempty;
   if constexpr (K::Q_BUFFERS == 2) {  // item n's Q tile n & 1, as ws_consume
     const uint32_t n = *tma.phase >> WS_ITEMS_SHIFT;
@@ -896,10 +925,7 @@ __device__ __forceinline__ void ws_tail_help(int N, float scale, T* Qs, T* Ks, T
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wt = threadIdx.x % 128;
   const int g = lane >> 2, t = lane & 3;
   const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;
-  auto release = [&](uint64_t* bar) {
-    __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
-  };
+  auto release = [&](uint64_t* bar) { ws_release<K>(bar, lane); };
   [[maybe_unused]] T* Qi = Qs;
   [[maybe_unused]] uint64_t* qempty = bars.qempty;
   if constexpr (K::Q_BUFFERS == 2) {  // item n's Q tile n & 1, as ws_consume
@@ -971,7 +997,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
                                            int kb_lo, int kb_item_hi, const TmaSrc& tma, WsBars bars,
                                            const void* tmo = nullptr, int zq = 0, int piece = 0, int kb_ofs = 0) {
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = ws_wg<K>(warp);
   // FA_TAIL_ROWS=2 (ws_tail_help): where the tail is split the other warpgroups stop one key block short. The test as a
   // warp vote: q0 lives in per-thread registers (the item's decode divides), and a loop bound that ptxas cannot prove
   // uniform moved every address of the key-block loop off the uniform datapath (R2UR 10 -> 32 in the loop's SASS,
@@ -1041,10 +1067,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
 
   auto stage_of = [&](int kb) { return NS > 1 ? (kb - kb_lo + rot) % NS : 0; };
   auto parity = [&](int kb) { return (*tma.phase >> stage_of(kb)) & 1u; };
-  auto release = [&](uint64_t* bar) {
-    __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
-  };
+  auto release = [&](uint64_t* bar) { ws_release<K>(bar, lane); };
   // Ping-pong turns (see fa_fwd.cu's body_mma for the protocol's bookkeeping; the same here): warpgroup 0
   // waits on barrier 2, warpgroup 1 on 3; each arrives on the other's after its issue, except warpgroup 1
   // after its last turn of the item.
@@ -1407,7 +1430,7 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int H, 
   constexpr int NT = K::BC / 8, DT = D / 8, NS = K::KV_STAGES, KV_TILE = K::BC * D;
   static_assert(K::PIPELINE && K::Q_LOAD && K::PERSISTENT, "the item stream is the overlapped persistent mainloop's");
   const WsBars bars = WsBars::at<NS>(Vs + KV_TILE * NS);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = ws_wg<K>(warp);
   const int g = lane >> 2, t = lane & 3;
   const int r0 = wg * 64 + (warp % 4) * 16 + g;  // the thread's first row in the tile (the second: + 8)
   const float sc = FA_DEFECT == DEF_WRONG_SCALE ? scale * 1.0625f : scale;  // log2(e) folded in by the host
@@ -1424,10 +1447,7 @@ __device__ __forceinline__ void ws_consume_stream(T* O, float* L, int N, int H, 
     return Run{q0, kv_blocks<K, CAUSAL>(q0, N), rot, n & 1, tma_z(it.bh / H, it.bh % H), (size_t)it.bh * N};
   };
   auto stage = [&](const Run& r, int kb) { return NS > 1 ? (r.rot + kb) % NS : 0; };
-  auto release = [&](uint64_t* bar) {
-    __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
-  };
+  auto release = [&](uint64_t* bar) { ws_release<K>(bar, lane); };
   auto turn_begin = [&] {
     if constexpr (K::PINGPONG) {
       if (wg == 0) named_sync<2, 256>();

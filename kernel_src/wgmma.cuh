@@ -66,6 +66,12 @@ __device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
 __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
+// The arrival above by the threads for which p holds, as one predicated instruction (no branch around it)
+__device__ __forceinline__ void mbar_arrive_if(uint64_t* bar, bool p) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %1, 0;\n@q mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n" ::"r"(
+                   smem_u32(bar)), "r"((int)p)
+               : "memory");
+}
 // per-warpgroup register reallocation (sm_90a): every thread of the warpgroup executes the same one
 template <int N>
 __device__ __forceinline__ void setmaxnreg_dec() {
@@ -190,6 +196,21 @@ __device__ __forceinline__ void tma_store_box(const void* map, const void* src, 
                : "memory");
 }
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// tma_store_box, bulk_commit and bulk_wait<0, true> by the threads for which p holds, each one predicated instruction
+__device__ __forceinline__ void tma_store_box_if(const void* map, const void* src, int c0, int c1, int z, bool p) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %6, 0;\n"
+               "@q cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n}\n" ::"l"(
+                   reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1), "r"(z & 0xffff), "r"(z >> 16),
+               "r"((int)p)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_if(bool p) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %0, 0;\n@q cp.async.bulk.commit_group;\n}\n" ::"r"((int)p) : "memory");
+}
+__device__ __forceinline__ void bulk_wait_read_if(bool p) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %0, 0;\n@q cp.async.bulk.wait_group.read 0;\n}\n" ::"r"((int)p)
+               : "memory");
+}
 // this thread's bulk groups but the newest N have read their shared memory (READ) or completed
 template <int N, bool READ>
 __device__ __forceinline__ void bulk_wait() {

@@ -606,6 +606,17 @@ TIER[(64, 128)] += [[f"{KS}_uw", KS], [f"{K1}_uw", K1]]
 TIER[(64,)] += [[f"{RSB2}_el_sl_uw", f"{RSB2}_el_sl"]]
 BEST[128] += [f"{KS}_uw", f"{K1}_uw"]
 BEST[64] += [f"{RSB2}_el_sl_uw"]
+# warp-uniform branches and predicated one-lane work (`_wu`: warp_uniform=on) on the persistent static D=128 kernel, the
+# one-item-a-CTA kernel, the D=64 suite's best (dynamic schedule) and its static schedule (`_st`), and the suite's static
+# persistent D=64 kernels at N2048 GQA and N8192 (the SASS the knob clears: results/2026-12-06_cpu_warp_uniform); each
+# bitwise its base
+WU = [KS, K1, f"{RSB2}_el_sl", f"{RSB2}_el_sl_st", "ws3_lazy_qp_hf_ot_pm_ts_s3_dm", "ws3_lazy_qp_ot_pm_dm"]
+KERNELS[f"{RSB2}_el_sl_st"] = {**KERNELS[f"{RSB2}_el_sl"], "schedule": "static"}
+KERNELS.update({f"{n}_wu": {**KERNELS[n], "warp_uniform": "on"} for n in WU})
+TIER[(64, 128)] += [[f"{KS}_wu", KS], [f"{K1}_wu", K1]]
+TIER[(64,)] += [[f"{n}_wu", n] for n in WU[2:]]
+BEST[128] += [f"{KS}_wu", f"{K1}_wu"]
+BEST[64] += [f"{RSB2}_el_sl_st"] + [f"{n}_wu" for n in WU[2:]]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}

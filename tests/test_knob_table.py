@@ -108,7 +108,7 @@ def test_the_samplers_and_the_covering_set_read_the_table():
                                 "ws_producer_regs", "p_pack", "tail_rows", "q_buffers", "round_order",
                                 "rescale_factor", "schedule", "kv_l2_hint", "mbar_wait", "desc_math",
                                 "row_sum", "dependent_launch", "item_order", "tma_prefetch", "slot_item", "next_prefetch",
-                                "p_in", "last_round", "turn_cycle", "pingpong_handoff")  # recorded replays depend on it
+                                "p_in", "last_round", "turn_cycle", "pingpong_handoff", "warp_uniform")  # recorded replays depend on it
     assert base.PRODUCER_PINGPONG == "producer+pingpong" and base.EX2_POLY == "ex2+poly_"
     assert base.WS_Q_TMA == "ws+q_load_tma"
     assert covering.PINNED == {"copies": "loop", "exp_poly": "off", "pv_slab": "off", "mainloop": "general",
@@ -120,7 +120,7 @@ def test_the_samplers_and_the_covering_set_read_the_table():
                                "row_sum": "fadd", "dependent_launch": "off",
                                "item_order": "cta_order", "tma_prefetch": "off", "slot_item": "index", "next_prefetch": "off",
                                "p_in": "regs", "last_round": "whole", "turn_cycle": "off",
-                               "pingpong_handoff": "item_start"}
+                               "pingpong_handoff": "item_start", "warp_uniform": "off"}
     assert covering.HOPPER_ONLY == {"compute": "wgmma", "layout": "sw128"}
     assert {n: v for n, v in covering.DOMAINS.items() if n != "tile"} == {
         k.name: [k.pinned] if k.pinned is not None else [v for v in k.values if v not in k.hopper_values]
@@ -136,7 +136,7 @@ def test_the_scalar_arm_refuses_the_tensor_core_knobs_in_the_order_it_always_did
         "q_load", "pv_wide", "order_sections", "item_stream", "o_store", "row_max", "ws_producer_regs",
         "p_pack", "tail_rows", "q_buffers", "round_order", "rescale_factor", "schedule", "kv_l2_hint", "mbar_wait", "desc_math",
         "row_sum", "dependent_launch", "item_order", "tma_prefetch", "slot_item", "next_prefetch", "p_in",
-        "last_round", "turn_cycle", "pingpong_handoff"]
+        "last_round", "turn_cycle", "pingpong_handoff", "warp_uniform"]
     with pytest.raises(KnobError, match="knob 'q_in' applies to compute=mma only; the scalar path has no such stage"):
         SEED.replace(q_in="smem", store="cs")
 

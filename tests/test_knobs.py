@@ -20,7 +20,7 @@ def test_seed_is_the_naive_kernel():
                                   "FA_KV_L2_HINT": 0, "FA_MBAR_WAIT": 0, "FA_DESC_MATH": 0, "FA_ROW_SUM": 0,
                                       "FA_DEPENDENT_LAUNCH": 0, "FA_ITEM_ORDER": 0, "FA_TMA_PREFETCH": 0,
                                       "FA_SLOT_ITEM": 0, "FA_NEXT_PREFETCH": 0, "FA_P_IN": 0, "FA_LAST_ROUND": 0, "FA_TURN_CYCLE": 0,
-                                      "FA_PINGPONG_HANDOFF": 0}
+                                      "FA_PINGPONG_HANDOFF": 0, "FA_WARP_UNIFORM": 0}
 
 
 def test_knobs_are_frozen_and_hashable():
