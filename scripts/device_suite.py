@@ -611,11 +611,15 @@ BEST[64] += [f"{RSB2}_el_sl_uw"]
 # persistent D=64 kernels at N2048 GQA and N8192 (the SASS the knob clears: results/2026-12-06_cpu_warp_uniform); each
 # bitwise its base
 WU = [KS, K1, f"{RSB2}_el_sl", f"{RSB2}_el_sl_st", "ws3_lazy_qp_hf_ot_pm_ts_s3_dm", "ws3_lazy_qp_ot_pm_dm"]
+# and, for the suite, the persistent static kernel with the turns' handoff (`_ho`) and the causal persistent static
+# heaviest-first kernel (`ws_op_lazy_qp_hf_w_ot_pm`)
+WU128 = [f"{KS}_ho", "ws_op_lazy_qp_hf_w_ot_pm"]
 KERNELS[f"{RSB2}_el_sl_st"] = {**KERNELS[f"{RSB2}_el_sl"], "schedule": "static"}
 KERNELS.update({f"{n}_wu": {**KERNELS[n], "warp_uniform": "on"} for n in WU})
-TIER[(64, 128)] += [[f"{KS}_wu", KS], [f"{K1}_wu", K1]]
+KERNELS.update({f"{n}_wu": {**KERNELS[n], "warp_uniform": "on"} for n in WU128})
+TIER[(64, 128)] += [[f"{n}_wu", n] for n in [KS, K1] + WU128]
 TIER[(64,)] += [[f"{n}_wu", n] for n in WU[2:]]
-BEST[128] += [f"{KS}_wu", f"{K1}_wu"]
+BEST[128] += [f"{n}_wu" for n in [KS, K1] + WU128]
 BEST[64] += [f"{RSB2}_el_sl_st"] + [f"{n}_wu" for n in WU[2:]]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
