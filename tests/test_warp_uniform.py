@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS, assert_tier_passed, device_pairs, suite_margins
+from recorded import RESULTS, assert_tier_passed, device_pairs, recorded_text, suite_margins
 
 CPU = RESULTS / "2026-12-06_cpu_warp_uniform"
 H100 = RESULTS / "2026-12-06_h100_warp_uniform"
@@ -51,6 +51,10 @@ def test_the_sass_record_says_what_the_knob_clears():
     assert pers["BSSY"] == one["BSSY"] and pers["TRYWAIT-R"] == one["TRYWAIT-R"]
     assert s[f"{B}_wu"]["consumers"]["BSSY"] >= 30  # the dynamic schedule's loop: barely changed
     assert all("0 bytes spill stores" in v["ptxas"] for k, v in s.items() if k.endswith("_wu"))
+
+
+def test_the_default_ptx_was_unchanged_at_the_knob():
+    assert re.search(r"^# 719 of 719 same", recorded_text(CPU / "ptx_unchanged.txt"), re.M)
 
 
 def test_the_h100_record_as_its_readme_quotes_it():
