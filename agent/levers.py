@@ -841,6 +841,22 @@ CATALOG: tuple[Lever, ...] = (
         "the inner loop differently (results/2026-12-06_h100_slot_item).",
     ),
     Lever(
+        name="ws_warp_uniform", sets={"warp_uniform": "on"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "persistent": ("on",), "schedule": ("static",), "item_stream": ("off",)},
+        predicted=(1.0, 1.045), sampled=False,
+        hypothesis="On the static persistent schedule ptxas keeps every value the item loop carries per thread and "
+        "wraps the mbarrier waits in convergence barriers, because the consumers branch on a warpgroup index read "
+        "from threadIdx and do one-lane work (a warp's arrival, the O store) inside branches, and the producer's 127 "
+        "idle threads run the loop too: the warpgroup index shuffled from lane 0, the one-lane work predicated and the "
+        "idle producer threads gone before the loop, the persistent D=128 build's consumers read 6 BSSY, 1 WARPSYNC "
+        "and 0 YIELD where they read 17, 25 and 1, as one item a CTA does (results/2026-12-06_cpu_warp_uniform). "
+        "Bitwise the same output. H100: 1.0393 on the persistent D=128 kernel at N8192, 1.0387 at N2048 (1.018 and "
+        "1.052 over one item a CTA), 1.0099-1.0275 on the static three-warpgroup D=64 kernels; on the dynamic "
+        "schedule, whose loop it does not clear, 0.9488 at N8192 D64, so it is not proposed there "
+        "(results/2026-12-06_h100_warp_uniform).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",

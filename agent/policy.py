@@ -185,8 +185,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-06_h100_slot_item)
     Policy(version=28, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains the static persistent schedule's branches made provably warp-uniform
+    # (ws_warp_uniform): 1.039 on the persistent D=128 kernel at N8192 on an H100, 1.018 over one item a CTA
+    # (results/2026-12-06_h100_warp_uniform)
+    Policy(version=29, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[28]
+CURRENT = POLICIES[29]
 
 
 class UnknownPolicy(ValueError):

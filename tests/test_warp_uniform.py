@@ -74,3 +74,18 @@ def test_the_h100_record_as_its_readme_quotes_it():
     assert m["B1-H16-N32768-D128", f"{K1}->{KS}_wu"] == 1.0079
     assert m["B1-H16-N32768-D128", f"{KS}_dy_sd_lr->{KS}_wu"] == 1.0282
     assert m["B4-H16-N4096-D128", f"{K1}->{KS}_wu"] == 1.0322
+
+
+def test_policy_29_adds_the_lever_on_the_static_persistent_schedule():
+    from agent import levers
+    from agent.policy import CURRENT, POLICIES
+    from agent.replay.catalog import as_read_by
+
+    assert CURRENT is POLICIES[29] and POLICIES[29].model_copy(update={"version": 28}) == POLICIES[28]
+    lv = levers.get("ws_warp_uniform")
+    assert lv.name not in {x.name for x in as_read_by(POLICIES[28])} and lv.sets == {"warp_uniform": "on"}
+    k = device_pairs("_wu", BASES, warp_uniform="off")
+    for base in (KS, f"{B}_st", G, D8, f"{KS}_ho"):  # the static persistent kernels: the lever builds the measured pair
+        assert lv.apply(Knobs.parse(k[base])) == Knobs.parse(k[f"{base}_wu"])
+    assert not lv.applies_to(Knobs.parse(k[B]))  # the dynamic schedule: 0.9488 at N8192 D64
+    assert not lv.applies_to(Knobs.parse(k[K1]))  # one item a CTA: 1.0018, nothing the lever is for
