@@ -15,7 +15,7 @@ SCRIPT = ROOT / "scripts" / "device_anatomy.py"
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     d = tmp_path_factory.mktemp("sass")
-    with tarfile.open(RESULTS / "2026-12-03_h200_agent_suite" / "call6" / "an.tgz") as tf:
+    with tarfile.open(RESULTS / "2026-12-03_h200_agent_suite" / "call6" / "an.tar.xz") as tf:
         member = next(m for m in tf.getmembers() if m.name.endswith("_sass.csv"))
         tf.extract(member, d, filter="data")
     return d / member.name
