@@ -141,6 +141,12 @@ def read_record(path: Path):
     return json.loads(gzip.decompress(path.with_name(path.name + ".gz").read_bytes()))
 
 
+def packed_tier(tgz: Path) -> dict:
+    """The `device_suite.py --plan tier` record packed in a device call's json.tgz (tier/tier.json)."""
+    with tarfile.open(tgz) as t:
+        return json.load(t.extractfile("tier/tier.json"))
+
+
 def assert_tier_passed(tier: dict, counts: dict) -> None:
     """A `device_suite.py --plan tier` record: for each head-dim set, (configurations, libraries, bitwise pairs) as
     `counts` says, no failure, and every bitwise pair equal on every configuration."""

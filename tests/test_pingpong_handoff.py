@@ -2,14 +2,12 @@
 ptxas record (results/2026-12-06_cpu_pingpong_handoff) and the H100 record (results/2026-12-06_h100_pingpong_handoff):
 the tier and the margins its README quotes."""
 
-import json
 import re
-import tarfile
 
 import pytest
 
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS, assert_tier_passed, device_pairs, suite_margins
+from recorded import RESULTS, assert_tier_passed, device_pairs, packed_tier, suite_margins
 
 CPU = RESULTS / "2026-12-06_cpu_pingpong_handoff"
 H100 = RESULTS / "2026-12-06_h100_pingpong_handoff"
@@ -34,8 +32,7 @@ def test_the_handoff_builds_as_its_bases_do():
 
 
 def test_the_h100_record_as_its_readme_quotes_it():
-    with tarfile.open(H100 / "json.tgz") as t:
-        tier = json.load(t.extractfile("tier/tier.json"))
+    tier = packed_tier(H100 / "json.tgz")
     assert_tier_passed(tier, {"D64+128": (168, 9, 5)})
     m = suite_margins(H100 / "json.tgz")
     n8k = "B2-H16-N8192-D128"
@@ -70,8 +67,7 @@ def test_the_voted_waits_are_the_tma_pipelines_and_were_read_in_the_sass():
 def test_the_voted_waits_lose_on_the_h100_as_recorded():
     """results/2026-12-06_h100_uniform_waits: bitwise their bases, and slower at N8192 D128 and D64."""
     rec = RESULTS / "2026-12-06_h100_uniform_waits" / "json.tgz"
-    with tarfile.open(rec) as t:
-        tier = json.load(t.extractfile("tier/tier.json"))
+    tier = packed_tier(rec)
     assert_tier_passed(tier, {"D64+128": (168, 4, 2), "D64": (84, 2, 1)})
     m = suite_margins(rec)
     assert m["B2-H16-N8192-D128", f"{KS}->{KS}_uw"] == 0.9954

@@ -3,14 +3,12 @@ mainloop's three warpgroups that each take every turn, the suite's bitwise pairs
 (results/2026-12-06_cpu_turn_cycle) and the H100 record (results/2026-12-06_h100_turn_cycle): the tier, the margins its
 README quotes, and the key split's measured beside it."""
 
-import json
 import re
-import tarfile
 
 import pytest
 
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS, assert_tier_passed, device_pairs, suite_margins
+from recorded import RESULTS, assert_tier_passed, device_pairs, packed_tier, suite_margins
 
 CPU = RESULTS / "2026-12-06_cpu_turn_cycle"
 H100 = RESULTS / "2026-12-06_h100_turn_cycle"
@@ -39,8 +37,7 @@ def test_the_cycle_builds_as_recorded():
 
 
 def test_the_h100_record_as_its_readme_quotes_it():
-    with tarfile.open(H100 / "json.tgz") as t:
-        tier = json.load(t.extractfile("tier/tier.json"))
+    tier = packed_tier(H100 / "json.tgz")
     assert_tier_passed(tier, {"D64": (84, 10, 5), "D64+128": (168, 2, 0)})
     m = suite_margins(H100 / "json.tgz")
     n8k, gqa = "B2-H16-N8192-D64", "B8-H16-Hkv4-N2048-D64"

@@ -2,14 +2,12 @@
 SASS record (results/2026-12-06_cpu_warp_uniform) and the H100 record (results/2026-12-06_h100_warp_uniform): the tier
 and the margins its README quotes."""
 
-import json
 import re
-import tarfile
 
 import pytest
 
 from kernel_src.knobs import KnobError, Knobs
-from recorded import RESULTS, assert_tier_passed, device_pairs, recorded_text, suite_margins
+from recorded import RESULTS, assert_tier_passed, device_pairs, packed_tier, recorded_text, suite_margins
 
 CPU = RESULTS / "2026-12-06_cpu_warp_uniform"
 H100 = RESULTS / "2026-12-06_h100_warp_uniform"
@@ -58,8 +56,7 @@ def test_the_default_ptx_was_unchanged_at_the_knob():
 
 
 def test_the_h100_record_as_its_readme_quotes_it():
-    with tarfile.open(H100 / "json.tgz") as t:
-        tier = json.load(t.extractfile("tier/tier.json"))
+    tier = packed_tier(H100 / "json.tgz")
     assert_tier_passed(tier, {"D64+128": (168, 4, 2), "D64": (84, 8, 4)})
     m = suite_margins(H100 / "json.tgz")
     n8k, n64 = "B2-H16-N8192-D128", "B2-H16-N8192-D64"
