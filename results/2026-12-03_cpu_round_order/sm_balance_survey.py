@@ -19,10 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:
-    files = subprocess.run(["git", "ls-files", "results/*.tgz"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    # (the archives kept in xz too, results/README.md: one ncu archive moved from .tgz to .tar.xz on 2026-12-06)
+    files = subprocess.run(["git", "ls-files", "results/*.tgz", "results/*.tar.xz"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.split()
     seen = set()
     for f in sorted(files):
-        if "_db.tgz" in f or "artifacts" in f:
+        if "_db.tgz" in f or "_db.tar.xz" in f or "artifacts" in f:
             continue
         with tarfile.open(ROOT / f) as tf:
             for m in sorted(tf.getmembers(), key=lambda m: m.name):
