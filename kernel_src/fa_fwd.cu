@@ -447,9 +447,11 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
         }
       } else {
+        // (FA_LAST_ROUND=1: the list's pieces too, each CTA's in increasing index, so a piece's merge waits only on
+        // pieces of lower index, which CTAs resident at once reach first)
         for (int i = blockIdx.x; i < total; i += gridDim.x)
-          run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale,
-                                          Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
+          run_item<K, T, D, CAUSAL, ROLE>(item_of(i), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk,
+                                          tmv, &phase, fills, tmq, tmo, lq, lo);
       }
       return;
     }
@@ -616,7 +618,7 @@ struct Instance {
     float *opart = nullptr, *lpart = nullptr;
     [[maybe_unused]] int work_list = 0;
     [[maybe_unused]] int split_items = 0, split_shift = 0;  // FA_LAST_ROUND=1 (last_round_split)
-    if constexpr (Cfg::SPLITS > 1 || FA_WORK_LIST) {  // this stream's work list and workspace
+    if constexpr (Cfg::SPLITS > 1 || FA_WORK_LIST || FA_LAST_ROUND) {  // this stream's work list and workspace
       const size_t rows = (size_t)BH * N;
       size_t ws = Cfg::SPLITS > 1 ? (size_t)Cfg::SPLITS * rows * (D + 1) * sizeof(float) : 0;
 #if FA_LAST_ROUND

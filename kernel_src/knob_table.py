@@ -367,8 +367,8 @@ KNOBS: tuple[Knob, ...] = (
          py_enum="PIn", arms=("wgmma",), later=True, pinned="regs",
          value_docs=("P in registers (wgmma RS)", "P through shared memory (wgmma SS)")),
     Knob("last_round", ("whole", "key_split"), "whole",
-         "(schedule=dynamic) every item is a whole query tile over all keys, so when the items do not fill the last "
-         "round (B2 H16 N8192 D64: 1,376 items on 132 SMs) the SMs without one idle for up to an item's time | the last "
+         "(mainloop=ws, persistent=on) every item is a whole query tile over all keys, so when the items do not fill "
+         "the last round (B2 H16 N8192 D64: 1,376 items on 132 SMs) the SMs without one idle for up to an item's time | the last "
          "items of the list are split along the keys into 2^k pieces that other CTAs run at once, and each piece's "
          "last-claimed part merges the others' fp32 partials before the store (no mask; the launch picks the items and "
          "k from the grid, or none)",
@@ -551,10 +551,14 @@ RULES: tuple[Rule, ...] = (
          "p_pack=after, tail_rows other than split and item_stream=off, not mainloop={mainloop}, p_pack={p_pack}, "
          "tail_rows={tail_rows}, item_stream={item_stream}",
          "P through shared memory is the warp-specialised mainloop's, packed after the softmax"),
-    Rule({"last_round": _vals("key_split")}, {"schedule": _vals("dynamic"), "tail_rows": _vals("compute", "skip")},
-         "knob 'last_round'=key_split appends pieces of items to the dynamic schedule's list: it needs "
-         "schedule=dynamic and tail_rows other than split, not schedule={schedule}, tail_rows={tail_rows}",
-         "the last round's key split is the dynamic schedule's, without the tail split"),
+    Rule({"last_round": _vals("key_split")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+                                              "item_stream": _vals("off"), "round_order": _vals("in_place"),
+                                              "tail_rows": _vals("compute", "skip")},
+         "knob 'last_round'=key_split appends pieces of items to the persistent warp-specialised mainloop's list of "
+         "items: it needs mainloop=ws, persistent=on, item_stream=off, round_order=in_place (each CTA's items in "
+         "increasing index) and tail_rows other than split, not mainloop={mainloop}, persistent={persistent}, "
+         "item_stream={item_stream}, round_order={round_order}, tail_rows={tail_rows}",
+         "the last round's key split is the persistent warp-specialised list's, in place, without the tail split"),
     Rule({"turn_cycle": _vals("on")}, {"mainloop": _vals("ws"), "warps": _vals(12), "tail_rows": _vals("compute"),
                                       "item_stream": _vals("off")},
          "knob 'turn_cycle'=on takes turns among the warp-specialised mainloop's three consumer warpgroups, each of "

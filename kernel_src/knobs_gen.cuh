@@ -157,11 +157,11 @@
 //       from registers) | each consumer warpgroup stores its P tile into its own 128-byte-swizzled tile of shared
 //       memory (stmatrix) and the PV reads it by descriptor, so no P register is live while the next block's scores
 //       accumulate: the 176-key tile with the QK^T overlap on three consumer warpgroups at D=64 (bitwise the same)
-//   FA_LAST_ROUND (0 whole | 1 key_split; default whole): (schedule=dynamic) every item is a whole query tile over
-//       all keys, so when the items do not fill the last round (B2 H16 N8192 D64: 1,376 items on 132 SMs) the SMs
-//       without one idle for up to an item's time | the last items of the list are split along the keys into 2^k
-//       pieces that other CTAs run at once, and each piece's last-claimed part merges the others' fp32 partials
-//       before the store (no mask; the launch picks the items and k from the grid, or none)
+//   FA_LAST_ROUND (0 whole | 1 key_split; default whole): (mainloop=ws, persistent=on) every item is a whole query
+//       tile over all keys, so when the items do not fill the last round (B2 H16 N8192 D64: 1,376 items on 132 SMs)
+//       the SMs without one idle for up to an item's time | the last items of the list are split along the keys
+//       into 2^k pieces that other CTAs run at once, and each piece's last-claimed part merges the others' fp32
+//       partials before the store (no mask; the launch picks the items and k from the grid, or none)
 //   FA_TURN_CYCLE (0 off | 1 on; default off): (mainloop=ws, three consumer warpgroups) each warpgroup issues its
 //       GEMMs when its own are ready, so the three may fall into step and run their softmaxes at once while the
 //       tensor cores idle | the three take the tensor cores in a fixed cycle on three named barriers
@@ -566,7 +566,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert(!(SLOT_ITEM == SLOT_ITEM_DECODED) || (SCHEDULE == SCHEDULE_DYNAMIC), "the decoded slot is the dynamic schedule's"); \
   static_assert(!(NEXT_PREFETCH == 1) || (SLOT_ITEM == SLOT_ITEM_DECODED && Q_LOAD == Q_LOAD_TMA), "the next item's prefetch is the decoded slot's, with Q by TMA"); \
   static_assert(!(P_IN == P_IN_SMEM) || (MAINLOOP == MAINLOOP_WS && P_PACK == P_PACK_AFTER && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP) && ITEM_STREAM == 0), "P through shared memory is the warp-specialised mainloop's, packed after the softmax"); \
-  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT) || (SCHEDULE == SCHEDULE_DYNAMIC && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the dynamic schedule's, without the tail split"); \
+  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0 && ROUND_ORDER == ROUND_ORDER_IN_PLACE && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the persistent warp-specialised list's, in place, without the tail split"); \
   static_assert(!(TURN_CYCLE == 1) || (MAINLOOP == MAINLOOP_WS && WARPS == 12 && TAIL_ROWS == TAIL_ROWS_COMPUTE && ITEM_STREAM == 0), "the cycle of turns is the warp-specialised mainloop's, on three consumer warpgroups that each take every turn"); \
   static_assert(!(PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) || (PINGPONG == 1 && MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0), "the turns' handoff across items is the warp-specialised mainloop's ping-pong"); \
   static_assert(!(WARP_UNIFORM == 1) || (MAINLOOP == MAINLOOP_WS), "the warp-uniform branches are the warp-specialised mainloop's"); \

@@ -621,6 +621,11 @@ TIER[(64, 128)] += [[f"{n}_wu", n] for n in [KS, K1] + WU128]
 TIER[(64,)] += [[f"{n}_wu", n] for n in WU[2:]]
 BEST[128] += [f"{n}_wu" for n in [KS, K1] + WU128]
 BEST[64] += [f"{RSB2}_el_sl_st"] + [f"{n}_wu" for n in WU[2:]]
+# the last round's key split on the persistent static schedule (`_wu_lr`: last_round=key_split on `KS_wu`; each CTA's
+# items and pieces in increasing index): the launch splits the items that leave the last round short (B1 H16 N32768
+# D128: the last 4 of 4,096 items in 16 pieces; the tier's B2 H4 N2111: 4 of 136 in 4); against the bound alone (below)
+KERNELS[f"{KS}_wu_lr"] = {**KERNELS[f"{KS}_wu"], "last_round": "key_split"}
+BEST[128] += [f"{KS}_wu_lr"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
@@ -633,6 +638,7 @@ TIER_ALONE[(64, 128)] += [f"{KD}_k192a", f"{KD}_k176m"]
 TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS] + [f"{RSB2}_el_sl_k192", f"{RSB2}_el_sl_k192s"]
 TIER_ALONE[(64, 128)] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]
 TIER_ALONE[(64, 128)] += TIER_ALONE_HO  # the key split of 4 items at B2 H4 N2111: another order
+TIER_ALONE[(64, 128)] += [f"{KS}_wu_lr"]
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)

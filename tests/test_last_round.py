@@ -16,15 +16,22 @@ sys.path.insert(0, str(RESULTS.parent / "scripts"))
 REC = RESULTS / "2026-12-06_cpu_last_round"
 
 
-def test_the_key_split_needs_the_dynamic_schedule_and_no_tail_split():
+def test_the_key_split_needs_the_persistent_list_in_place_and_no_tail_split():
+    """Either schedule of the persistent warp-specialised mainloop takes the split: each CTA runs its items and pieces in
+    increasing index, so a piece's merge waits only on lower ones. Not one item a CTA, the item stream or turned rounds."""
     from device_suite import KERNELS
 
     base = KERNELS["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el"]  # the dynamic schedule, the slot holding an index
-    with pytest.raises(KnobError, match="last_round'=key_split .*schedule=dynamic.*not schedule=static"):
-        Knobs.parse({**base, "schedule": "static", "last_round": "key_split"})
     with pytest.raises(KnobError, match="last_round'=key_split .*tail_rows=split"):
         Knobs.parse({**base, "tail_rows": "split", "row_sum": "fadd", "last_round": "key_split"})
     assert Knobs.parse({**base, "last_round": "key_split"}).last_round.value == "key_split"
+    assert Knobs.parse({**base, "schedule": "static", "last_round": "key_split"}).last_round.value == "key_split"
+    static = KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm_wu"]  # the suite's persistent static D=128 kernel
+    assert Knobs.parse({**static, "last_round": "key_split"}) == Knobs.parse(KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm_wu_lr"])
+    for bad, said in (({"persistent": "off", "q_load": "cp_async", "o_store": "direct"}, "persistent=off"),
+                      ({"round_order": "turned"}, "round_order=turned")):
+        with pytest.raises(KnobError, match=f"last_round'=key_split .*not .*{said}"):
+            Knobs.parse({**static, **bad, "last_round": "key_split"})
 
 
 @pytest.fixture(scope="module")
