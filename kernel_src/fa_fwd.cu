@@ -184,6 +184,22 @@ inline void last_round_split(long items, int G, int nkv, int D, int* R, int* k) 
     }
   }
 }
+// FA_LAST_ROUND=2 (mainloop_sm90_ws.cuh: ws_stream_piece): of `items` whole items of nkv key blocks (head dim D) on a
+// grid of G CTAs, the R = items mod G that leave the last round short, streamed in shares of q = ceil(R nkv / G) blocks
+// (R = 0: none). A share's time in blocks: q and, as the key split's pieces, 1.5 per piece (two) and 0.6 x D / 128 per
+// partial merged (one), and 2 for the merge's wait; a stream only where it ends 15% of a round earlier than the last
+// round of whole items.
+inline void last_round_stream(long items, int G, int nkv, int D, int* R, int* q) {
+  *R = 0;
+  *q = 0;
+  const long r = G > 0 ? items % G : 0;
+  if (G <= 0 || items <= G || nkv <= 0 || r == 0 || r > WS_PIECE_ITEMS) return;
+  const long share = (r * nkv + G - 1) / G;
+  if (share + 3.0 + 0.6 * D / 128.0 + 2.0 <= 0.85 * nkv) {
+    *R = (int)r;
+    *q = (int)share;
+  }
+}
 #endif
 
 // Which mainloop runs a work item: the one place a compute path's mainloop is chosen (a new mainloop is
@@ -309,7 +325,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
       // FA_LAST_ROUND=1: the last split_items whole items replaced by 2^split_shift pieces each (none under the mask);
       // item_of(i): list index i as an item, a piece's with its word in Item::split (ws_piece_range)
       const int whole = tiles * BH - (CAUSAL ? 0 : split_items);
-      const int total = CAUSAL ? tiles * BH : whole + (split_items << split_shift);
+      const int total = CAUSAL || K::LAST_ROUND == LAST_ROUND_KEY_STREAM ? whole : whole + (split_items << split_shift);
       auto item_of = [&](int i) {
         if (i < whole) return decode<K>(i, tiles, BH, sect);
         const int pi = i - whole, w = pi >> split_shift;
@@ -446,6 +462,29 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
             run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
         }
+      } else if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_STREAM) {
+#if FA_LAST_ROUND
+        // FA_LAST_ROUND=2 (mainloop_sm90_ws.cuh: ws_stream_piece): the whole items in rounds, then this CTA's share
+        // [c q, c q + q) of the last split_items items' key blocks (q = split_shift): the start of the later item
+        // first (it only writes its partials), then the end of the earlier one (which merges)
+        // (one call of the item's code for both: two would double the kernel's code)
+        const int G = (int)gridDim.x, c = (int)blockIdx.x, mine = c < whole ? (whole - 1 - c) / G + 1 : 0;
+        const int nkv = (N + K::BC - 1) / K::BC, q = split_shift;
+        const int a = c * q, b = CAUSAL ? a : min(a + q, split_items * nkv);
+        const int wb = a < b ? (b - 1) / nkv : 0, units = mine + (a < b ? wb - a / nkv + 1 : 0);
+        for (int u = 0; u < units; ++u) {
+          Item it;
+          if (u < mine) {
+            it = decode<K>(c + u * G, tiles, BH, sect);
+          } else {
+            const int w = wb - (u - mine);
+            it = decode<K>(whole + w, tiles, BH, sect);
+            it.split = (w + 1) | q << 16;
+          }
+          run_item<K, T, D, CAUSAL, ROLE>(it, Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH, scale, Qs, Ks, Vs, tmk, tmv,
+                                          &phase, fills, tmq, tmo, lq, lo);
+        }
+#endif
       } else {
         // (FA_LAST_ROUND=1: the list's pieces too, each CTA's in increasing index, so a piece's merge waits only on
         // pieces of lower index, which CTAs resident at once reach first)
@@ -624,8 +663,12 @@ struct Instance {
 #if FA_LAST_ROUND
       if constexpr (!CAUSAL) {
         const int nkv = (N + Cfg::BC - 1) / Cfg::BC;
-        last_round_split(items, (int)grid.x, nkv, D, &split_items, &split_shift);
-        // FA_LAST_ROUND_SPLIT=R:k in the environment (the tier's checks): R items (-1: every one) into 2^k pieces
+        if constexpr (Cfg::LAST_ROUND == LAST_ROUND_KEY_STREAM)
+          last_round_stream(items, (int)grid.x, nkv, D, &split_items, &split_shift);
+        else
+          last_round_split(items, (int)grid.x, nkv, D, &split_items, &split_shift);
+        // FA_LAST_ROUND_SPLIT=R:k in the environment (the tier's checks): R items (-1: every one) into 2^k pieces;
+        // key_stream: the last R items (-1: as many as the grid covers) streamed in shares of nkv / 2^k blocks
         static const char* forced = std::getenv("FA_LAST_ROUND_SPLIT");
         int fr = 0, fk = 0;
         const bool parsed = forced && std::sscanf(forced, "%d:%d", &fr, &fk) == 2;
@@ -634,13 +677,20 @@ struct Instance {
           if (!told) std::fprintf(stderr, "fa5090: FA_LAST_ROUND_SPLIT=%s ignored (expected R:k, e.g. -1:1)\n", forced);
           told = true;
         }
-        if (parsed) {
+        if (parsed && Cfg::LAST_ROUND == LAST_ROUND_KEY_STREAM) {  // shares of nkv / 2^k blocks (at least one)
+          split_shift = std::max(1, nkv >> std::max(fk, 1));
+          split_items = (int)std::min<long>(std::min<long>(fr < 0 ? items : fr, items),
+                                            std::min<long>((long)grid.x * split_shift / nkv, WS_PIECE_ITEMS));
+          if (split_items <= 0) split_items = split_shift = 0;
+        } else if (parsed) {
           split_items = (int)std::min<long>(fr < 0 ? items : fr, std::min<long>(items, WS_PIECE_ITEMS));
           for (split_shift = 0; split_shift < fk && split_shift < 5 && (nkv >> (split_shift + 1)) >= 1;) ++split_shift;
           if (!split_shift) split_items = 0;
         }
         if (split_items)
-          ws = (WS_PIECE_ITEMS * WS_PIECE_CNT + (size_t)split_items * ws_piece_floats<Cfg, D>(1 << split_shift)) *
+          ws = (WS_PIECE_ITEMS * WS_PIECE_CNT + (Cfg::LAST_ROUND == LAST_ROUND_KEY_STREAM
+                                                     ? (size_t)grid.x * ws_piece_floats<Cfg, D>(2)
+                                                     : (size_t)split_items * ws_piece_floats<Cfg, D>(1 << split_shift))) *
                sizeof(float);
       }
 #endif
@@ -821,11 +871,14 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 // order), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
 // FA_LAST_ROUND=1 (last_round_split): out[0], out[1] = the items the launch splits at the end of the list and log2 of
-// their pieces, for `items` whole items of nkv key blocks at head dim D on a grid of `grid` CTAs (no GPU needed);
+// their pieces (FA_LAST_ROUND=2, last_round_stream: the items streamed and each CTA's share of their key blocks), for `items` whole items of nkv key blocks at head dim D on a grid of `grid` CTAs (no GPU needed);
 // returns 0, or -1 in a build without the split
 FA_API int fa_last_round(long long items, int grid, int nkv, int D, int* out) {
 #if FA_LAST_ROUND
-  fa::last_round_split((long)items, grid, nkv, D, out, out + 1);
+  if (FA_LAST_ROUND == fa::LAST_ROUND_KEY_STREAM)
+    fa::last_round_stream((long)items, grid, nkv, D, out, out + 1);
+  else
+    fa::last_round_split((long)items, grid, nkv, D, out, out + 1);
   return 0;
 #else
   (void)items; (void)grid; (void)nkv; (void)D; (void)out;

@@ -366,14 +366,17 @@ KNOBS: tuple[Knob, ...] = (
          "the QK^T overlap on three consumer warpgroups at D=64 (bitwise the same)",
          py_enum="PIn", arms=("wgmma",), later=True, pinned="regs",
          value_docs=("P in registers (wgmma RS)", "P through shared memory (wgmma SS)")),
-    Knob("last_round", ("whole", "key_split"), "whole",
+    Knob("last_round", ("whole", "key_split", "key_stream"), "whole",
          "(mainloop=ws, persistent=on) every item is a whole query tile over all keys, so when the items do not fill "
          "the last round (B2 H16 N8192 D64: 1,376 items on 132 SMs) the SMs without one idle for up to an item's time | the last "
          "items of the list are split along the keys into 2^k pieces that other CTAs run at once, and each piece's "
          "last-claimed part merges the others' fp32 partials before the store (no mask; the launch picks the items and "
-         "k from the grid, or none)",
+         "k from the grid, or none) | (schedule=static) the key blocks of the items that leave the last round short "
+         "dealt out as one stream in equal shares, CTA c the blocks [c q, c q + q): each CTA ends on one or two pieces "
+         "of items, and an item's piece with its last block merges the others' (stream-K's tail)",
          py_enum="LastRound", arms=("wgmma",), later=True, pinned="whole",
-         value_docs=("every item whole", "the last items split along the keys, merged by their last piece")),
+         value_docs=("every item whole", "the last items split along the keys, merged by their last piece",
+                     "the last items' key blocks in equal shares of the CTAs, each item merged by its last piece")),
     Knob("turn_cycle", SWITCH, "off",
          "(mainloop=ws, three consumer warpgroups) each warpgroup issues its GEMMs when its own are ready, so the three "
          "may fall into step and run their softmaxes at once while the tensor cores idle | the three take the tensor "
@@ -551,10 +554,14 @@ RULES: tuple[Rule, ...] = (
          "p_pack=after, tail_rows other than split and item_stream=off, not mainloop={mainloop}, p_pack={p_pack}, "
          "tail_rows={tail_rows}, item_stream={item_stream}",
          "P through shared memory is the warp-specialised mainloop's, packed after the softmax"),
-    Rule({"last_round": _vals("key_split")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+    Rule({"last_round": _vals("key_stream")}, {"schedule": _vals("static")},
+         "knob 'last_round'=key_stream deals the last items' key blocks to the CTAs by their index, after their whole "
+         "items: it needs schedule=static, not schedule={schedule}",
+         "the streamed last round is the static schedule's"),
+    Rule({"last_round": _vals("key_split", "key_stream")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
                                               "item_stream": _vals("off"), "round_order": _vals("in_place"),
                                               "tail_rows": _vals("compute", "skip")},
-         "knob 'last_round'=key_split appends pieces of items to the persistent warp-specialised mainloop's list of "
+         "knob 'last_round'={last_round} runs pieces of items in the persistent warp-specialised mainloop's list of "
          "items: it needs mainloop=ws, persistent=on, item_stream=off, round_order=in_place (each CTA's items in "
          "increasing index) and tail_rows other than split, not mainloop={mainloop}, persistent={persistent}, "
          "item_stream={item_stream}, round_order={round_order}, tail_rows={tail_rows}",

@@ -157,11 +157,14 @@
 //       from registers) | each consumer warpgroup stores its P tile into its own 128-byte-swizzled tile of shared
 //       memory (stmatrix) and the PV reads it by descriptor, so no P register is live while the next block's scores
 //       accumulate: the 176-key tile with the QK^T overlap on three consumer warpgroups at D=64 (bitwise the same)
-//   FA_LAST_ROUND (0 whole | 1 key_split; default whole): (mainloop=ws, persistent=on) every item is a whole query
-//       tile over all keys, so when the items do not fill the last round (B2 H16 N8192 D64: 1,376 items on 132 SMs)
-//       the SMs without one idle for up to an item's time | the last items of the list are split along the keys
-//       into 2^k pieces that other CTAs run at once, and each piece's last-claimed part merges the others' fp32
-//       partials before the store (no mask; the launch picks the items and k from the grid, or none)
+//   FA_LAST_ROUND (0 whole | 1 key_split | 2 key_stream; default whole): (mainloop=ws, persistent=on) every item is
+//       a whole query tile over all keys, so when the items do not fill the last round (B2 H16 N8192 D64: 1,376
+//       items on 132 SMs) the SMs without one idle for up to an item's time | the last items of the list are split
+//       along the keys into 2^k pieces that other CTAs run at once, and each piece's last-claimed part merges the
+//       others' fp32 partials before the store (no mask; the launch picks the items and k from the grid, or none) |
+//       (schedule=static) the key blocks of the items that leave the last round short dealt out as one stream in
+//       equal shares, CTA c the blocks [c q, c q + q): each CTA ends on one or two pieces of items, and an item's
+//       piece with its last block merges the others' (stream-K's tail)
 //   FA_TURN_CYCLE (0 off | 1 on; default off): (mainloop=ws, three consumer warpgroups) each warpgroup issues its
 //       GEMMs when its own are ready, so the three may fall into step and run their softmaxes at once while the
 //       tensor cores idle | the three take the tensor cores in a fixed cycle on three named barriers
@@ -381,7 +384,7 @@ enum { ROW_SUM_FADD = 0, ROW_SUM_MMA = 1 };  // row_sum
 enum { ITEM_ORDER_CTA_ORDER = 0, ITEM_ORDER_TILES_ASCENDING = 1, ITEM_ORDER_SHORT_TILES_LATE = 2 };  // item_order
 enum { SLOT_ITEM_INDEX = 0, SLOT_ITEM_DECODED = 1 };  // slot_item
 enum { P_IN_REGS = 0, P_IN_SMEM = 1 };  // p_in
-enum { LAST_ROUND_WHOLE = 0, LAST_ROUND_KEY_SPLIT = 1 };  // last_round
+enum { LAST_ROUND_WHOLE = 0, LAST_ROUND_KEY_SPLIT = 1, LAST_ROUND_KEY_STREAM = 2 };  // last_round
 enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pingpong_handoff
 }  // namespace fa
 
@@ -495,7 +498,7 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert((SLOT_ITEM == SLOT_ITEM_INDEX || SLOT_ITEM == SLOT_ITEM_DECODED), "knob slot_item: one of its values"); \
   static_assert((NEXT_PREFETCH == 0 || NEXT_PREFETCH == 1), "knob next_prefetch: one of its values"); \
   static_assert((P_IN == P_IN_REGS || P_IN == P_IN_SMEM), "knob p_in: one of its values"); \
-  static_assert((LAST_ROUND == LAST_ROUND_WHOLE || LAST_ROUND == LAST_ROUND_KEY_SPLIT), "knob last_round: one of its values"); \
+  static_assert((LAST_ROUND == LAST_ROUND_WHOLE || LAST_ROUND == LAST_ROUND_KEY_SPLIT || LAST_ROUND == LAST_ROUND_KEY_STREAM), "knob last_round: one of its values"); \
   static_assert((TURN_CYCLE == 0 || TURN_CYCLE == 1), "knob turn_cycle: one of its values"); \
   static_assert((PINGPONG_HANDOFF == PINGPONG_HANDOFF_ITEM_START || PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN), "knob pingpong_handoff: one of its values"); \
   static_assert((WARP_UNIFORM == 0 || WARP_UNIFORM == 1), "knob warp_uniform: one of its values"); \
@@ -566,7 +569,8 @@ enum { PINGPONG_HANDOFF_ITEM_START = 0, PINGPONG_HANDOFF_LAST_TURN = 1 };  // pi
   static_assert(!(SLOT_ITEM == SLOT_ITEM_DECODED) || (SCHEDULE == SCHEDULE_DYNAMIC), "the decoded slot is the dynamic schedule's"); \
   static_assert(!(NEXT_PREFETCH == 1) || (SLOT_ITEM == SLOT_ITEM_DECODED && Q_LOAD == Q_LOAD_TMA), "the next item's prefetch is the decoded slot's, with Q by TMA"); \
   static_assert(!(P_IN == P_IN_SMEM) || (MAINLOOP == MAINLOOP_WS && P_PACK == P_PACK_AFTER && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP) && ITEM_STREAM == 0), "P through shared memory is the warp-specialised mainloop's, packed after the softmax"); \
-  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0 && ROUND_ORDER == ROUND_ORDER_IN_PLACE && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the persistent warp-specialised list's, in place, without the tail split"); \
+  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_STREAM) || (SCHEDULE == SCHEDULE_STATIC), "the streamed last round is the static schedule's"); \
+  static_assert(!(LAST_ROUND == LAST_ROUND_KEY_SPLIT || LAST_ROUND == LAST_ROUND_KEY_STREAM) || (MAINLOOP == MAINLOOP_WS && PERSISTENT == 1 && ITEM_STREAM == 0 && ROUND_ORDER == ROUND_ORDER_IN_PLACE && (TAIL_ROWS == TAIL_ROWS_COMPUTE || TAIL_ROWS == TAIL_ROWS_SKIP)), "the last round's key split is the persistent warp-specialised list's, in place, without the tail split"); \
   static_assert(!(TURN_CYCLE == 1) || (MAINLOOP == MAINLOOP_WS && WARPS == 12 && TAIL_ROWS == TAIL_ROWS_COMPUTE && ITEM_STREAM == 0), "the cycle of turns is the warp-specialised mainloop's, on three consumer warpgroups that each take every turn"); \
   static_assert(!(PINGPONG_HANDOFF == PINGPONG_HANDOFF_LAST_TURN) || (PINGPONG == 1 && MAINLOOP == MAINLOOP_WS && ITEM_STREAM == 0), "the turns' handoff across items is the warp-specialised mainloop's ping-pong"); \
   static_assert(!(WARP_UNIFORM == 1) || (MAINLOOP == MAINLOOP_WS), "the warp-uniform branches are the warp-specialised mainloop's"); \

@@ -341,8 +341,26 @@ __device__ __forceinline__ WsSlotItem ws_slot_take_item(WsSlot s, uint32_t* phas
 // D128 on the persistent kernel; 0.9907 and 0.9637 with 8 pieces at N8192 and N4096 D128, which the refitted model
 // (fa_fwd.cu: last_round_split) no longer splits. Without the decoded slot, on the suite's best (`_el_sl_lr`): 0.9896 at
 // N8192 D64; the refit's 16 pieces at N32768 D128: 1.0206 (results/2026-12-06_h100_turn_cycle).
+//
+// FA_LAST_ROUND=2 (key_stream, the static schedule): the R items at the end of the list that leave the last round
+// short are not items any more but one stream of R nkv key blocks, dealt out in equal shares after the whole items: CTA
+// c takes blocks [c q, c q + q) of it, q = ceil(R nkv / grid) <= nkv (fa_fwd.cu: last_round_stream), so its share
+// holds at most one item boundary: the end of item w (its piece with the item's last block, which merges) and the
+// start of item w + 1 (a piece that only writes its partials). The CTA runs the start of w + 1 first, then the end of w,
+// so a merge waits only on pieces that their CTAs run before any wait: every wait ends. The piece's word is
+// (w + 1) | q << 16; its range and the CTAs holding the item's other pieces follow from blockIdx.x (ws_stream_piece).
+// Each CTA has one partials slot (the piece that does not merge). Hypothesis: at B2 H16 N8192 D128 (2,048 items of 64
+// blocks on 132 SMs: 15.5 rounds) the key split cannot fill the last round (halves: 136 pieces for 132 SMs; the model's
+// quarters end at 15.9 rounds), and the 68 items' 4,352 blocks in shares of 33 end at 15.5 rounds and two pieces' cost.
 constexpr int WS_PIECE_CNT = 16;       // a split item's counters: one per consumer warp (at most 16)
 constexpr int WS_PIECE_ITEMS = 1024;   // the most split items a launch has: the workspace's counters come first
+struct WsStreamPiece {
+  int w, lo, hi, first;  // the item, its key blocks [lo, hi) in this piece, the first CTA holding a piece of it
+};
+__device__ __forceinline__ WsStreamPiece ws_stream_piece(int piece, int nkv) {
+  const int w = (piece & 0xffff) - 1, q = piece >> 16, a = (int)blockIdx.x * q - w * nkv;
+  return {w, max(a, 0), min(a + q, nkv), w * nkv / q};
+}
 template <class K, bool CAUSAL>
 __device__ __forceinline__ void ws_piece_range(int piece, int nkv, int* lo, int* hi) {
   *lo = 0;
@@ -352,6 +370,12 @@ __device__ __forceinline__ void ws_piece_range(int piece, int nkv, int* lo, int*
     if (k) {
       *lo = (j * nkv) >> k;
       *hi = ((j + 1) * nkv) >> k;
+    }
+  } else if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_STREAM && !CAUSAL) {
+    if (piece) {
+      const WsStreamPiece sp = ws_stream_piece(piece, nkv);
+      *lo = sp.lo;
+      *hi = sp.hi;
     }
   }
   (void)piece;
@@ -1144,7 +1168,7 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
   // this warpgroup's first row: blocks that end at or before it hold no masked score for the warpgroup
   const int wg_row0 = q0 + wg * 64;
   // FA_LAST_ROUND=1: a piece's blocks counted from 0 here, at key block kofs of the item (ws_item)
-  const int kofs = K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL ? kb_ofs : 0;
+  const int kofs = K::LAST_ROUND != LAST_ROUND_WHOLE && !CAUSAL ? kb_ofs : 0;
   auto edge = [&](int kb) { return (kb + kofs) * K::BC + K::BC > N || (CAUSAL && (kb + kofs) * K::BC + K::BC - 1 > wg_row0); };
   auto run_softmax = [&](float (&s)[NT][4], int kb, float (&alpha)[2]) {
     if (edge(kb)) ws_softmax<K, CAUSAL, true, NT, false, RS>(s, m, l, alpha, (kb + kofs) * K::BC, rowa, rowb, t, N, sc);
@@ -1344,16 +1368,29 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
     l[0] = ls[0];
     l[1] = ls[2];
   }
-  if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL) {
-    // a piece of a split item (ws_piece_range): its partials out, or the last piece's merge of the others'
+  if constexpr (K::LAST_ROUND != LAST_ROUND_WHOLE && !CAUSAL) {
+    // a piece of a split item (ws_piece_range): its partials out, or the merge of the others' by the item's last piece
+    // (key_split: the last claimed; key_stream: the one with the item's last block, ws_stream_piece)
+    constexpr bool STREAM = K::LAST_ROUND == LAST_ROUND_KEY_STREAM;
     const int k = piece & 31;
-    if (k) {
+    if (STREAM ? piece != 0 : k != 0) {
       constexpr int PF = DT * 4 + 4;
-      const int j = (piece >> 5) & 31, w = piece >> 10, S = 1 << k;
+      int w, own, first, others;  // the item; this piece's partials slot; the item's other pieces' slots
+      bool out_only;
+      size_t area;  // the item's slots (key_split) or every CTA's (key_stream)
+      if constexpr (STREAM) {
+        const int nkv = kv_blocks<K, CAUSAL>(q0, N);
+        const WsStreamPiece sp = ws_stream_piece(piece, nkv);
+        w = sp.w, own = (int)blockIdx.x, first = sp.first, others = own - first, out_only = sp.hi < nkv, area = 0;
+      } else {
+        const int j = (piece >> 5) & 31, S = 1 << k;
+        w = piece >> 10, own = j, first = 0, others = S - 1, out_only = j < S - 1;
+        area = (size_t)w * ws_piece_floats<K, D>(S);
+      }
       unsigned* cnt = reinterpret_cast<unsigned*>(dst.part_o) + w * WS_PIECE_CNT + warp;
-      float* parts = dst.part_o + WS_PIECE_ITEMS * WS_PIECE_CNT + (size_t)w * ws_piece_floats<K, D>(S) + lane;
-      if (j < S - 1) {
-        float* out = parts + (size_t)(j * K::WARPS + warp) * PF * 32;
+      float* parts = dst.part_o + WS_PIECE_ITEMS * WS_PIECE_CNT + area + lane;
+      if (out_only) {
+        float* out = parts + (size_t)(own * K::WARPS + warp) * PF * 32;
 #pragma unroll
         for (int i = 0; i < DT; ++i)
 #pragma unroll
@@ -1371,13 +1408,13 @@ __device__ __forceinline__ void ws_consume(const T* Qg, int q_rs, Dest<T> dst, i
         unsigned seen;
         do {
           asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(cnt) : "memory");
-        } while (seen < (unsigned)(S - 1));
+        } while (seen < (unsigned)others);
         *cnt = 0u;  // every other piece has counted: back to zero for the next launch
       }
       __syncwarp();
       __threadfence();
-      for (int p = 0; p < S - 1; ++p) {
-        const float* r = parts + (size_t)(p * K::WARPS + warp) * PF * 32;
+      for (int p = 0; p < others; ++p) {
+        const float* r = parts + (size_t)((first + p) * K::WARPS + warp) * PF * 32;
         ws_merge<DT>(o, m, l, sc, [&](int v) { return __ldcg(r + v * 32); });
       }
     }
@@ -1395,7 +1432,7 @@ __device__ __forceinline__ void ws_item(const T* Qg, int q_rs, Dest<T> dst, int 
                                         int piece = 0) {
   const WsBars bars = WsBars::at<K::KV_STAGES>(ws_bars_base<K, T, D>(Vs));
   const int nkv = kv_blocks<K, CAUSAL>(q0, N);
-  if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_SPLIT && !CAUSAL) {
+  if constexpr (K::LAST_ROUND != LAST_ROUND_WHOLE && !CAUSAL) {
     int lo, hi;
     ws_piece_range<K, CAUSAL>(piece, nkv, &lo, &hi);
     if constexpr (ROLE == ROLE_PRODUCER)

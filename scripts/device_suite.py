@@ -630,6 +630,13 @@ BEST[128] += [f"{KS}_wu_lr"]
 # 1,376 items in halves, where the static schedule leaves 76 SMs idle for an item's time)
 KERNELS[f"{RSB2}_el_sl_st_wu_lr"] = {**KERNELS[f"{RSB2}_el_sl_st_wu"], "last_round": "key_split"}
 BEST[64] += [f"{RSB2}_el_sl_st_wu_lr"]
+# the last items' key blocks streamed in equal shares of the CTAs (`_ls`: last_round=key_stream, the static schedule;
+# mainloop_sm90_ws.cuh: ws_stream_piece): at B2 H16 N8192 D128 the last 68 items in shares of 33 blocks, at N4096 D128
+# of 17, at N32768 the last 4 in shares of 8, at N8192 D64 the last 56 in shares of 28 (fa_fwd.cu: last_round_stream)
+LS = [f"{KS}_wu", f"{RSB2}_el_sl_st_wu"]
+KERNELS.update({f"{n}_ls": {**KERNELS[n], "last_round": "key_stream"} for n in LS})
+BEST[128] += [f"{KS}_wu_ls"]
+BEST[64] += [f"{RSB2}_el_sl_st_wu_ls"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
@@ -643,7 +650,8 @@ TIER_ALONE[(64,)] += [f"{n}_k176s" for n in PS] + [f"{RSB2}_el_sl_k192", f"{RSB2
 TIER_ALONE[(64, 128)] += [f"{KP}_dy_sd", f"{KP}_dy_sd_lr"]
 TIER_ALONE[(64, 128)] += TIER_ALONE_HO  # the key split of 4 items at B2 H4 N2111: another order
 TIER_ALONE[(64, 128)] += [f"{KS}_wu_lr"]
-TIER_ALONE[(64,)] += [f"{RSB2}_el_sl_st_wu_lr"]
+TIER_ALONE[(64,)] += [f"{RSB2}_el_sl_st_wu_lr", f"{RSB2}_el_sl_st_wu_ls"]
+TIER_ALONE[(64, 128)] += [f"{KS}_wu_ls"]
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
