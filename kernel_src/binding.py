@@ -98,8 +98,9 @@ class KernelLib:
 
     def last_round(self, items: int, grid: int, key_blocks: int, head_dim: int) -> tuple[int, int] | None:
         """last_round=key_split: (the items the launch splits at the end of its list, log2 of their pieces) for
-        `items` whole items of `key_blocks` key blocks at `head_dim` on `grid` CTAs; None for a library without the
-        split. The launch's own choice, read without a GPU."""
+        `items` whole items of `key_blocks` key blocks at `head_dim` on `grid` CTAs; last_round=key_stream: (the items
+        streamed, each CTA's share of their key blocks); None for a library without either. The launch's own choice,
+        read without a GPU."""
         fn = getattr(self._lib, "fa_last_round", None)
         if fn is None:
             return None

@@ -1,6 +1,6 @@
-"""The last round's items split along the keys (knob last_round=key_split): the rules that keep it to the dynamic schedule,
-the launch's choice of items and pieces read from a real sm_90a library on the CPU (fa_last_round, the launch's own
-function), and the build's figures (results/2026-12-06_cpu_last_round)."""
+"""The last round's items split along the keys (knob last_round=key_split, key_stream): the rules that keep it to the
+persistent list, the launch's choice of items and pieces (key_split) or shares (key_stream) read from real sm_90a libraries on the CPU
+(fa_last_round, the launch's own function), and the build's figures (results/2026-12-06_cpu_last_round)."""
 
 import math
 import re
@@ -62,6 +62,34 @@ def test_the_launch_splits_the_items_that_leave_the_last_round_short(split_libra
                                  (2, 4, 2111, 128, 128, (4, 2)), (8, 16, 1000, 192, 64, (0, 0))):
         assert split(B * H * math.ceil(N / BR), 132, math.ceil(N / 128), D) == want, (B, H, N, D)
     assert split(1376, 0, 64, 64) == (0, 0)  # no grid: nothing to fill
+
+
+@pytest.fixture(scope="module")
+def stream_library(tmp_path_factory):
+    """The persistent static D=128 suite kernel with the streamed last round, built for sm_90a."""
+    from device_suite import KERNELS
+    from experiments.build import BuildSpec, build
+    from kernel_src.binding import KernelLib
+
+    k = Knobs.parse(KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm_wu_ls"])
+    spec = BuildSpec(knobs=k, arch="sm_90a", dtypes=("float16",), dims=(128,), causals=(False,))
+    r = build([spec], tmp_path_factory.mktemp("ls"))[spec.key()]
+    assert r.ok, r.log[-2000:]
+    return KernelLib(r.library)
+
+
+def test_the_launch_streams_the_last_round_in_equal_shares(stream_library):
+    """On 132 CTAs: the items that leave the last round short (items mod 132) in shares of ceil(R nkv / 132) key blocks,
+    where the share and two pieces' cost end 15% of a round early: at N8192 D128 (2,048 items of 64 blocks) 68 in
+    shares of 33, at N4096 (32 blocks) of 17, at N32768 the last 4 in shares of 8, at N8192 D64 (BR 192) 56 in 28; not
+    at N2048 D128 (116 items of 16 blocks: a share of 15), nor where the items fill whole rounds or one round."""
+    stream = stream_library.last_round
+    for B, H, N, BR, D, want in ((2, 16, 8192, 128, 128, (68, 33)), (4, 16, 4096, 128, 128, (68, 17)),
+                                 (1, 16, 32768, 128, 128, (4, 8)), (2, 16, 8192, 192, 64, (56, 28)),
+                                 (2, 16, 2048, 128, 128, (0, 0)), (1, 33, 512, 128, 128, (0, 0)),
+                                 (1, 1, 1000, 128, 128, (0, 0))):
+        assert stream(B * H * math.ceil(N / BR), 132, math.ceil(N / 128), D) == want, (B, H, N, D)
+    assert stream(2048, 0, 64, 128) == (0, 0)
 
 
 def test_a_library_without_the_split_says_so(tmp_path):
