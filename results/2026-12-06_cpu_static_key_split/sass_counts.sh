@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The persistent static D=128 kernel with warp_uniform=on (`KS_wu`) and with the last round's key split too
-# (`KS_wu_lr`), sm_90a fp16 D=128, non-causal and causal: ptxas's registers and spills, and the SASS counts of
+# The persistent static kernels with warp_uniform=on (`KS_wu` at D=128, `B_st_wu` at D=64) and with the last round
+# split (`_lr`) or streamed (`_ls`), sm_90a fp16, non-causal and causal: ptxas's registers and spills, the SASS counts of
 # ../2026-12-06_cpu_warp_uniform/sass_counts.sh (its count function: the consumers' code and the rest). The causal
 # build runs no split, so its SASS should be its base's. Needs the nvidia-cuda-cuobjdump wheel (or CUDA_BIN).
 # Usage: bash results/2026-12-06_cpu_static_key_split/sass_counts.sh > results/2026-12-06_cpu_static_key_split/sass_counts.txt
 cd "$(dirname "$0")/../.."
 eval "$(sed -n '/^export PATH/,/^}/p' results/2026-12-06_cpu_warp_uniform/sass_counts.sh)"
-for NAME_DIM in ws_op_lazy_qp_w_ot_pr_pk_dm_wu:2 ws_op_lazy_qp_w_ot_pr_pk_dm_wu_lr:2 ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu:1 \
+for NAME_DIM in ws_op_lazy_qp_w_ot_pr_pk_dm_wu:2 ws_op_lazy_qp_w_ot_pr_pk_dm_wu_lr:2 ws_op_lazy_qp_w_ot_pr_pk_dm_wu_ls:2 \
+                ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu:1 ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_ls:1 \
                 ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_lr:1; do
   NAME=${NAME_DIM%%:*}; DIMS=${NAME_DIM##*:}
   for C in 1:noncausal 2:causal; do
