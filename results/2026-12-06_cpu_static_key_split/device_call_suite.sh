@@ -18,8 +18,8 @@ SHAPES=(--shape "B2 H16 N8192 D128 fp16" --shape "B1 H16 N32768 D128 fp16" --sha
   echo "exit $?"; } > $OUT/best.log 2>&1
 gzip -c $W/best/best.json > $OUT/best.json.gz
 tail -10 $OUT/best.log
-if [ $SECONDS -lt 340 ]; then
-  LIMIT=$((570 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d128 "" agent:4
+if [ $SECONDS -lt 300 ]; then
+  LIMIT=$((500 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d128 "" agent:4
   grep -E "│ (lever|compound|comparator|rescreen) " $OUT/d128_agent_4.txt | cut -c1-140
   grep -E "^SDPA|^summary" $OUT/d128_agent_4.txt | cut -c1-200
 fi
