@@ -65,6 +65,10 @@ class Lever(BaseModel):
     # proposed only at N <= max_seqlen (None: at every N): a move that carries what an item's ends cost, which pays
     # where an item is a few key blocks and is a loss where its rows are long (Q by TMA 0.955-0.989 at N8192 D128)
     max_seqlen: int | None = None
+    # proposed only at N >= min_seqlen (None: at every N): a move on the last round of the persistent schedule, which
+    # the launch leaves alone where its items are a few key blocks (last_round=key_stream streams nothing at B2 H16
+    # N2048 D128: a share of 15 of 16 blocks)
+    min_seqlen: int | None = None
     # the input dtypes where the move changes the kernel (empty: every one); elsewhere it builds the same code for
     # that dtype (row_sum=mma: a bf16 instantiation keeps the FADD sums, kernel_src/mainloop_sm90_ws.cuh: row_sum_mma)
     dtypes: tuple[str, ...] = ()
@@ -91,6 +95,8 @@ class Lever(BaseModel):
             return False
         if self.max_seqlen is not None and seqlen is not None and seqlen > self.max_seqlen:
             return False
+        if self.min_seqlen is not None and seqlen is not None and seqlen < self.min_seqlen:
+            return False
         cur = knobs.model_dump(mode="json")
         if any(cur[k] not in allowed for k, allowed in self.requires.items()):
             return False
@@ -103,6 +109,7 @@ class Lever(BaseModel):
         parts += ['/'.join(self.dtypes)] if self.dtypes else []
         parts += ["N that leaves the last query tile a warpgroup short"] if self.needs_tail else []
         parts += [f"N <= {self.max_seqlen}"] if self.max_seqlen is not None else []
+        parts += [f"N >= {self.min_seqlen}"] if self.min_seqlen is not None else []
         return ", ".join(parts)
 
     def apply(self, knobs: Knobs) -> Knobs:
@@ -855,6 +862,21 @@ CATALOG: tuple[Lever, ...] = (
         "1.052 over one item a CTA), 1.0099-1.0275 on the static three-warpgroup D=64 kernels; on the dynamic "
         "schedule, whose loop it does not clear, 0.9488 at N8192 D64, so it is not proposed there "
         "(results/2026-12-06_h100_warp_uniform).",
+    ),
+    Lever(
+        name="ws_last_round_stream", sets={"last_round": "key_stream"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "persistent": ("on",), "schedule": ("static",), "item_stream": ("off",),
+                  "round_order": ("in_place",), "tail_rows": ("compute", "skip")},
+        predicted=(1.0, 1.05), sampled=False, noncausal_only=True, min_seqlen=4096,
+        hypothesis="The static persistent schedule's last round is short where the items are not a multiple of the "
+        "grid (B2 H16 N8192 D128: 2,048 items on 132 SMs, 15.5 rounds), so 64 SMs idle for an item's time at the end; "
+        "the last items' key blocks dealt out as one stream in equal shares of every CTA (stream-K's tail: 68 items in "
+        "shares of 33 blocks there), each item merged by its piece with the last block, end that round after about half "
+        "an item. Not bitwise (the split rows' sums in another order). H100: 1.0189 on the persistent static D=128 "
+        "kernel at N8192 (1.109x cuDNN, 679 TFLOP/s), 1.0234 at N32768, 1.0113 at N4096 bf16, 1.0510 on the static "
+        "three-warpgroup D=64 kernel at N8192, level with the dynamic schedule there "
+        "(results/2026-12-06_h100_static_last_round).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

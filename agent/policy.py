@@ -190,8 +190,13 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-06_h100_warp_uniform)
     Policy(version=29, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains the static persistent schedule's last items streamed in equal shares of the
+    # CTAs (ws_last_round_stream): 1.0189 on the persistent D=128 kernel at N8192 on an H100, 1.109x cuDNN
+    # (results/2026-12-06_h100_static_last_round)
+    Policy(version=30, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[29]
+CURRENT = POLICIES[30]
 
 
 class UnknownPolicy(ValueError):

@@ -27,7 +27,8 @@ ADDED = {"tma_ring": 4, "hopper_tile": 4, "last_warp_refill": 4, "producer_warpg
          "ws_hoisted_descriptors": 22, "ws_dynamic_items": 22,
          "ws_launch_order_row_sums": 23, "ws_suspended_waits": 23, "kv_evict_last": 23,
          "ws_short_tiles_late": 25, "ws_q_by_tma_three_stages": 26,
-         "ws_q_by_tma_lazy_p_mid_wait": 27, "ws_decoded_slot": 28, "ws_warp_uniform": 29}
+         "ws_q_by_tma_lazy_p_mid_wait": 27, "ws_decoded_slot": 28, "ws_warp_uniform": 29,
+         "ws_last_round_stream": 30}
 
 # preconditions a later policy narrowed: lever -> (the policy from which today's `requires` holds,
 # the precondition before it)
