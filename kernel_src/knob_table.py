@@ -554,18 +554,24 @@ RULES: tuple[Rule, ...] = (
          "p_pack=after, tail_rows other than split and item_stream=off, not mainloop={mainloop}, p_pack={p_pack}, "
          "tail_rows={tail_rows}, item_stream={item_stream}",
          "P through shared memory is the warp-specialised mainloop's, packed after the softmax"),
-    Rule({"last_round": _vals("key_stream")}, {"schedule": _vals("static")},
-         "knob 'last_round'=key_stream deals the last items' key blocks to the CTAs by their index, after their whole "
-         "items: it needs schedule=static, not schedule={schedule}",
-         "the streamed last round is the static schedule's"),
-    Rule({"last_round": _vals("key_split", "key_stream")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+    Rule({"last_round": _vals("key_split")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
                                               "item_stream": _vals("off"), "round_order": _vals("in_place"),
                                               "tail_rows": _vals("compute", "skip")},
-         "knob 'last_round'={last_round} runs pieces of items in the persistent warp-specialised mainloop's list of "
+         "knob 'last_round'=key_split runs pieces of items in the persistent warp-specialised mainloop's list of "
          "items: it needs mainloop=ws, persistent=on, item_stream=off, round_order=in_place (each CTA's items in "
          "increasing index) and tail_rows other than split, not mainloop={mainloop}, persistent={persistent}, "
          "item_stream={item_stream}, round_order={round_order}, tail_rows={tail_rows}",
          "the last round's key split is the persistent warp-specialised list's, in place, without the tail split"),
+    Rule({"last_round": _vals("key_stream")}, {"mainloop": _vals("ws"), "persistent": _vals("on"),
+                                               "schedule": _vals("static"), "item_stream": _vals("off"),
+                                               "round_order": _vals("in_place"), "tail_rows": _vals("compute", "skip")},
+         "knob 'last_round'=key_stream deals the last items' key blocks to the persistent warp-specialised "
+         "mainloop's CTAs by their index, after their whole items: it needs mainloop=ws, persistent=on, "
+         "schedule=static, item_stream=off, round_order=in_place and tail_rows other than split, not "
+         "mainloop={mainloop}, persistent={persistent}, schedule={schedule}, item_stream={item_stream}, "
+         "round_order={round_order}, tail_rows={tail_rows}",
+         "the streamed last round is the static persistent warp-specialised schedule's, in place, without the tail "
+         "split"),
     Rule({"turn_cycle": _vals("on")}, {"mainloop": _vals("ws"), "warps": _vals(12), "tail_rows": _vals("compute"),
                                       "item_stream": _vals("off")},
          "knob 'turn_cycle'=on takes turns among the warp-specialised mainloop's three consumer warpgroups, each of "

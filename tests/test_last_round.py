@@ -34,18 +34,24 @@ def test_the_key_split_needs_the_persistent_list_in_place_and_no_tail_split():
             Knobs.parse({**static, **bad, "last_round": "key_split"})
 
 
-@pytest.fixture(scope="module")
-def split_library(tmp_path_factory):
-    """The D=64 suite kernel with the split, built for sm_90a (its launch's host code is what the test calls)."""
+def _suite_library(tmp_path_factory, name: str, dim: int):
+    """Suite kernel `name` built for sm_90a, fp16, non-causal, at head dim `dim` (its launch's host code is what the
+    tests call)."""
     from device_suite import KERNELS
     from experiments.build import BuildSpec, build
     from kernel_src.binding import KernelLib
 
-    k = Knobs.parse(KERNELS["ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sd_sl_lr"])
-    spec = BuildSpec(knobs=k, arch="sm_90a", dtypes=("float16",), dims=(64,), causals=(False,))
-    r = build([spec], tmp_path_factory.mktemp("lr"))[spec.key()]
+    spec = BuildSpec(knobs=Knobs.parse(KERNELS[name]), arch="sm_90a", dtypes=("float16",), dims=(dim,),
+                     causals=(False,))
+    r = build([spec], tmp_path_factory.mktemp(name[-2:]))[spec.key()]
     assert r.ok, r.log[-2000:]
     return KernelLib(r.library)
+
+
+@pytest.fixture(scope="module")
+def split_library(tmp_path_factory):
+    """The D=64 suite kernel with the split."""
+    return _suite_library(tmp_path_factory, "ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sd_sl_lr", 64)
 
 
 def test_the_launch_splits_the_items_that_leave_the_last_round_short(split_library):
@@ -66,16 +72,8 @@ def test_the_launch_splits_the_items_that_leave_the_last_round_short(split_libra
 
 @pytest.fixture(scope="module")
 def stream_library(tmp_path_factory):
-    """The persistent static D=128 suite kernel with the streamed last round, built for sm_90a."""
-    from device_suite import KERNELS
-    from experiments.build import BuildSpec, build
-    from kernel_src.binding import KernelLib
-
-    k = Knobs.parse(KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm_wu_ls"])
-    spec = BuildSpec(knobs=k, arch="sm_90a", dtypes=("float16",), dims=(128,), causals=(False,))
-    r = build([spec], tmp_path_factory.mktemp("ls"))[spec.key()]
-    assert r.ok, r.log[-2000:]
-    return KernelLib(r.library)
+    """The persistent static D=128 suite kernel with the streamed last round."""
+    return _suite_library(tmp_path_factory, "ws_op_lazy_qp_w_ot_pr_pk_dm_wu_ls", 128)
 
 
 def test_the_launch_streams_the_last_round_in_equal_shares(stream_library):
