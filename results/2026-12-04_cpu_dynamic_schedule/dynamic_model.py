@@ -2,7 +2,7 @@
 ncu counters (CPU only, no GPU).
 
 The record: ncu of the three-warpgroup kernel with the idle tail, heaviest first and three K/V stages
-(ws3_lazy_qp_hf_ot_pm_ts_s3, `../2026-12-04_h200_n512_policy21/sass.tgz`) beside SDPA cuDNN: the elapsed cycles and
+(ws3_lazy_qp_hf_ot_pm_ts_s3, `../2026-12-04_h200_n512_policy21/sass.tar.xz`) beside SDPA cuDNN: the elapsed cycles and
 the SM active cycles (average, busiest, idlest SM). The items: 768 (256 heads x 3 query tiles of 192 rows), a full item
 costs F, a head's third tile (128 rows: the third consumer warpgroup sits out) costs T = 0.82 F
 (../2026-12-03_cpu_round_order/schedule_model.txt). F is fitted so that the static schedule's average SM is the
@@ -32,7 +32,7 @@ import tarfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REC = HERE.parent / "2026-12-04_h200_n512_policy21" / "sass.tgz"
+REC = HERE.parent / "2026-12-04_h200_n512_policy21" / "sass.tar.xz"
 MEMBER = "./B16_H16_N512_D64_fp16__ws3_lazy_qp_hf_ot_pm_ts_s3.csv"
 G, TILES, BH, T_OVER_F = 132, 3, 256, 0.82
 DRAWS = 400
@@ -107,7 +107,7 @@ def main() -> int:
     rec = recorded()
     ours, cu = rec["ours"], rec["cuDNN"]
     dead = ours["elapsed"] - ours["max"]
-    print(f"recorded (ncu, {REC.parent.name}/sass.tgz), B16 H16 N512 D64 fp16, cycles:")
+    print(f"recorded (ncu, {REC.parent.name}/sass.tar.xz), B16 H16 N512 D64 fp16, cycles:")
     for who, r in rec.items():
         print(f"  {who:6s} elapsed {r['elapsed']:7.0f}  SM active avg {r['avg']:7.0f} busiest {r['max']:7.0f} "
               f"idlest {r['min']:7.0f}  busiest / avg {r['max'] / r['avg']:.3f}  elapsed - busiest {r['elapsed'] - r['max']:6.0f}")

@@ -17,8 +17,8 @@ import tarfile
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[1]
-PAGES = [(RESULTS / "2026-12-04_h200_n512_policy21" / "sass.tgz", "./B16_H16_N512_D64_fp16__ws3_lazy_qp_hf_ot_pm_ts_s3_sass.csv", 3),
-         (RESULTS / "2026-12-04_h200_n512_policy21" / "sass.tgz", "./B16_H16_N512_D64_fp16__ws_op_lazy_qp_ot_pr_pm_sass.csv", 2)]
+PAGES = [(RESULTS / "2026-12-04_h200_n512_policy21" / "sass.tar.xz", "./B16_H16_N512_D64_fp16__ws3_lazy_qp_hf_ot_pm_ts_s3_sass.csv", 3),
+         (RESULTS / "2026-12-04_h200_n512_policy21" / "sass.tar.xz", "./B16_H16_N512_D64_fp16__ws_op_lazy_qp_ot_pr_pm_sass.csv", 2)]
 CUDNN = (RESULTS / "2026-12-02_h200_softmax_chain" / "call1" / "src.tgz",
          ["src/sdpa_cudnn_source.csv", "src/ws_op_lazy_qp_w_ot_rt_pr_source.csv"])
 
