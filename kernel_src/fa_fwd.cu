@@ -462,7 +462,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
             run_item<K, T, D, CAUSAL, ROLE>(decode<K>(i, tiles, BH, sect), Q, Kp, V, O, L, Opart, Lpart, N, H, Hkv, BH,
                                             scale, Qs, Ks, Vs, tmk, tmv, &phase, fills, tmq, tmo, lq, lo);
         }
-      } else if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_STREAM) {
+      } else if constexpr (K::LAST_ROUND == LAST_ROUND_KEY_STREAM && !CAUSAL) {  // (under the mask: no piece)
 #if FA_LAST_ROUND
         // FA_LAST_ROUND=2 (mainloop_sm90_ws.cuh: ws_stream_piece): the whole items in rounds, then this CTA's share
         // [c q, c q + q) of the last split_items items' key blocks (q = split_shift): the start of the later item
@@ -470,7 +470,7 @@ fa_fwd_kernel(const T* __restrict__ Q, const T* __restrict__ Kp, const T* __rest
         // (one call of the item's code for both: two would double the kernel's code)
         const int G = (int)gridDim.x, c = (int)blockIdx.x, mine = c < whole ? (whole - 1 - c) / G + 1 : 0;
         const int nkv = (N + K::BC - 1) / K::BC, q = split_shift;
-        const int a = c * q, b = CAUSAL ? a : min(a + q, split_items * nkv);
+        const int a = c * q, b = min(a + q, split_items * nkv);
         const int wb = a < b ? (b - 1) / nkv : 0, units = mine + (a < b ? wb - a / nkv + 1 : 0);
         for (int u = 0; u < units; ++u) {
           Item it;
