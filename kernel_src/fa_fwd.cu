@@ -871,8 +871,9 @@ FA_API int fa_attributes(int dtype, int D, int causal, int* out) {
 // order), so a loaded library can be checked against its key.
 FA_API void fa_config(int* out) { FA_CONFIG_WRITE(out); }
 // FA_LAST_ROUND=1 (last_round_split): out[0], out[1] = the items the launch splits at the end of the list and log2 of
-// their pieces (FA_LAST_ROUND=2, last_round_stream: the items streamed and each CTA's share of their key blocks), for `items` whole items of nkv key blocks at head dim D on a grid of `grid` CTAs (no GPU needed);
-// returns 0, or -1 in a build without the split
+// their pieces (FA_LAST_ROUND=2, last_round_stream: the items streamed and each CTA's share of their key blocks), for
+// `items` whole items of nkv key blocks at head dim D on a grid of `grid` CTAs (no GPU needed); returns 0, or -1 in a
+// build without either
 FA_API int fa_last_round(long long items, int grid, int nkv, int D, int* out) {
 #if FA_LAST_ROUND
   if (FA_LAST_ROUND == fa::LAST_ROUND_KEY_STREAM)
