@@ -637,6 +637,14 @@ LS = [f"{KS}_wu", f"{RSB2}_el_sl_st_wu"]
 KERNELS.update({f"{n}_ls": {**KERNELS[n], "last_round": "key_stream"} for n in LS})
 BEST[128] += [f"{KS}_wu_ls"]
 BEST[64] += [f"{RSB2}_el_sl_st_wu_ls"]
+# a quarter and a half of P's exponentials by the cubic on the FMA pipe (`_eq`, `_eh`: exp_poly; last measured on the
+# warp-specialised mainloop on an H200 in 2026-12-02, 0.78-0.97, before the row sums on the tensor cores, the static
+# schedule and the stream) on the suite's D=64 bests at N8192 and at N2048 GQA; exp_poly changes the bits: each is
+# checked at its shape against both references by plan `best`
+EP = [f"{RSB2}_el_sl_st_wu_ls", "ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu"]
+KERNELS.update({f"{n}_eq": {**KERNELS[n], "exp_poly": "quarter"} for n in EP})
+KERNELS[f"{EP[0]}_eh"] = {**KERNELS[EP[0]], "exp_poly": "half"}
+BEST[64] += [f"{n}_eq" for n in EP] + [f"{EP[0]}_eh"]
 # plan `tier`: kernels checked against the tier's bound alone (no bitwise partner: exp_poly changes the bits)
 TIER_ALONE = {(64, 128): ["ws_op_bc176_lazy_w_oq_pq"],
               (64,): ["ws3_lazy_qp_ot_pq", "ws3_lazy_qp_ot_ph", "ws3_lazy_qp_hf_ot_pq", "ws2c_ot_pq", "ws3_lazy_oq_pq"]}
