@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One call (about 10 minutes): policy 30 from the naive seed at B2 H16 N8192 D128, then exp_poly on the D=64 best at
-# N8192 and the stream's shares of 16 at N32768 (../2026-12-06_cpu_policy30/device_call.sh's two steps, and exp_poly).
-# The steps below are numbered by question; the agent's run goes first (up to 400 s) so that it is not cut.
+# One call (about 10 minutes): exp_poly on the D=64 best at N8192, the stream's shares of 16 at N32768, then policy 30
+# from the naive seed at B2 H16 N8192 D128 to the call's end (../2026-12-06_cpu_policy30/device_call.sh's two steps,
+# and exp_poly).
 # 1. B2 H16 N8192 D64 fp16, paired: the D=64 best `B_ls` (ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_ls) against it
 #    with a quarter (`_eq`) and a half (`_eh`) of P's exponentials by the cubic on the FMA pipe; A/A of `B_ls`.
 #    Predicted 0.95-1.02: MUFU's and the tensor pipe's work are about equal per key block at D=64 on this card, and
@@ -16,19 +16,15 @@
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 B=ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_ls; KS=ws_op_lazy_qp_w_ot_pr_pk_dm_wu
-LIMIT=400 bash results/2026-12-03_h200_agent_suite/race.sh d8k "--seqlen 8192" agent:4
-grep -E "│ (lever|compound|comparator|rescreen) " $OUT/d8k_agent_4.txt | cut -c1-140
-grep -E "^SDPA|^summary" $OUT/d8k_agent_4.txt | cut -c1-200
-if [ $SECONDS -lt 470 ]; then
-{ time timeout $((580 - SECONDS)) python3 scripts/device_suite.py /tmp/w/m8k --plan margins --shape "B2 H16 N8192 D64 fp16" \
+{ time timeout 150 python3 scripts/device_suite.py /tmp/w/m8k --plan margins --shape "B2 H16 N8192 D64 fp16" \
     --aa $B --move "$B>${B}_eq" --move "$B>${B}_eh"; echo "exit $?"; } > $OUT/margins_d64.txt 2>&1
 grep -E "^A/A|^B2|exit|real" $OUT/margins_d64.txt | grep -v warmup
-fi
-if [ $SECONDS -lt 500 ]; then
-{ time FA_LAST_ROUND_SPLIT=4:4 timeout $((590 - SECONDS)) python3 scripts/device_suite.py /tmp/w/m32k --plan margins \
+{ time FA_LAST_ROUND_SPLIT=4:4 timeout 110 python3 scripts/device_suite.py /tmp/w/m32k --plan margins \
     --shape "B1 H16 N32768 D128 fp16" --aa ${KS}_ls --move "${KS}_lr>${KS}_ls" --move "$KS>${KS}_ls"; echo "exit $?"; } \
   > $OUT/margins_32k.txt 2>&1
 grep -E "^A/A|^B1|exit|real" $OUT/margins_32k.txt | grep -v warmup
-fi
 (cd /tmp/w && tar czf $OUT/json.tgz m8k/margins.json m32k/margins.json) 2>/dev/null
+LIMIT=$((585 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d8k "--seqlen 8192" agent:4
+grep -E "│ (lever|compound|comparator|rescreen) " $OUT/d8k_agent_4.txt | cut -c1-140
+grep -E "^SDPA|^summary" $OUT/d8k_agent_4.txt | cut -c1-200
 echo "total $SECONDS s"
