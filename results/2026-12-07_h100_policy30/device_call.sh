@@ -10,9 +10,9 @@
 # 2. B1 H16 N32768 D128 fp16: `KS_wu_ls` with the last 4 items in shares of 16 blocks (FA_LAST_ROUND_SPLIT=4:4; the
 #    launch's model takes shares of 8, so each item's last CTA merges 31 partials) against the split (`_lr`, 16 pieces)
 #    and against `KS_wu`; A/A of it. Predicted: level with the split (0.995-1.005), 1.025-1.035 over `KS_wu`.
-# 3. Policy 30, `run --budget 20 --seqlen 8192` (rng seed 4, a fresh database), to the call's end. Predicted: the
+# 3. (AGENT=1) Policy 30, `run --budget 20 --seqlen 8192` (rng seed 4, a fresh database), to the call's end. Predicted: the
 #    stream asked only if the run's kernel reaches the static persistent schedule; a final of 1.03-1.08x cuDNN.
-# Usage: SOURCE=<commit> bash results/2026-12-07_h100_policy30/device_call.sh   (carry .whl)
+# Usage: SOURCE=<commit> [AGENT=1] bash results/2026-12-07_h100_policy30/device_call.sh   (carry .whl)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 B=ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_ls; KS=ws_op_lazy_qp_w_ot_pr_pk_dm_wu
@@ -24,7 +24,9 @@ grep -E "^A/A|^B2|exit|real" $OUT/margins_d64.txt | grep -v warmup
   > $OUT/margins_32k.txt 2>&1
 grep -E "^A/A|^B1|exit|real" $OUT/margins_32k.txt | grep -v warmup
 (cd /tmp/w && tar czf $OUT/json.tgz m8k/margins.json m32k/margins.json) 2>/dev/null
-LIMIT=$((585 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d8k "--seqlen 8192" agent:4
-grep -E "│ (lever|compound|comparator|rescreen) " $OUT/d8k_agent_4.txt | cut -c1-140
-grep -E "^SDPA|^summary" $OUT/d8k_agent_4.txt | cut -c1-200
+if [ -n "$AGENT" ]; then  # step 3 only where the call has the time (AGENT=1)
+  LIMIT=$((585 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d8k "--seqlen 8192" agent:4
+  grep -E "│ (lever|compound|comparator|rescreen) " $OUT/d8k_agent_4.txt | cut -c1-140
+  grep -E "^SDPA|^summary" $OUT/d8k_agent_4.txt | cut -c1-200
+fi
 echo "total $SECONDS s"
