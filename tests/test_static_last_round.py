@@ -100,3 +100,23 @@ def test_policy_29_kept_the_warp_uniform_lever_at_ask_12():
     assert [r[0] for r in run[:11]] == [r[0] for r in p22[:11]]  # the same levers asked, in the same order
     differ = [(i + 1, a[:2], b[1]) for i, (a, b) in enumerate(zip(run[:11], p22[:11])) if a[1] != b[1]]
     assert differ == [(7, ("unrolled_copies", "NULL"), "SLOWER")]
+
+
+def test_the_share_lead_reads_todays_model_and_changes_only_n32768():
+    """results/2026-12-07_cpu_stream_share: the script's `today` is the launch's model (the shares the built library
+    gives in tests/test_last_round.py), and with every merged partial counted only N32768's share moves, 8 -> 16."""
+    import importlib.util
+    import subprocess
+
+    rec = RESULTS / "2026-12-07_cpu_stream_share"
+    spec = importlib.util.spec_from_file_location("share_model", rec / "share_model.py")
+    out = subprocess.run([sys.executable, str(rec / "share_model.py")], capture_output=True, text=True, check=True)
+    assert out.stdout == (rec / "share_model.txt").read_text()
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    for items, nkv, D, want in ((2048, 64, 128, (68, 33)), (2048, 32, 128, (68, 17)), (4096, 256, 128, (4, 8)),
+                                (1376, 64, 64, (56, 28)), (512, 16, 128, (0, 0))):
+        assert m.today(items, nkv, D) == want
+        assert m.counted(items, nkv, D)[:2] == (want if nkv != 256 else (4, 16))
+    readme = (rec / "README.md").read_text()
+    assert "**4, 16, 15**" in readme and "| B1 H16 N32768 D128 | 4, 8, 31 |" in readme
