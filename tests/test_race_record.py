@@ -5,6 +5,7 @@ D64). Each complete run replayed from its own recording draws the same candidate
 same levers), reaches the outcomes and margins the device printed, and ends at the same comparator rows; the race
 table reads each run's closing line."""
 import json
+import os
 import re
 from pathlib import Path
 
@@ -21,6 +22,10 @@ RUNS = ["call1/d128_random_1", "call1/d128_random_2", "call1/d128_random_3", "ca
 # output (<name>_resume.txt) prints the whole history and the closing line
 RESUMED = {"call10/gqa_tpe_1": "call9/gqa_tpe_1", "call12/d128_agent_2": "call11/d128_agent_2"}
 UNIFORM = {"call3/d128_tpe_1", "call6/d128_tpe_2", "call4/d128_tpe_3"}  # tens of thousands of asks a replay
+# The three uniform TPE runs take one code path (rejection of invalid draws, 65-95 s of optuna's asks each on a CI core);
+# one of them replays by default, all three with FA5090_FULL_REPLAY=1.
+FULL_REPLAY = os.environ.get("FA5090_FULL_REPLAY") == "1"
+REPLAYED_ALWAYS = "call3/d128_tpe_1"
 
 
 def _text(run: str) -> Path:
@@ -41,7 +46,15 @@ def _printed(path: Path) -> tuple[list[tuple], dict]:
     return rows, comparators
 
 
-@pytest.mark.parametrize("run", [pytest.param(r, marks=pytest.mark.first) if r in UNIFORM else r for r in RUNS])
+def _param(run: str):
+    if run not in UNIFORM:
+        return run
+    if run == REPLAYED_ALWAYS or FULL_REPLAY:
+        return pytest.param(run, marks=pytest.mark.first)
+    return pytest.param(run, marks=pytest.mark.skip(reason=f"uniform TPE as {REPLAYED_ALWAYS}; FA5090_FULL_REPLAY=1"))
+
+
+@pytest.mark.parametrize("run", [_param(r) for r in RUNS])
 def test_each_run_replays_to_what_the_device_printed(run, tmp_path_factory):
     rows_printed, comparators = _printed(_text(run))
     assert len(rows_printed) == 20
