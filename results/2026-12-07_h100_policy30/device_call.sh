@@ -7,6 +7,9 @@
 #    Predicted 0.95-1.02: MUFU's and the tensor pipe's work are about equal per key block at D=64 on this card, and
 #    neither pipe is busy more than about 64% of the cycles (../2026-12-06_h100_key_tile_176: ncu), so MUFU may not be
 #    what waits; the H200 record of 2026-12-02 lost 3-22% on an older kernel.
+#    And `B_ls` against the agent's N8192 D64 final (`ws3_ot_dm`, one item a CTA: policy 27's run): the size of a
+#    compound move from one item a CTA to the static persistent schedule with its levers, in one process. Predicted
+#    1.015-1.035 (1.125x against 1.099x cuDNN in separate processes).
 # 2. B1 H16 N32768 D128 fp16: `KS_wu_ls` with the last 4 items in shares of 16 blocks (FA_LAST_ROUND_SPLIT=4:4; the
 #    launch's model takes shares of 8, so each item's last CTA merges 31 partials) against the split (`_lr`, 16 pieces)
 #    and against `KS_wu`; A/A of it. Predicted: level with the split (0.995-1.005), 1.025-1.035 over `KS_wu`.
@@ -16,8 +19,8 @@
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 B=ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_ls; KS=ws_op_lazy_qp_w_ot_pr_pk_dm_wu
-{ time timeout 150 python3 scripts/device_suite.py /tmp/w/m8k --plan margins --shape "B2 H16 N8192 D64 fp16" \
-    --aa $B --move "$B>${B}_eq" --move "$B>${B}_eh"; echo "exit $?"; } > $OUT/margins_d64.txt 2>&1
+{ time timeout 190 python3 scripts/device_suite.py /tmp/w/m8k --plan margins --shape "B2 H16 N8192 D64 fp16" \
+    --aa $B --move "$B>${B}_eq" --move "$B>${B}_eh" --move "ws3_ot_dm>$B"; echo "exit $?"; } > $OUT/margins_d64.txt 2>&1
 grep -E "^A/A|^B2|exit|real" $OUT/margins_d64.txt | grep -v warmup
 { time FA_LAST_ROUND_SPLIT=4:4 timeout 110 python3 scripts/device_suite.py /tmp/w/m32k --plan margins \
     --shape "B1 H16 N32768 D128 fp16" --aa ${KS}_ls --move "${KS}_lr>${KS}_ls" --move "$KS>${KS}_ls"; echo "exit $?"; } \
