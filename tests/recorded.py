@@ -120,16 +120,17 @@ def agent_runs_fixture(res: Path, names):
     return replayed
 
 
-def assert_replayed_as_printed(res: Path, replayed, x_cudnn: float, tile: str, n_experiments=(16, 20)) -> None:
-    """The replay of an agent run (agent_runs_fixture) repeats the history the H100 printed, its own row against
-    SDPA cuDNN reads `x_cudnn` (cuDNN's time over ours) and its final kernel has tile `tile`."""
+def assert_replayed_as_printed(res: Path, replayed, x_cudnn: float, tile: str, n_experiments=(16, 20),
+                               gpu: str = "NVIDIA H100 80GB HBM3") -> None:
+    """The replay of an agent run (agent_runs_fixture) repeats the history the device (`gpu`) printed, its own row
+    against SDPA cuDNN reads `x_cudnn` (cuDNN's time over ours) and its final kernel has tile `tile`."""
     name, out, rows = replayed
     printed = (res / f"{_run(name)}.txt").read_text()
     assert outcomes(rows) == printed_history(res / f"{_run(name)}.txt") and len(outcomes(rows)) in n_experiments
     cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]
     assert round(1 / cudnn, 3) == x_cudnn and f"{x_cudnn:.3f}x SDPA cuDNN" in printed
     assert f"final kernel wgmma/sw128/tma/ex2/{tile}/" in printed
-    assert "on NVIDIA H100 80GB HBM3 (sm_90, 132 SMs" in printed and "exit 0" in printed
+    assert f"on {gpu} (sm_90, 132 SMs" in printed and "exit 0" in printed
 
 
 def read_record(path: Path):

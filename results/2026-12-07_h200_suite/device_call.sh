@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole suite (eleven shapes) against SDPA cuDNN and flash in one call, with each row's best kernel of the records
-# among the candidates, and the cubic's share of P's exponentials (exp_poly, paired in ../2026-12-07_h100_policy30) on
+# among the candidates, and the cubic's share of P's exponentials (exp_poly, paired in ../2026-12-07_h200_policy30) on
 # the D=64 bests (about 6 minutes).
 # Plan best at the eleven shapes: every candidate checked at the shape against both references and screened against
 #    cuDNN, the best confirmed in a fresh process against cuDNN and flash.
@@ -10,7 +10,7 @@
 # Predicted: the rows of the records within 1% (N2048 D128 1.053, causal N1024 GQA 1.049, N2048 D64 GQA 1.135, N8192
 # D128 1.109, N32768 1.127, causal N8192 1.138, N4096 bf16 1.091, causal N16384 GQA 1.114, N8192 D64 1.125, N512 D64
 # 1.000, causal N4096 D64 1.077); the exp_poly kernels as their pairing says.
-# Usage: SOURCE=<commit> bash results/2026-12-07_h100_suite/device_call.sh   (carry .whl)
+# Usage: SOURCE=<commit> bash results/2026-12-07_h200_suite/device_call.sh   (carry .whl)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 W=/tmp/suite; mkdir -p $W

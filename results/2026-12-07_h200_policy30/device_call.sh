@@ -15,7 +15,7 @@
 #    and against `KS_wu`; A/A of it. Predicted: level with the split (0.995-1.005), 1.025-1.035 over `KS_wu`.
 # 3. (AGENT=1) Policy 30, `run --budget 20 --seqlen 8192` (rng seed 4, a fresh database), to the call's end. Predicted: the
 #    stream asked only if the run's kernel reaches the static persistent schedule; a final of 1.03-1.08x cuDNN.
-# Usage: SOURCE=<commit> [AGENT=1] bash results/2026-12-07_h100_policy30/device_call.sh   (carry .whl)
+# Usage: SOURCE=<commit> [AGENT=1] bash results/2026-12-07_h200_policy30/device_call.sh   (carry .whl)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 B=ws3_lazy_qp_ot_ts_s3_dy_rs_hdsw_el_sl_st_wu_ls; KS=ws_op_lazy_qp_w_ot_pr_pk_dm_wu
