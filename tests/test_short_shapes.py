@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from recorded import outcomes, replay, read_record
+from recorded import opened, outcomes, replay, read_record
 
 from agent.levers import BY_NAME
 from agent.policy import CURRENT, POLICIES
@@ -122,7 +122,7 @@ def test_agent_7_from_the_arm_stopped_short_and_agent_8_passed_cudnn_twice():
 
 @pytest.mark.parametrize("folder", ["agent7_arm_b8_n2048_d64", "agent8_arm_b8_n2048_d64_run2"])
 def test_the_agent_runs_from_the_arm_replay(tmp_path, folder):
-    rec = REC / folder / "agent_arm_b8_n2048_d64_artifacts" / "run-1" / "recording.jsonl"
+    rec = opened(REC / folder / "agent_arm_b8_n2048_d64_artifacts" / "run-1" / "recording.jsonl.gz")
     out, rows = replay(rec, tmp_path / "r.db")
     assert outcomes(rows) == outcomes(_history(folder))
     assert _cudnn(rows) == _cudnn(_history(folder))
