@@ -603,7 +603,7 @@ CATALOG: tuple[Lever, ...] = (
     Lever(
         name="ws_q_by_tma_lazy_p_mid_wait",
         sets={"q_load": "tma", "persistent": "on", "kv_stages": 3, "rescale_lazy": "on", "rescale_skip": "on",
-              "p_pack": "mid_wait"},
+              "p_pack": "mid_wait", "warp_uniform": "on"},
         targets=("global_latency", "occupancy_limited", "issue_latency_chain", "barrier_bound", "issue_bound"),
         requires={"mainloop": ("ws",), "warps": (12,), "kv_stages": (2,), "persistent": ("off",), "rescale_lazy": ("off",),
                   "p_pack": ("after",), "pipeline": ("on",), "item_stream": ("off",)},
@@ -619,7 +619,13 @@ CATALOG: tuple[Lever, ...] = (
         "With a third K/V stage (the move as built: no spill, 147,584 B a CTA) 1.0525 over that final and 1.0875x "
         "cuDNN. The lazy rescale changes the bits (within the tier's bound). Policy 27's runs from the naive seed on an "
         "H100 (results/2026-12-06_h100_policy27): at that shape KEPT 1.0475 and 1.0485 at ask 13 (rng seeds 4 and 5), "
-        "finals 1.115x cuDNN (policy 26: 1.031); at B2 H16 N8192 D64 0.9992 at ask 13, final 1.099x as before.",
+        "finals 1.115x cuDNN (policy 26: 1.031); at B2 H16 N8192 D64 0.9992 at ask 13, final 1.099x as before. "
+        "From policy 31 the move also makes the branches warp-uniform (warp_uniform=on, bitwise the same output), "
+        "which the static persistent schedule it turns on needs: H100 1.0099-1.0275 on the static three-warpgroup "
+        "kernels (results/2026-12-06_h100_warp_uniform). H200: without it 0.9974 at N8192 D64 in policy 30's run, "
+        "where the suite's warp-uniform kernel of the same move (with heaviest-first items and the idle tail) reads "
+        "1.131x cuDNN against that run's final's 1.099x (results/2026-12-07_h200_policy30, "
+        "results/2026-12-07_h200_suite).",
     ),
     Lever(
         name="ws_q_by_tma_heaviest_first", sets={"q_load": "tma", "persistent": "on", "cta_order": "heaviest_first"},
@@ -879,6 +885,25 @@ CATALOG: tuple[Lever, ...] = (
         "(results/2026-12-06_h100_static_last_round).",
     ),
     Lever(
+        name="ws_persistent_warp_uniform",
+        sets={"q_load": "tma", "persistent": "on", "o_store": "tma", "kv_stages": 2, "warp_uniform": "on"},
+        targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
+        requires={"mainloop": ("ws",), "warps": (8,), "persistent": ("off",), "item_stream": ("off",)},
+        predicted=(0.99, 1.06), sampled=False, noncausal_only=True, head_dims=(128,),
+        hypothesis="The two-consumer D=128 kernel from one item a CTA to the static persistent schedule with its "
+        "branches warp-uniform, as one move: Q by TMA, the persistent schedule, O stored by TMA from its own tile (O "
+        "in the Q tile needs one item a CTA: the next item's Q lands there) and two K/V stages (three with the "
+        "persistent schedule need 262,272 B a CTA at D=128). Each part alone loses or cannot be built from there: "
+        "ws_q_by_tma is invalid beside O in the Q tile and lost 0.955-0.989 at N8192 on an H200, and ws_warp_uniform "
+        "needs the persistent schedule. Together they pay where items are many: H100 from `ws_op_lazy_w_oq_pk_dm` "
+        "(one item a CTA) to the persistent static warp-uniform kernel (which also has the 40-register producer) "
+        "1.0184 at N8192, 1.0522 at N2048, 1.0322 at N4096 bf16, 1.0079 at N32768 (results/2026-12-06_h100_warp_uniform). "
+        "Bitwise the same output. H200, separate processes: policy 30's N8192 D128 final (that kernel with three "
+        "stages) 1.078x cuDNN in its own row, the persistent warp-uniform kernel 1.087x in the suite's screen and "
+        "1.108x with the streamed last round (ws_last_round_stream, which this move makes possible) "
+        "(results/2026-12-07_h200_policy30, results/2026-12-07_h200_suite).",
+    ),
+    Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},
         predicted=(0.995, 1.005),
         hypothesis="Epilogue stores write-through (.wt); seed v7 measured 0.99980, consistently slower.",
@@ -899,7 +924,15 @@ def catalog_for(policy: Policy | None = None) -> tuple[Lever, ...]:
     return as_read_by(policy)
 
 
-def get(name: str) -> Lever:
+def get(name: str, version: int | None = None) -> Lever:
+    """Lever `name` as policy `version` read it (None: today's): a recorded run's move is rebuilt with the knobs
+    its policy's lever set, where a later policy changed them (agent.replay.catalog.EARLIER_SETS)."""
+    if version is not None and version != CURRENT.version:
+        from .policy import policy
+
+        lv = next((x for x in catalog_for(policy(version)) if x.name == name), None)
+        if lv is not None:
+            return lv
     try:
         return BY_NAME[name]
     except KeyError:

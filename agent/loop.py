@@ -166,7 +166,7 @@ def _steps(run: Run, p: Progress) -> tuple[str, State | None]:
             # are a one-GPU run's. What is never asked for is dropped (_discard_ahead).
             ahead = (proposals[:o.budget - p.done] if o.screen else
                      strategy.measure_ahead(state, proposals, min(len(fan.workers), o.budget - p.done)))
-            evaluate_ahead(fan, ahead, p.best, run.gate(p.noise))
+            evaluate_ahead(fan, ahead, p.best, run.gate(p.noise), run.o.agent_version)
         _experiment(run, p, state, proposals, evidence)
     return "budget", state
 
@@ -205,7 +205,7 @@ def _experiment(run: Run, p: Progress, state: State, proposals: list[Proposal], 
     build_ahead(run, state, prop.move.knobs, proposals)
     gate, banded = gate_for(run, p, prop)  # the band's while the best's own null is owed (agent.nulls)
     t = run_trial(run.bench, run.db, run.run_id, p.done, run.o.budget, prop, best, gate, run.say,
-                  prior=evidence.get(prop.move.name), static=static)
+                  prior=evidence.get(prop.move.name), static=static, version=run.o.agent_version)
     if banded:
         t = settle_banded(run, p, t, best)
     if run.figures_s is not None:

@@ -195,8 +195,15 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # (results/2026-12-06_h100_static_last_round)
     Policy(version=30, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+    # the same rules; the catalog gains the two-consumer D=128 kernel from one item a CTA to the static persistent
+    # schedule with warp-uniform branches as one move (ws_persistent_warp_uniform), and the D=64 compound of Q by TMA,
+    # the lazy rescale and P mid-wait makes its branches warp-uniform too: on an H200 policy 30's runs at N8192 D128
+    # and D64 ended one item a CTA at 1.078x and 1.099x cuDNN, where the suite's static persistent warp-uniform kernels
+    # read 1.108x and 1.131x (results/2026-12-07_h200_policy30, results/2026-12-07_h200_suite)
+    Policy(version=31, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
 )}
-CURRENT = POLICIES[30]
+CURRENT = POLICIES[31]
 
 
 class UnknownPolicy(ValueError):

@@ -27,22 +27,22 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = quiet) -> in
     dev = bench.device()
     q.check_same_setup(db, dev.name, run["problem_key"], one_problem=False)  # the run's own problem; a `tune` database holds others
     search = (run.get("options") or {}).get("search") or {}
-    diag, drow, why = diagnose_profile(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen",
-                                       search.get("agent_version", LATER_SETTINGS["agent_version"]))
+    version = search.get("agent_version", LATER_SETTINGS["agent_version"])
+    diag, drow, why = diagnose_profile(bench, best, dev.arch, Path(artifacts) / f"run-{run_id}", "rescreen", version)
     now = conditions(bench.attributes(best), diag.label if diag else run_label(db, run_id))
     causal = run["problem"]["causal"]
     due = [r for r in due_for_rescreen(q.shelf(db, run_id, status="shelved"), now)
-           if catalog.get(r["lever"]).applies_to(best, causal, run["problem"].get("D"), run["problem"].get("N"),
+           if catalog.get(r["lever"], version).applies_to(best, causal, run["problem"].get("D"), run["problem"].get("N"),
                                                    run["problem"].get("dtype"))]
     seq = q.next_seq(db, run_id)
     cal = q.get_calibration(db, run["calibration_id"]) if run.get("calibration_id") else None
     gate = {"t_keep": run["t_keep"], "t_noise": run["t_noise"], "ceiling": ceiling_of(cal, run["problem"]["dtype"])}
     for i, entry in enumerate(due):
-        lever = catalog.get(entry["lever"])
+        lever = catalog.get(entry["lever"], version)
         cand, _ = catalog.candidate(lever, best)
         prop = Proposal(move=Move(levers=(lever.name,), knobs=cand or best, kind="rescreen"), predicted=lever.predicted,
                         rationale=f"{lever.name}: re-screen, conditions changed since it was shelved")
-        t = run_trial(bench, db, run_id, seq + i, seq + len(due) - 1, prop, best, gate, say)
+        t = run_trial(bench, db, run_id, seq + i, seq + len(due) - 1, prop, best, gate, say, version=version)
         p = t.paired or {}
         kept = t.outcome is Outcome.KEPT
         close_trial(db, t, shelf_conditions=None if kept else now.model_dump(), rescreen_of=entry["id"])

@@ -42,13 +42,14 @@ class TrialRecord(BaseModel):
         return getattr(self.ev, "paired", None) if self.ev is not None else None
 
 
-def _candidate(p: Proposal, best: Knobs) -> tuple[Knobs | None, str | None]:
+def _candidate(p: Proposal, best: Knobs, version: int | None = None) -> tuple[Knobs | None, str | None]:
+    """The move's kernel from `best`, each lever as the run's policy (`version`) read it."""
     if len(p.move.levers) == 1:
-        return catalog.candidate(catalog.get(p.move.levers[0]), best)
+        return catalog.candidate(catalog.get(p.move.levers[0], version), best)
     if p.move.levers:
         sets: dict = {}
         for name in p.move.levers:
-            sets.update(catalog.get(name).sets)
+            sets.update(catalog.get(name, version).sets)
         try:
             return best.replace(**sets), None
         except KnobError as e:
@@ -128,23 +129,24 @@ def _int(x: float | None) -> int | None:
     return None if x is None else round(x)
 
 
-def evaluate_ahead(fan: FanOut, proposals: list[Proposal], best: Knobs, gate: dict) -> None:
+def evaluate_ahead(fan: FanOut, proposals: list[Proposal], best: Knobs, gate: dict, version: int | None = None) -> None:
     """Independent evaluations handed to a cluster bench (agent.distributed) at once: it starts them
     on its workers and `run_trial` later takes each answer in the loop's own order."""
     if not proposals:
         return
     cands = []
     for p in proposals:
-        cand, _ = _candidate(p, best)
+        cand, _ = _candidate(p, best, version)
         if cand is not None:
             cands.append((cand, len(p.move.levers) == 1 and catalog.get(p.move.levers[0]).simpler))
     fan.submit(best, cands, **gate)
 
 
 def run_trial(bench, db, run_id: int, seq: int, budget: int, p: Proposal, best: Knobs, gate: dict, say,
-              prior: dict | None = None, static: dict | None = None) -> TrialRecord:
-    """Write the prediction, then measure (bench.evaluate) unless the candidate is refused."""
-    cand, invalid = _candidate(p, best)
+              prior: dict | None = None, static: dict | None = None, version: int | None = None) -> TrialRecord:
+    """Write the prediction, then measure (bench.evaluate) unless the candidate is refused; the move's levers as
+    policy `version` read them (None: today's catalog)."""
+    cand, invalid = _candidate(p, best, version)
     lo, hi = p.predicted if p.predicted else (None, None)
     lever_name = p.move.name
     exp_id = q.start_experiment(

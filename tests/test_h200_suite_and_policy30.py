@@ -80,3 +80,39 @@ def test_policy_30_runs_replay_to_the_h200s_history_and_rows(replayed30):
     x, tile, n = OWN_ROWS[replayed30[0]]
     assert_replayed_as_printed(P30, replayed30, x, tile, n_experiments=n, gpu="NVIDIA H200")
     assert f"**{x:.3f}**" in (P30 / "README.md").read_text()
+
+
+def test_policy_31_moves_the_one_item_kernels_to_the_static_warp_uniform_schedule():
+    """Policy 31: lever ws_persistent_warp_uniform takes policy 30's N8192 D128 final (one item a CTA, O in the Q tile,
+    three stages) to the suite's persistent warp-uniform kernel but for the 40-register producer, non-causal, D=128
+    only; the D=64 compound of Q by TMA, the lazy rescale and P mid-wait makes its branches warp-uniform from 31 on.
+    Read from policy 30's recorded runs (results/2026-12-07_cpu_policy31): first at ask 18 at N8192 D128."""
+    import sys
+
+    from agent import levers
+    from agent.policy import CURRENT, POLICIES
+    from agent.replay.catalog import as_read_by
+    from kernel_src.knobs import Knobs
+
+    sys.path.insert(0, str(RESULTS.parent / "scripts"))
+    import device_suite as ds
+
+    assert CURRENT is POLICIES[31] and POLICIES[31].model_copy(update={"version": 30}) == POLICIES[30]
+    final = Knobs.parse(ds.KERNELS["ws_op_lazy_w_oq_pk_dm"]).replace(kv_stages=3)
+    assert f"final kernel {final.label()}" in (P30 / "d8k_agent_4.txt").read_text()
+    lv = levers.get("ws_persistent_warp_uniform")
+    assert lv.name in {x.name for x in as_read_by(POLICIES[31])} - {x.name for x in as_read_by(POLICIES[30])}
+    assert lv.applies_to(final, causal=False, head_dim=128, seqlen=8192, dtype="float16")
+    assert not lv.applies_to(final, causal=True, head_dim=128, seqlen=8192)
+    assert not lv.applies_to(final, causal=False, head_dim=64, seqlen=8192)
+    assert lv.apply(final) == Knobs.parse(ds.KERNELS[KS]).replace(ws_producer_regs=0)
+    with pytest.raises(Exception, match="tma_in_q"):  # Q by TMA alone cannot be built from that final
+        levers.get("ws_q_by_tma").apply(final)
+    d64 = Knobs.parse(ds.KERNELS["ws3_ot_dm"])
+    assert f"final kernel {d64.label()}" in (P30 / "d64_agent_4.txt").read_text()
+    mid = levers.get("ws_q_by_tma_lazy_p_mid_wait")
+    as30 = next(x for x in as_read_by(POLICIES[30]) if x.name == mid.name)
+    assert mid.apply(d64) == as30.apply(d64).replace(warp_uniform="on")
+    reading = (RESULTS / "2026-12-07_cpu_policy31" / "first_choices.txt").read_text()
+    assert "  ask 18: ws_persistent_warp_uniform, " in reading and "ask 17: ws_o_by_tma, ws_persistent_warp_uniform" in reading
+    assert "13 asks replayed" in reading.split("d64_agent_4")[1].split("\n")[0]

@@ -50,8 +50,12 @@ def test_policy_27_adds_the_three_parts_as_one_move_where_they_were_measured():
     import device_suite as ds
     from kernel_src.knobs import Knobs
 
-    # from the ladder's base the move builds the kernel the second call paired (the ladder's top with three stages)
-    assert lv.apply(Knobs.parse(ds.KERNELS[F])) == Knobs.parse(ds.KERNELS["ws3_lazy_qp_ot_pm_dm_s3"])
+    # from the ladder's base the move as policies 27-30 read it builds the kernel the second call paired (the
+    # ladder's top with three stages); from policy 31 the same with warp-uniform branches
+    as27 = next(x for x in as_read_by(POLICIES[27]) if x.name == lv.name)
+    assert as27.apply(Knobs.parse(ds.KERNELS[F])) == Knobs.parse(ds.KERNELS["ws3_lazy_qp_ot_pm_dm_s3"])
+    assert lv.apply(Knobs.parse(ds.KERNELS[F])) == Knobs.parse(ds.KERNELS["ws3_lazy_qp_ot_pm_dm_s3"]).replace(
+        warp_uniform="on")
     m = suite_margins(P27 / "json.tgz")
     assert m[GQA, f"{F}->ws3_lazy_qp_ot_pm_dm_s3"] == 1.0525 and m[GQA, "cudnn->ws3_lazy_qp_ot_pm_dm_s3"] == 1.0875
     assert m[GQA, "ws3_lazy_qp_ot_pm_dm->ws3_lazy_qp_ot_pm_dm_s3"] == 0.9976

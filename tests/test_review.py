@@ -160,7 +160,7 @@ def test_knobs_lists_every_knob_with_its_values_and_levers():
     assert by["q_load"]["values"] == ["cp_async", "tma"]
     assert by["q_load"]["levers"] == ["ws_mainloop_three_warpgroups_short_items", "ws_mainloop_short_items",
                                       "ws_q_by_tma", "ws_q_by_tma_three_stages", "ws_q_by_tma_lazy_p_mid_wait",
-                                      "ws_q_by_tma_heaviest_first"]
+                                      "ws_q_by_tma_heaviest_first", "ws_persistent_warp_uniform"]
     # what the search reaches: the seed's value and those a lever sets, not every value the knob has
     assert by["compute"]["reached"] == by["compute"]["values"]
     assert by["schedule"]["values"] == ["static", "dynamic"] and by["schedule"]["reached"] == ["static", "dynamic"]

@@ -28,7 +28,7 @@ ADDED = {"tma_ring": 4, "hopper_tile": 4, "last_warp_refill": 4, "producer_warpg
          "ws_launch_order_row_sums": 23, "ws_suspended_waits": 23, "kv_evict_last": 23,
          "ws_short_tiles_late": 25, "ws_q_by_tma_three_stages": 26,
          "ws_q_by_tma_lazy_p_mid_wait": 27, "ws_decoded_slot": 28, "ws_warp_uniform": 29,
-         "ws_last_round_stream": 30}
+         "ws_last_round_stream": 30, "ws_persistent_warp_uniform": 31}
 
 # preconditions a later policy narrowed: lever -> (the policy from which today's `requires` holds,
 # the precondition before it)
@@ -40,7 +40,10 @@ EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {
 
 # knob values a later policy changed in a lever's move: lever -> (the policy from which today's `sets` hold, the values
 # before it)
-EARLIER_SETS: dict[str, tuple[int, dict]] = {"ws_mainloop_three_warpgroups_short_items": (21, {"kv_stages": 2})}
+EARLIER_SETS: dict[str, tuple[int, dict]] = {
+    "ws_mainloop_three_warpgroups_short_items": (21, {"kv_stages": 2}),
+    # off is every kernel's value where the lever applies (it requires persistent=off, which warp_uniform=on excludes)
+    "ws_q_by_tma_lazy_p_mid_wait": (31, {"warp_uniform": "off"})}
 
 # a lever's flags a later policy changed: lever -> (the policy from which today's hold, the flags before it)
 EARLIER_FLAGS: dict[str, tuple[int, dict[str, bool]]] = {"ws_p_with_exp": (16, {"noncausal_only": True})}
