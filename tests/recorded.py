@@ -5,6 +5,7 @@ with a spy on what the agent was asked)."""
 import atexit
 import gzip
 import json
+import re
 import shutil
 import tarfile
 import tempfile
@@ -140,6 +141,24 @@ def read_record(path: Path):
     if path.exists():
         return json.loads(path.read_text())
     return json.loads(gzip.decompress(path.with_name(path.name + ".gz").read_bytes()))
+
+
+def assert_best_rows_as_printed(folder: Path, rows: dict, readme: Path) -> str:
+    """`scripts/device_suite.py --plan best`'s record in `folder` (best.json, best.log) as `rows` give it: shape ->
+    (best kernel, its confirmed x cuDNN, our TFLOP/s beside cuDNN or None), every check a pass, each row printed so
+    and its x cuDNN in bold in `readme`. Returns the printed log."""
+    got = {r["shape"]: (r["best"], r["confirm"]["summary"][f"cudnn:{r['best']}"]["margin"]) for r in
+           read_record(folder / "best.json")}
+    assert set(got) == set(rows)
+    printed = (folder / "best.log").read_text()
+    assert len(re.findall(r"^  check:\S+: pass$", printed, re.M)) == len(re.findall(r"^  check:", printed, re.M)) > 0
+    quoted = readme.read_text()
+    for shape, (best, x, tflops) in rows.items():
+        assert got[shape] == (best, pytest.approx(x, abs=5e-4)), shape
+        rate = rf".* \| {tflops} / \d+ \|" if tflops else " "
+        assert re.search(rf"^{shape} \| {best} \(pass\) \| {x:.3f}{rate}", printed, re.M), shape
+        assert f"**{x:.3f}**" in quoted
+    return printed
 
 
 def packed_tier(tgz: Path) -> dict:

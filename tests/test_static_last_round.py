@@ -11,8 +11,8 @@ from agent import levers
 from agent.policy import POLICIES
 from agent.replay.catalog import as_read_by
 from kernel_src.knobs import KnobError, Knobs
-from recorded import (RESULTS, agent_runs_fixture, assert_replayed_as_printed, packed_tier, printed_history,
-                      read_record, suite_margins)
+from recorded import (RESULTS, agent_runs_fixture, assert_best_rows_as_printed, assert_replayed_as_printed, packed_tier,
+                      printed_history, suite_margins)
 
 REC = RESULTS / "2026-12-06_h100_static_last_round"
 KS = "ws_op_lazy_qp_w_ot_pr_pk_dm_wu"
@@ -74,16 +74,7 @@ ROWS = {"B2-H16-N8192-D128-float16-noncausal": (f"{KS}_ls", 1.109, 679),
 
 
 def test_the_suites_rows_as_the_readme_quotes_them():
-    got = {r["shape"]: (r["best"], r["confirm"]["summary"][f"cudnn:{r['best']}"]["margin"]) for r in
-           read_record(REC / "suite" / "best.json")}
-    assert set(got) == set(ROWS)
-    printed = (REC / "suite" / "best.log").read_text()
-    assert len(re.findall(r"^  check:\S+: pass$", printed, re.M)) == len(re.findall(r"^  check:", printed, re.M)) > 0
-    readme = (REC / "README.md").read_text()
-    for shape, (best, x, tflops) in ROWS.items():
-        assert got[shape] == (best, pytest.approx(x, abs=5e-4)), shape
-        assert re.search(rf"^{shape} \| {best} \(pass\) \| {x:.3f} .* \| {tflops} / \d+ \|", printed, re.M), shape
-        assert f"**{x:.3f}**" in readme
+    assert_best_rows_as_printed(REC / "suite", ROWS, REC / "README.md")
 
 
 replayed29 = agent_runs_fixture(REC / "suite", {"d128": (1.055, "t128x128w8")})

@@ -1,11 +1,7 @@
 """The suite's eight shapes where a warp-uniform kernel may lead, against SDPA cuDNN on an H100
 (results/2026-12-06_h100_suite_warp_uniform): every best checked, confirmed in a fresh process, and printed as the
 README quotes it."""
-import re
-
-import pytest
-
-from recorded import RESULTS, read_record
+from recorded import RESULTS, assert_best_rows_as_printed
 
 REC = RESULTS / "2026-12-06_h100_suite_warp_uniform"
 KS_WU = "ws_op_lazy_qp_w_ot_pr_pk_dm_wu"
@@ -20,14 +16,4 @@ ROWS = {"B2-H16-N2048-D128-float16-noncausal": (KS_WU, 1.053),
 
 
 def test_the_eight_rows_as_the_readme_quotes_them():
-    got = {r["shape"]: (r["best"], r["confirm"]["summary"][f"cudnn:{r['best']}"]["margin"]) for r in
-           read_record(REC / "best.json")}
-    assert set(got) == set(ROWS)
-    for shape, (best, m) in ROWS.items():
-        assert got[shape] == (best, pytest.approx(m, abs=5e-4)), shape
-    printed = (REC / "best.log").read_text()
-    assert len(re.findall(r"^  check:\S+: pass$", printed, re.M)) == len(re.findall(r"^  check:", printed, re.M)) > 0
-    for shape, (best, m) in ROWS.items():
-        assert re.search(rf"^{shape} \| {best} \(pass\) \| {m:.3f} ", printed, re.M), shape
-    readme = (REC / "README.md").read_text()
-    assert all(f"**{m:.3f}**" in readme for _, m in ROWS.values())
+    assert_best_rows_as_printed(REC, {shape: (best, m, None) for shape, (best, m) in ROWS.items()}, REC / "README.md")
