@@ -66,6 +66,11 @@ class Policy(BaseModel):
     # no rows lost; measured 0.6613) before the two-warpgroup mainloop with Q and O by TMA (middle 1.045, 128 rows
     # given up; kept one ask later at 1.1045) (results/2026-12-04_h200_race)
     async_rows: bool = False
+    # a keep stands: a single lever whose move would put back, on every knob it changes, the value a keep of this run
+    # replaced is not proposed (the keep already measured that pair, the other way round). Without it policy 30's run
+    # at B2 H16 N8192 D128 on an H200 asked ws_o_by_tma at ask 17 on a kernel whose O had moved into the Q tile by a
+    # keep at ask 12 (O by TMA -> O in the Q tile, 1.0010), and measured 0.9990 (results/2026-12-07_h200_policy30)
+    keeps_stand: bool = False
 
 
 # one row a revision; each adds the switch named on its right to the row above it
@@ -199,9 +204,10 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     # schedule with warp-uniform branches as one move (ws_persistent_warp_uniform), and the D=64 compound of Q by TMA,
     # the lazy rescale and P mid-wait makes its branches warp-uniform too: on an H200 policy 30's runs at N8192 D128
     # and D64 ended one item a CTA at 1.078x and 1.099x cuDNN, where the suite's static persistent warp-uniform kernels
-    # read 1.108x and 1.131x (results/2026-12-07_h200_policy30, results/2026-12-07_h200_suite)
+    # read 1.108x and 1.131x (results/2026-12-07_h200_policy30, results/2026-12-07_h200_suite); and a keep stands
     Policy(version=31, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
-           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True),
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True,
+           keeps_stand=True),  # keeps_stand
 )}
 CURRENT = POLICIES[31]
 

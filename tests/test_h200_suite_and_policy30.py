@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from recorded import (RESULTS, agent_runs_fixture, assert_best_rows_as_printed, assert_replayed_as_printed, read_record,
-                      suite_margins)
+from recorded import (RESULTS, agent_runs_fixture, assert_best_rows_as_printed, assert_replayed_as_printed, printed_history,
+                      read_record, suite_margins)
 
 SUITE, P30 = RESULTS / "2026-12-07_h200_suite", RESULTS / "2026-12-07_h200_policy30"
 KS = "ws_op_lazy_qp_w_ot_pr_pk_dm_wu"
@@ -80,7 +80,8 @@ def test_policy_31_moves_the_one_item_kernels_to_the_static_warp_uniform_schedul
     """Policy 31: lever ws_persistent_warp_uniform takes policy 30's N8192 D128 final (one item a CTA, O in the Q tile,
     three stages) to the suite's persistent warp-uniform kernel but for the 40-register producer, non-causal, D=128
     only; the D=64 compound of Q by TMA, the lazy rescale and P mid-wait makes its branches warp-uniform from 31 on.
-    Read from policy 30's recorded runs (results/2026-12-07_cpu_policy31): first at ask 18 at N8192 D128."""
+    Read from policy 30's recorded runs (results/2026-12-07_cpu_policy31): first at ask 17 at N8192 D128, where a keep
+    now stands."""
     import sys
 
     from agent import levers
@@ -91,7 +92,7 @@ def test_policy_31_moves_the_one_item_kernels_to_the_static_warp_uniform_schedul
     sys.path.insert(0, str(RESULTS.parent / "scripts"))
     import device_suite as ds
 
-    assert CURRENT is POLICIES[31] and POLICIES[31].model_copy(update={"version": 30}) == POLICIES[30]
+    assert CURRENT is POLICIES[31] and POLICIES[31].model_copy(update={"version": 30, "keeps_stand": False}) == POLICIES[30]
     final = Knobs.parse(ds.KERNELS["ws_op_lazy_w_oq_pk_dm"]).replace(kv_stages=3)
     assert f"final kernel {final.label()}" in (P30 / "d8k_agent_4.txt").read_text()
     lv = levers.get("ws_persistent_warp_uniform")
@@ -108,5 +109,11 @@ def test_policy_31_moves_the_one_item_kernels_to_the_static_warp_uniform_schedul
     as30 = next(x for x in as_read_by(POLICIES[30]) if x.name == mid.name)
     assert mid.apply(d64) == as30.apply(d64).replace(warp_uniform="on")
     reading = (RESULTS / "2026-12-07_cpu_policy31" / "first_choices.txt").read_text()
-    assert "  ask 18: ws_persistent_warp_uniform, " in reading and "ask 17: ws_o_by_tma, ws_persistent_warp_uniform" in reading
-    assert "13 asks replayed" in reading.split("d64_agent_4")[1].split("\n")[0]
+    # first at ask 17, where policy 30's run stepped back from a keep (ws_o_by_tma after ws_o_in_q_tile: keeps_stand)
+    assert "  ask 17: ws_persistent_warp_uniform, " in reading and "ask 16: ws_persistent_warp_uniform" not in reading
+    asked = printed_history(P30 / "d8k_agent_4.txt")
+    assert [r[:2] for r in asked[10:12]] == [("ws_o_by_tma", "KEPT"), ("ws_o_in_q_tile", "KEPT")]
+    assert asked[16] == ("ws_o_by_tma", "SLOWER", 0.9990) and POLICIES[31].keeps_stand and not POLICIES[30].keeps_stand
+    d64_reading = reading.split("d64_agent_4")[1]
+    assert "20 asks replayed" in d64_reading.split("\n")[0]
+    assert "  ask 13: ws_q_by_tma_lazy_p_mid_wait, " in d64_reading

@@ -118,7 +118,8 @@ class LimiterAgent(Strategy):
 
     def moves(self, state: State) -> list[Move]:
         singles = self._singles(state)
-        moves = [Move(levers=(lv.name,), knobs=k, kind="lever") for lv, k in singles]
+        undone = _keeps(state) if self.policy.keeps_stand else []  # a lever alone that undoes a keep: not a move
+        moves = [Move(levers=(lv.name,), knobs=k, kind="lever") for lv, k in singles if not _undoes(k, state.best, undone)]
         if not state.static:  # first pass: the singles' figures decide which compounds to build
             return moves
         by = {lv.name: (lv, k) for lv, k in singles}
@@ -343,6 +344,22 @@ def _before_this_best(state: State) -> State:
     if all(t.base_key != best for t in state.trials):
         return state
     return state.model_copy(update={"trials": tuple(t for t in state.trials if t.base_key != best)})
+
+
+def _keeps(state: State) -> list[dict[str, tuple]]:
+    """What each keep of this run changed: knob -> (the value it replaced, the value it put), read from the kept
+    candidates and the kernels they were measured against (the seed or an earlier keep)."""
+    known = {t.move.knobs.key(): t.move.knobs for t in state.trials}
+    if state.seed is not None:
+        known[state.seed.key()] = state.seed
+    return [{x: (replaced, put) for x, (put, replaced) in t.move.knobs.diff(known[t.base_key]).items()}
+            for t in state.trials if t.outcome == "KEPT" and t.base_key in known]
+
+
+def _undoes(cand: Knobs, best: Knobs, keeps: list[dict[str, tuple]]) -> bool:
+    """`cand` puts back, on every knob it changes from `best`, the value one keep replaced (Policy.keeps_stand)."""
+    moved = cand.diff(best)  # knob -> (candidate's value, best's value)
+    return bool(moved) and any(all(x in keep and keep[x] == (c, b) for x, (c, b) in moved.items()) for keep in keeps)
 
 
 def _apply_all(base: Knobs, levers: list[Lever]) -> Knobs | None:

@@ -12,7 +12,7 @@
 #     Predicted: `ws_q_by_tma_lazy_p_mid_wait` (now with warp-uniform branches) kept at ask 13, 1.005-1.025; a final of
 #     1.10-1.13x cuDNN in its own row (policy 30: 1.099).
 # Call 2 (`bash device_call.sh 2`): policy 31, `run --budget 20 --seqlen 8192` (rng seed 4, a fresh database). Predicted:
-#     `ws_persistent_warp_uniform` asked by ask 18 and kept (1.01-1.04), then `ws_last_round_stream` (1.01-1.025); a
+#     `ws_persistent_warp_uniform` asked by ask 17 and kept (1.01-1.04), then `ws_last_round_stream` (1.01-1.025); a
 #     final of 1.09-1.11x cuDNN (policy 30: 1.078).
 # Usage: SOURCE=<commit> bash results/2026-12-07_cpu_h200_tier_policy31/device_call.sh 1|2   (carry .whl)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null; export PYTHONPATH=/tmp/site:$PWD
