@@ -894,7 +894,7 @@ CATALOG: tuple[Lever, ...] = (
         "branches warp-uniform, as one move: Q by TMA, the persistent schedule, O stored by TMA from its own tile (O "
         "in the Q tile needs one item a CTA: the next item's Q lands there) and two K/V stages (three with the "
         "persistent schedule need 262,272 B a CTA at D=128). Each part alone loses or cannot be built from there: "
-        "ws_q_by_tma is invalid beside O in the Q tile and lost 0.955-0.989 at N8192 on an H200, and ws_warp_uniform "
+        "ws_q_by_tma is invalid beside O in the Q tile and lost 0.989 at N8192 on an H200 (0.955 causal), and ws_warp_uniform "
         "needs the persistent schedule. Together they pay where items are many: H100 from `ws_op_lazy_w_oq_pk_dm` "
         "(one item a CTA) to the persistent static warp-uniform kernel (which also has the 40-register producer) "
         "1.0184 at N8192, 1.0522 at N2048, 1.0322 at N4096 bf16, 1.0079 at N32768 (results/2026-12-06_h100_warp_uniform). "
