@@ -11,7 +11,7 @@
 #  b. Policy 31, `run --budget 20 --seqlen 8192 --head-dim 64` (rng seed 4, a fresh database) to the call's end.
 #     Predicted: `ws_q_by_tma_lazy_p_mid_wait` (now with warp-uniform branches) kept at ask 13, 1.005-1.025; a final of
 #     1.10-1.13x cuDNN in its own row (policy 30: 1.099).
-# Call 2 (`bash device_call.sh 2`): first the pairing's clocks (scripts/pairing_clocks.py: `KS_wu_ls` at B2 H16 N8192
+# Call 2 (`bash device_call.sh 2`): first the pairing's clocks (pairing_clocks.py here: `KS_wu_ls` at B2 H16 N8192
 #     D128 beside itself, cuDNN and flash, 3 s each, NVML's SM clock, power and power-cap reason read every 20 ms).
 #     Predicted: beside cuDNN the SM clock 6-10% under its value beside flash, the power cap the reason; then policy 31, `run --budget 20 --seqlen 8192` (rng seed 4, a fresh database). Predicted:
 #     `ws_persistent_warp_uniform` asked by ask 17 and kept (1.01-1.04), then `ws_last_round_stream` (1.01-1.025); a
@@ -35,7 +35,7 @@ if [ "$1" = 1 ]; then
   LIMIT=$((585 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d64 "--seqlen 8192 --head-dim 64" agent:4
   RUN=d64_agent_4
 else
-  { time timeout 120 python3 scripts/pairing_clocks.py /tmp/w/pc; echo "exit $?"; } > $OUT/pairing_clocks.txt 2>&1
+  { time timeout 120 python3 $(dirname $0)/pairing_clocks.py /tmp/w/pc; echo "exit $?"; } > $OUT/pairing_clocks.txt 2>&1
   cat $OUT/pairing_clocks.txt; gzip -c /tmp/w/pc/pairing_clocks.json > $OUT/pairing_clocks.json.gz
   LIMIT=$((585 - SECONDS)) bash results/2026-12-03_h200_agent_suite/race.sh d8k "--seqlen 8192" agent:4
   RUN=d8k_agent_4

@@ -3,7 +3,7 @@ SDPA cuDNN and SDPA flash in turn, while a thread reads the GPU's SM clock, powe
 from NVML every 20 ms. Prints, per segment, the pair's TFLOP/s of each arm and the mean SM clock, power and the
 share of samples under the software power cap over the segment's alternations.
 
-    python3 scripts/pairing_clocks.py OUT_DIR [--kernel NAME] [--shape "B2 H16 N8192 D128 fp16"] [--budget S]
+    python3 results/2026-12-07_cpu_h200_tier_policy31/pairing_clocks.py OUT_DIR [--kernel NAME] [--shape "B2 H16 N8192 D128 fp16"] [--budget S]
 
 NAME is a kernel of scripts/device_suite.py's table. Writes OUT_DIR/pairing_clocks.json (every segment and every
 sample). Needs a GPU and the driver's libnvidia-ml.so.1; reads, never sets, clocks and limits.
@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from device_suite import KERNELS, shape  # noqa: E402
 
 from experiments.build import BuildSpec, build  # noqa: E402
