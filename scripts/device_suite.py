@@ -637,6 +637,11 @@ LS = [f"{KS}_wu", f"{RSB2}_el_sl_st_wu"]
 KERNELS.update({f"{n}_ls": {**KERNELS[n], "last_round": "key_stream"} for n in LS})
 BEST[128] += [f"{KS}_wu_ls"]
 BEST[64] += [f"{RSB2}_el_sl_st_wu_ls"]
+# the D=64 suite's persistent static heaviest-first kernel with the last items' key blocks streamed (`G_ls`): the final
+# kernel of policy 31's run from the naive seed at B2 H16 N8192 D64 (1.184x cuDNN in its own row on an H100,
+# results/2026-12-07_h100_tier_policy31); against the bound alone (the stream sums the last items in another order)
+KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu_ls"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu"], "last_round": "key_stream"}
+BEST[64] += ["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu_ls"]
 # a quarter and a half of P's exponentials by the cubic on the FMA pipe (`_eq`, `_eh`: exp_poly; last measured on the
 # warp-specialised mainloop on an H200 in 2026-12-02, 0.78-0.97, before the row sums on the tensor cores, the static
 # schedule and the stream) on the suite's D=64 bests at N8192 and at N2048 GQA; exp_poly changes the bits: each is
@@ -660,6 +665,7 @@ TIER_ALONE[(64, 128)] += TIER_ALONE_HO  # the key split of 4 items at B2 H4 N211
 TIER_ALONE[(64, 128)] += [f"{KS}_wu_lr"]
 TIER_ALONE[(64,)] += [f"{RSB2}_el_sl_st_wu_lr", f"{RSB2}_el_sl_st_wu_ls"]
 TIER_ALONE[(64, 128)] += [f"{KS}_wu_ls"]
+TIER_ALONE[(64,)] += ["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu_ls"]
 for _n in RS:  # l sums P as the PV reads it (rounded to the input dtype): within the bound, not bitwise
     TIER_ALONE[(64,) if d64_only(_n) else (64, 128)].append(f"{_n}_rs")
 # plan `margins`: each move of a component alone, BASE>CAND (the default: the mainloop's levers)
