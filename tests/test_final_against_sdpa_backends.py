@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli import app
+from recorded import opened
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 runner = CliRunner()
@@ -20,8 +21,8 @@ def invoke(*args):
 
 
 def _copy(tmp_path, rel: str) -> Path:
-    dst = tmp_path / Path(rel).name
-    shutil.copy(RESULTS / rel, dst)
+    dst = tmp_path / Path(rel).name.removesuffix(".gz")
+    shutil.copy(opened(RESULTS / rel), dst)
     return dst
 
 
@@ -211,7 +212,7 @@ def test_a_replay_of_a_recording_before_the_cudnn_pair_asks_for_flash_only(run2,
 
 
 @pytest.mark.parametrize("rel", ["2026-11-30_h200_agent_vs_random/n8192_agent.db", "2026-11-30_h200_run2/fa5090.db",
-                                 "2026-11-30_h200_fa2_levers/screen_n8192.db"])
+                                 "2026-11-30_h200_fa2_levers/screen_n8192.db.gz"])
 def test_recorded_databases_show_cudnn_as_not_measured(tmp_path, rel):
     """Runs recorded with the flash pair only (and a screen with none): every view reads them, cuDNN
     shows as not measured, nothing is made up."""

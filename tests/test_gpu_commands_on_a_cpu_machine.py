@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from agent.bench import Replay
 from agent.cli import app
 
-from recorded import RESULTS
+from recorded import RESULTS, opened
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="a machine with a GPU runs these commands")
@@ -24,7 +24,7 @@ COMMITTED = {
     "m002": "2026-11-30_h200_instrument/fa5090.db",
     "m003": "2026-11-30_h200_ladder/fa5090.db",
     "m004": "2026-11-30_h200_agent_vs_random/c16384_agent.db",
-    "m005": "2026-11-30_h200_fa2_levers/screen_n8192.db",
+    "m005": "2026-11-30_h200_fa2_levers/screen_n8192.db.gz",
     "killed": "2026-11-30_h200_agent_vs_random/n8192_agent_first_attempt_killed_at_9.db",
 }
 LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
@@ -62,7 +62,7 @@ def where(tmp_path, monkeypatch):
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a).replace("{tmp}/", ""))
 def test_a_gpu_command_on_a_cpu_machine_refuses_and_leaves_a_committed_database_as_it_was(where, schema, args):
     db = where / "committed.db"
-    shutil.copy(RESULTS / COMMITTED[schema], db)
+    shutil.copy(opened(RESULTS / COMMITTED[schema]), db)
     before, there = digest(db), sorted(p.name for p in where.iterdir())
     res = runner.invoke(app, [a.format(tmp=where) for a in args] + ["--db", str(db)])
     one_sentence(res, 1, "no usable GPU")
