@@ -886,9 +886,9 @@ CATALOG: tuple[Lever, ...] = (
     ),
     Lever(
         name="ws_persistent_warp_uniform",
-        sets={"q_load": "tma", "persistent": "on", "o_store": "tma", "kv_stages": 2, "warp_uniform": "on"},
+        sets={"q_load": "tma", "persistent": "on", "o_store": "tma", "kv_stages": 2, "warp_uniform": "on", "bc": 128},
         targets=("issue_latency_chain", "barrier_bound", "tensor_bound", "issue_bound", "occupancy_limited"),
-        requires={"mainloop": ("ws",), "warps": (8,), "persistent": ("off",), "item_stream": ("off",)},
+        requires={"mainloop": ("ws",), "warps": (8,), "persistent": ("off",), "item_stream": ("off",), "bc": (128, 176)},
         predicted=(0.99, 1.06), sampled=False, noncausal_only=True, head_dims=(128,),
         hypothesis="The two-consumer D=128 kernel from one item a CTA to the static persistent schedule with its "
         "branches warp-uniform, as one move: Q by TMA, the persistent schedule, O stored by TMA from its own tile (O "
@@ -901,7 +901,11 @@ CATALOG: tuple[Lever, ...] = (
         "Bitwise the same output. H200, separate processes: policy 30's N8192 D128 final (that kernel with three "
         "stages) 1.078x cuDNN in its own row, the persistent warp-uniform kernel 1.087x in the suite's screen and "
         "1.108x with the streamed last round (ws_last_round_stream, which this move makes possible) "
-        "(results/2026-12-07_h200_policy30, results/2026-12-07_h200_suite).",
+        "(results/2026-12-07_h200_policy30, results/2026-12-07_h200_suite). From 176 keys too (the move goes back to "
+        "128: two K/V stages of 176 keys beside O's own tile need 245,856 B a CTA at D=128): policy 31's run at N8192 "
+        "on an H100 kept ws_wide_kv_tile (1.0156) before this lever, which then could not be built, and ended one "
+        "item a CTA at 176 keys, 1.056x cuDNN, where the persistent warp-uniform kernel with the streamed last round "
+        "reads 1.108x (results/2026-12-07_h100_tier_policy31).",
     ),
     Lever(
         name="store_write_through", sets={"store": "wt"}, targets=("tensor_bound",), requires={"compute": TENSOR},

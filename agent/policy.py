@@ -208,8 +208,14 @@ POLICIES: dict[int, Policy] = {p.version: p for p in (
     Policy(version=31, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
            shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True,
            keeps_stand=True),  # keeps_stand
+    # the same rules; ws_persistent_warp_uniform may start from 176 keys (the move goes back to 128): policy 31's run at
+    # N8192 D128 on an H100 kept the wide key tile at ask 13 before it, could not build it after, and ended one item a
+    # CTA at 1.056x cuDNN (results/2026-12-07_h100_tier_policy31)
+    Policy(version=32, compound_band="first_lever", wgmma_arm=True, diagnose_issue_bound=True, reliefs=True,
+           shared_margins=True, restorer_margins=True, async_mainloop=True, plateau_chance=True, async_rows=True,
+           keeps_stand=True),
 )}
-CURRENT = POLICIES[31]
+CURRENT = POLICIES[32]
 
 
 class UnknownPolicy(ValueError):

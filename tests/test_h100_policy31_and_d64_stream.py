@@ -97,3 +97,41 @@ def test_the_stream_on_g_pays_at_n8192_and_loses_at_n2048_gqa():
     assert all(abs(x - 1) < 2e-4 for xs in m["aa"].values() for x in xs)
     readme = (STREAM / "README.md").read_text()
     assert "**1.0442**" in readme and "**0.9940**" in readme and "0.99993-0.99997" in readme
+
+
+def test_policy_32_builds_the_persistent_lever_from_176_keys():
+    """Policy 32: ws_persistent_warp_uniform goes back to 128 keys, so from policy 31's N8192 D128 final on the H100 (176
+    keys, one item a CTA) it builds the suite's persistent warp-uniform kernel but for the 40-register producer, P's
+    pack and the evict-last hint; as policy 31 read it, that move needs more shared memory than a CTA has. Read from
+    the run's recording (results/2026-12-07_cpu_policy32): the lever first at ask 15, and the only change from policy
+    31's reading of the same states."""
+    sys.path.insert(0, str(RESULTS.parent / "scripts"))
+    from device_suite import KERNELS
+
+    from agent import levers
+    from agent.policy import CURRENT, POLICIES
+    from agent.replay.catalog import as_read_by
+    from kernel_src.knobs import Knobs
+
+    assert CURRENT is POLICIES[32] and POLICIES[32].model_copy(update={"version": 31}) == POLICIES[31]
+    final = Knobs.parse(KERNELS["ws_op_bc176_lazy"]).replace(pv_wide="on", o_store="tma_in_q", kv_l2_hint="evict_last",
+                                                             desc_math="hoisted")
+    assert f"final kernel {final.label()}" in (P31 / "d8k_agent_4.txt").read_text()
+    lv = levers.get("ws_persistent_warp_uniform")
+    as31 = next(x for x in as_read_by(POLICIES[31]) if x.name == lv.name)
+    assert lv.applies_to(final, causal=False, head_dim=128, seqlen=8192, dtype="float16")
+    assert lv.apply(final).diff(Knobs.parse(KERNELS["ws_op_lazy_qp_w_ot_pr_pk_dm_wu"])) == {
+        "ws_producer_regs": (0, 40), "p_pack": ("after", "with_exp"), "kv_l2_hint": ("evict_last", "none")}
+    assert lv.apply(final).smem_bytes(128) == 196_704 and as31.apply(final).smem_bytes(128) == 245_856 > 232_448
+    assert as31.sets == {k: x for k, x in lv.sets.items() if k != "bc"} and "bc" not in as31.requires
+    here = RESULTS / "2026-12-07_cpu_policy32"
+    r32, r31 = ((here / f).read_text().splitlines() for f in ("first_choices.txt", "first_choices_policy31.txt"))
+    # offered at asks 11-13 by both; from 176 keys (ask 14 on) by policy 32 alone, first at ask 15
+    assert r32[6].startswith("  ask 15: ws_persistent_warp_uniform, ") and r31[6].startswith("  ask 15: lazy_rescale, ")
+    assert all("ws_persistent_warp_uniform" in x for x in r31[2:5]) and not any("persistent" in x for x in r31[5:12])
+    def strip(line: str) -> list[str]:  # the names that are not the lever (or a compound of it)
+        head, _, names = re.sub(r" \(first measured .*\)$", "", line).partition(": ")
+        return [head, *[n for n in names.split(", ") if "ws_persistent_warp_uniform" not in n]]
+
+    # the rest of each ask's first five as policy 31 ranked them
+    assert len(r32) == len(r31) and all(strip(b)[:len(strip(a))] == strip(a) for a, b in zip(r32, r31))

@@ -36,14 +36,18 @@ _WS_FROM_8_WARPS = {"compute": ("wgmma",), "staging": ("tma",), "exp": ("ex2",),
 EARLIER_REQUIRES: dict[str, tuple[int, dict[str, tuple]]] = {
     "cp_async": (4, {}), "ws_mainloop": (14, _WS_FROM_8_WARPS), "ws_mainloop_three_warpgroups": (14, _WS_FROM_8_WARPS),
     "ws_idle_tail_tile_major": (24, {"mainloop": ("ws",), "persistent": ("on",), "pingpong": ("off",),
-                                     "item_stream": ("off",), "round_order": ("in_place",)})}
+                                     "item_stream": ("off",), "round_order": ("in_place",)}),
+    "ws_persistent_warp_uniform": (32, {"mainloop": ("ws",), "warps": (8,), "persistent": ("off",),
+                                        "item_stream": ("off",)})}
 
 # knob values a later policy changed in a lever's move: lever -> (the policy from which today's `sets` hold, the values
 # before it)
 EARLIER_SETS: dict[str, tuple[int, dict]] = {
     "ws_mainloop_three_warpgroups_short_items": (21, {"kv_stages": 2}),
     # off is every kernel's value where the lever applies (it requires persistent=off, which warp_uniform=on excludes)
-    "ws_q_by_tma_lazy_p_mid_wait": (31, {"warp_uniform": "off"})}
+    "ws_q_by_tma_lazy_p_mid_wait": (31, {"warp_uniform": "off"}),
+    # None: the knob was not set before (the move kept the kernel's key tile, and from 176 keys could not be built)
+    "ws_persistent_warp_uniform": (32, {"bc": None})}
 
 # a lever's flags a later policy changed: lever -> (the policy from which today's hold, the flags before it)
 EARLIER_FLAGS: dict[str, tuple[int, dict[str, bool]]] = {"ws_p_with_exp": (16, {"noncausal_only": True})}
@@ -76,7 +80,12 @@ def as_read_by(p: Policy) -> tuple[Lever, ...]:
 
 def _sets(lv: Lever, p: Policy) -> dict:
     v, before = EARLIER_SETS.get(lv.name, (0, {}))
-    return {**lv.sets, **before} if p.version < v else lv.sets
+    return _set({**lv.sets, **before}) if p.version < v else lv.sets
+
+
+def _set(sets: dict) -> dict:
+    """A lever's sets without the knobs an earlier policy did not set (None in EARLIER_SETS)."""
+    return {k: x for k, x in sets.items() if x is not None}
 
 
 def _flags(lv: Lever, p: Policy) -> dict[str, bool]:
@@ -95,6 +104,6 @@ def as_listed(lv: Lever) -> dict:
     d["since"] = since(lv)
     d["requires_since"] = {str(v): {k: list(x) for k, x in lv.requires.items() if before.get(k) != x}} if v else {}
     v, before = EARLIER_SETS.get(lv.name, (None, None))
-    d["sets"] = {**lv.sets, **before} if v else d["sets"]
+    d["sets"] = _set({**lv.sets, **before}) if v else d["sets"]
     d["sets_since"] = {str(v): {k: lv.sets[k] for k in before}} if v else {}
     return d
