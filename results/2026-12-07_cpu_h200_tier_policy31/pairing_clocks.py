@@ -67,6 +67,16 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=3.0, help="seconds of alternations per segment")
     ap.add_argument("--partners", default="self,cudnn,flash,cudnn,flash,self")
     a = ap.parse_args()
+    if a.kernel not in KERNELS:
+        ap.error(f"unknown kernel '{a.kernel}': a name of scripts/device_suite.py's KERNELS")
+    if bad := [p for p in a.partners.split(",") if p not in ("self", "cudnn", "flash")]:
+        ap.error(f"unknown partner(s) {bad}: self, cudnn or flash")
+    if a.budget <= 0:
+        ap.error("--budget must be positive")
+    try:
+        sh = shape(a.shape)
+    except Exception as e:
+        ap.error(f"--shape '{a.shape}' is not a shape like 'B2 H16 N8192 D128 fp16' ({e})")
     a.out.mkdir(parents=True, exist_ok=True)
     import torch
 
@@ -76,7 +86,6 @@ def main() -> int:
     from kernel_src.binding import KernelLib
 
     dev = probe()
-    sh = shape(a.shape)
     spec = BuildSpec(knobs=Knobs.parse(KERNELS[a.kernel]), arch=dev.arch, dtypes=(sh.dtype,), dims=(sh.D,),
                      causals=(sh.causal,))
     res = build([spec], Path("/tmp/facache/build"))[spec.key()]
