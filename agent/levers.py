@@ -390,7 +390,13 @@ CATALOG: tuple[Lever, ...] = (
         "two-stage mbarrier ring, and two consumer warpgroups of 64 rows on each staged K/V tile (BR 128, 8 warps, "
         "BC 64). Each of those three is a lever on the arm (wgmma, tma, tall_q_tile), but the first alone measured "
         "NULL then SLOWER against a tuned mma.sync kernel (results/2026-11-30_h200_wgmma_first_battery), so a search that takes them one at a time "
-        "never keeps the first. H200, N8192 fp16: this kernel 508 TFLOP/s; the wgmma t64x64 cp.async seed 280-284.",
+        "never keeps the first. H200, N8192 fp16: this kernel 508 TFLOP/s; the wgmma t64x64 cp.async seed 280-284. "
+        "Its K/V arrive by TMA into an mbarrier ring while the warpgroups compute, so the rows/SM it gives up (two "
+        "CTAs of 128 rows where three mma.sync CTAs fit at D=64) are no cost under a latency-bound diagnosis "
+        "(asynchronous, from policy 33): policy 32 from the naive seed at causal B2 H16 N4096 D64 bf16 on an H100 "
+        "ranked it 17th and later for that loss, spent asks 5-10 on mma.sync rungs, reached wgmma at ask 11 and "
+        "ended at 1.055x cuDNN without the D=64 compound (results/2026-12-07_h100_policy32_shapes).",
+        asynchronous=True,
     ),
     Lever(
         name="last_warp_refill", sets={"kv_release": "last_warp"}, targets=("barrier_bound",),

@@ -43,7 +43,6 @@ def rescreen(bench, db, run_id: int, *, artifacts: Path, say: Say = quiet) -> in
         prop = Proposal(move=Move(levers=(lever.name,), knobs=cand or best, kind="rescreen"), predicted=lever.predicted,
                         rationale=f"{lever.name}: re-screen, conditions changed since it was shelved")
         t = run_trial(bench, db, run_id, seq + i, seq + len(due) - 1, prop, best, gate, say, version=version)
-        p = t.paired or {}
         kept = t.outcome is Outcome.KEPT
         close_trial(db, t, shelf_conditions=None if kept else now.model_dump(), rescreen_of=entry["id"])
         best = t.cand if kept else best

@@ -109,11 +109,11 @@ def test_policy_32_builds_the_persistent_lever_from_176_keys():
     from device_suite import KERNELS
 
     from agent import levers
-    from agent.policy import CURRENT, POLICIES
+    from agent.policy import POLICIES
     from agent.replay.catalog import as_read_by
     from kernel_src.knobs import Knobs
 
-    assert CURRENT is POLICIES[32] and POLICIES[32].model_copy(update={"version": 31}) == POLICIES[31]
+    assert POLICIES[32].model_copy(update={"version": 31}) == POLICIES[31]
     final = Knobs.parse(KERNELS["ws_op_bc176_lazy"]).replace(pv_wide="on", o_store="tma_in_q", kv_l2_hint="evict_last",
                                                              desc_math="hoisted")
     assert f"final kernel {final.label()}" in (P31 / "d8k_agent_4.txt").read_text()

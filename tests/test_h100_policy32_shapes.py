@@ -53,3 +53,36 @@ def test_the_tier_passed_again_and_the_wide_tile_lost_on_three_warpgroups():
     assert by_ask[19].startswith("lever ws_wide_kv_tile on wgmma/sw128/tma/ex2/t192x128w12/")
     assert "SLOWER margin 0.5738" in by_ask[19] and "**0.5738**" in (HERE / "README.md").read_text()
     assert "SLOWER margin 0.9997" in by_ask[14] and by_ask[14].startswith("lever ws_idle_tail_tile_major")
+
+
+def test_policy_33_puts_the_hopper_tile_first_where_policy_32_ranked_it_last_for_its_rows():
+    """Policy 33 reads hopper_tile as asynchronous (its rows/SM no cost or tie-break): at the causal D=64 run's ask 5
+    it is first, where policy 32 ranked it behind every move that kept three CTAs an SM; the reading of seven recorded
+    runs (results/2026-12-07_cpu_policy33) differs from policy 32's only there, at asks 5-11."""
+    import tempfile
+    from pathlib import Path
+
+    from recorded import load_script
+
+    from agent.levers import CATALOG, get
+    from agent.policy import CURRENT, POLICIES
+    from agent.replay.catalog import as_read_by
+    from agent.strategies.limiter import LimiterAgent
+
+    assert CURRENT is POLICIES[33] and POLICIES[33].model_copy(update={"version": 32}) == POLICIES[32]
+    assert get("hopper_tile").asynchronous and not next(
+        lv for lv in as_read_by(POLICIES[32]) if lv.name == "hopper_tile").asynchronous
+    fc = load_script(RESULTS / "2026-12-04_cpu_short_items_three_stages" / "first_choices.py")
+    with tempfile.TemporaryDirectory() as d:
+        shape, _, states, _ = fc.earlier.states_of("2026-12-07_h100_policy32_shapes/c4k_agent_4", Path(d))
+    first = {}
+    for v in (32, 33):
+        agent = LimiterAgent(v)
+        st = fc.with_figures(agent, states[4].model_copy(update={"levers": CATALOG, "dtype": shape.dtype}), shape)
+        ranked = [p.move.name for p in agent.ranked(st)]
+        first[v] = (ranked[0], ranked.index("hopper_tile"))
+    assert first == {32: ("padding", 17), 33: ("hopper_tile", 0)}
+    read = (RESULTS / "2026-12-07_cpu_policy33" / "first_choices.txt").read_text().splitlines()
+    differs = [x for x in read if x.endswith("<- differs")]
+    assert len(differs) == 7 and all(" | 33 hopper_tile, " in x for x in differs)
+    assert read.index(differs[0]) == 5 and read.index(differs[-1]) == 11 and len(read) == 7 + 20 * 6 + 17

@@ -50,7 +50,8 @@ EARLIER_SETS: dict[str, tuple[int, dict]] = {
     "ws_persistent_warp_uniform": (32, {"bc": None})}
 
 # a lever's flags a later policy changed: lever -> (the policy from which today's hold, the flags before it)
-EARLIER_FLAGS: dict[str, tuple[int, dict[str, bool]]] = {"ws_p_with_exp": (16, {"noncausal_only": True})}
+EARLIER_FLAGS: dict[str, tuple[int, dict[str, bool]]] = {"ws_p_with_exp": (16, {"noncausal_only": True}),
+                                                       "hopper_tile": (33, {"asynchronous": False})}
 
 # the policy from which the catalog declares reliefs (Policy.reliefs)
 RELIEFS_SINCE = 4
