@@ -50,10 +50,10 @@ def load_script(path: Path):
     return mod
 
 
-def unpack_recording(tmp_path_factory, tgz: Path, inner: str) -> Path:
-    """`tgz` unpacked into a fresh temporary directory; the path `inner` inside it."""
-    out = tmp_path_factory.mktemp(tgz.stem.replace(".", "_"))
-    with tarfile.open(tgz) as t:
+def unpack_recording(tmp_path_factory, archive: Path, inner: str) -> Path:
+    """`archive` (a .tar.xz or .tgz) unpacked into a fresh temporary directory; the path `inner` inside it."""
+    out = tmp_path_factory.mktemp(archive.stem.replace(".", "_"))
+    with tarfile.open(archive) as t:
         t.extractall(out, filter="data")
     return out / inner
 
@@ -88,16 +88,16 @@ def recorded_text(path: Path) -> str:
 
 
 def recordings_fixture(res: Path):
-    """A module-scoped fixture: `res`/artifacts.tgz unpacked into a temporary directory."""
+    """A module-scoped fixture: `res`/artifacts.tar.xz unpacked into a temporary directory."""
     @pytest.fixture(scope="module")
     def recordings(tmp_path_factory) -> Path:
-        return unpack_recording(tmp_path_factory, res / "artifacts.tgz", "")
+        return unpack_recording(tmp_path_factory, res / "artifacts.tar.xz", "")
     return recordings
 
 
 def db_archive(stem: Path) -> Path:
-    """A recorded run's archive (its database, recording and ncu CSVs): STEM_db.tar.xz where it is kept in xz (the
-    later records, results/README.md), else the device's STEM_db.tgz."""
+    """A recorded run's archive (its database, recording and ncu CSVs): STEM_db.tar.xz, the device's STEM_db.tgz as
+    committed (recompressed to xz, results/README.md), else a STEM_db.tgz as the device wrote it."""
     xz = stem.with_name(stem.name + "_db.tar.xz")
     return xz if xz.exists() else stem.with_name(stem.name + "_db.tgz")
 

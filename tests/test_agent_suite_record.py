@@ -31,7 +31,7 @@ def _printed(call: str, name: str) -> list[tuple]:
 def replayed(request, tmp_path_factory):
     name = request.param
     call, version, x_cudnn = RUNS[name]
-    rec = unpack_recording(tmp_path_factory, HERE / call / f"{name}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / call / f"{name}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     db = tmp_path_factory.mktemp("db") / "r.db"
     out, rows = replay(rec, db)
     return name, out, rows
@@ -49,7 +49,7 @@ def test_each_run_replays_to_the_history_the_device_printed(replayed):
 def test_the_database_holds_the_run_in_its_main_file_while_another_connection_is_open(tmp_path_factory, tmp_path):
     """On the device another connection of the process outlived the run's (so SQLite's checkpoint on the last close
     never came) and the archived file held only its header; a reader held open here stands in for it."""
-    rec = unpack_recording(tmp_path_factory, HERE / "call2" / "d64_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / "call2" / "d64_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     db = tmp_path / "r.db"
     open_db(db).close()
     other = sqlite3.connect(db)
@@ -99,7 +99,7 @@ def test_policy_14_reaches_the_mainloop_from_the_kernel_policy_13_left():
 
 
 def test_the_40_register_producer_is_policy_15s_and_applies_to_the_n2048_runs_final(tmp_path_factory):
-    rec = unpack_recording(tmp_path_factory, HERE / "call1" / "d128_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / "call1" / "d128_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     final = Knobs(**[r for r in rows if r["outcome"] == "KEPT"][-1]["knobs"])
     names = lambda v: {lv.name for lv in as_read_by(POLICIES[v])}
@@ -184,7 +184,7 @@ def test_builds_beside_the_pairs_run_the_n2048_problem_in_five_minutes_to_the_sa
     assert wall == {"call8": 415, "call10": 275, "call11": 233}
     finals = []
     for call, name in (("call8", "d128_pipelined"), ("call10", "d128_beside")):
-        rec = unpack_recording(tmp_path_factory, HERE / call / f"{name}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+        rec = unpack_recording(tmp_path_factory, HERE / call / f"{name}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
         _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
         finals.append([r for r in rows if r["outcome"] == "KEPT"][-1]["knobs"])
     assert finals[0] == finals[1]  # the same kernel, the same 14 keeps
@@ -205,7 +205,7 @@ def test_a_reanchor_reads_each_keeps_replicate_spread_and_the_null_alone_misread
 
 
 def test_a_replay_of_the_n2048_run_judges_its_last_reanchor_with_the_keeps_spread(tmp_path_factory):
-    rec = unpack_recording(tmp_path_factory, HERE / "call10" / "d128_beside_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / "call10" / "d128_beside_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     _, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     last = [r for r in rows if r["kind"] == "reanchor"][-1]
     assert "product of 14 paired keeps" in last["detail"] and "gap -0.361% against 0.759%: consistent" in last["detail"]
@@ -240,14 +240,14 @@ def test_a_run_says_where_its_time_went(tmp_path_factory, tmp_path):
     from agent.summary import run_summary
     from store.queries import time_spent
 
-    with tarfile.open(HERE / "call10" / "d128_beside_db.tgz") as tf:
+    with tarfile.open(HERE / "call10" / "d128_beside_db.tar.xz") as tf:
         tf.extractall(tmp_path, filter="data")
     db = Database(sqlite3.connect(f"file:{tmp_path / 'fa5090.db'}?immutable=1", uri=True))
     got = {k: round(v) for k, v in time_spent(db, 1).items()}
     assert got == {"children_s": 73, "replicates_s": 17, "profiles_s": 40, "builds_waited_s": 70, "nulls_s": 29}
     t = run_summary(db, 1)["time"]
     assert round(t["wall_s"]) == 271 and not t["replayed"]
-    rec = unpack_recording(tmp_path_factory, HERE / "call10" / "d128_beside_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / "call10" / "d128_beside_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, _ = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     assert ("time, as recorded: the experiments' child processes 73 s, their replicates 17 s, ncu profiles 40 s, "
             "A/A nulls 29 s") in out
@@ -259,7 +259,7 @@ def test_compare_sets_two_runs_time_side_by_side(tmp_path):
 
     dbs = []
     for call, name in (("call10", "d128_beside"), ("call11", "d64_beside")):
-        with tarfile.open(HERE / call / f"{name}_db.tgz") as tf:
+        with tarfile.open(HERE / call / f"{name}_db.tar.xz") as tf:
             tf.extractall(tmp_path / call, filter="data")
         dbs.append(str(tmp_path / call / "fa5090.db"))
     res = runner.invoke(app, ["compare", *dbs, "--json"])

@@ -85,7 +85,7 @@ RUNS = {  # name: (call, policy, its own row's ours / cuDNN, outcomes as the dev
 def test_each_agent_run_of_the_record_replays_to_the_history_the_deviceprinted_history(name, tmp_path_factory):
     call, version, x_cudnn = RUNS[name]
     stem = "seeded" if name == "seeded_floor" else name
-    rec = unpack_recording(tmp_path_factory, REC / call / f"{stem}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, REC / call / f"{stem}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     assert outcomes(rows) == printed_history(REC / call / f"{stem}.txt")
     cudnn = next(r for r in rows if r["kind"] == "comparator" and r["lever"] == "sdpa_cudnn")["margin"]

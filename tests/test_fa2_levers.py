@@ -19,7 +19,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("fa2")
-    with tarfile.open(RES / "artifacts.tgz") as t:
+    with tarfile.open(RES / "artifacts.tar.xz") as t:
         t.extractall(out, filter="data")
     return out
 

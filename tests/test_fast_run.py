@@ -16,7 +16,7 @@ README = (REC / "README.md").read_text()
 
 def _unpack(name, tmp_path):
     d = tmp_path / name.replace("/", "_")
-    with tarfile.open(REC / f"{name}_db.tgz") as tf:
+    with tarfile.open(REC / f"{name}_db.tar.xz") as tf:
         tf.extractall(d, filter="data")
     return d
 

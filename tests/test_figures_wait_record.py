@@ -18,7 +18,7 @@ t = datetime.fromisoformat
 
 
 def _db(tmp_path, rec=REC):
-    with tarfile.open(rec / "d128_db.tgz") as tf:
+    with tarfile.open(rec / "d128_db.tar.xz") as tf:
         tf.extractall(tmp_path / "d", filter="data")
     d = tmp_path / "d"
     con = sqlite3.connect(f"file:{d / 'fa5090.db'}?immutable=1", uri=True)

@@ -199,11 +199,14 @@ def test_issue_bound_relabels_only_the_one_recorded_profile():
     lines = [x for x in out.splitlines() if not x.startswith("#") and x.startswith("2026-11-30_")]
     assert lines and all("unknown -> issue_bound" in x for x in lines)
     assert {x.split(" (tiles")[0].rsplit("/", 1)[-1] for x in lines} == {"ncu_exp4_715049b55f52.csv", "ncu_exp11_0e2f9e2ae8e6.csv"}
-    assert all("tma_pipeline_tier/artifacts.tgz:wgmma_n8192" in x or "kv_release_ws/artifacts.tgz:naive_n8192" in x for x in lines)
+    assert all("tma_pipeline_tier/artifacts.tar.xz:wgmma_n8192" in x or "kv_release_ws/artifacts.tar.xz:naive_n8192" in x
+               for x in lines)
     assert "diagnosis now issue_bound - not_selected+dispatch_stall are 48%" in (
         root / "results" / "2026-11-30_h200_kv_release_ws" / "naive_n8192.txt").read_text()
     recorded = (root / "results" / "2026-11-30_cpu_build_checks" / "issue_bound_relabel.txt").read_text()
-    # the record names the two folders as they were called when it was written
-    for was, now in (("h200_session6/", "h200_tma_pipeline_tier/"), ("h200_session7/", "h200_kv_release_ws/")):
+    # the record names the two folders, and their archives (artifacts.tgz, since recompressed to xz), as they were
+    # called when it was written
+    for was, now in (("h200_session6/", "h200_tma_pipeline_tier/"), ("h200_session7/", "h200_kv_release_ws/"),
+                     ("/artifacts.tgz:", "/artifacts.tar.xz:")):
         recorded = recorded.replace(was, now)
     assert sorted(x for x in recorded.splitlines() if not x.startswith("#")) == sorted(lines)

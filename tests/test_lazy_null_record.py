@@ -13,7 +13,7 @@ REC = RESULTS / "2026-12-02_h200_lazy_null" / "call1"
 
 
 def _unpack(tmp_path):
-    with tarfile.open(REC / "d128_db.tgz") as tf:
+    with tarfile.open(REC / "d128_db.tar.xz") as tf:
         tf.extractall(tmp_path / "d", filter="data")
     return tmp_path / "d"
 

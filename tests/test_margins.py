@@ -58,7 +58,7 @@ def test_the_search_with_the_new_levers_replays(tmp_path_factory, tmp_path):
     """The search from the final kernel at N=8192 that read the shape's calibration: three keeps
     (the persistent grid among them, on top of double buffering), a re-screen of the shelf when the
     narrow tile changed occupancy, consistent re-anchors and a plateau stop."""
-    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192" / "artifacts.tgz",
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192" / "artifacts.tar.xz",
                      "fa5090_artifacts/run-2/recording.jsonl")
     db = tmp_path / "s.db"
     res = runner.invoke(app, ["run", *BEST, "--seqlen", "8192", "--budget", "12", "--time-budget", "1.5",
@@ -76,7 +76,7 @@ def test_the_search_with_the_new_levers_replays(tmp_path_factory, tmp_path):
 def test_the_search_replicated_with_a_longer_plateau(tmp_path_factory, tmp_path):
     """The same search again in a fresh session with --plateau 6: the same three keeps in the same
     order (margins 1.034, 1.032, 1.085 against 1.026, 1.024, 1.083), then six levers without a keep."""
-    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192_plateau6" / "artifacts.tgz",
+    rec = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192_plateau6" / "artifacts.tar.xz",
                      "fa5090_artifacts/run-2/recording.jsonl")
     db = tmp_path / "p.db"
     res = runner.invoke(app, ["run", *BEST, "--seqlen", "8192", "--budget", "16", "--plateau", "6",
@@ -122,7 +122,7 @@ def test_a_search_looks_back_at_the_screen_in_its_database(tmp_path_factory, tmp
 
     screen = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_margins" / "n8192_artifacts.tgz",
                         "n8192_artifacts/run-1/recording.jsonl")
-    search = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192_plateau6" / "artifacts.tgz",
+    search = _recording(tmp_path_factory, ROOT / "2026-11-30_h200_search_n8192_plateau6" / "artifacts.tar.xz",
                         "fa5090_artifacts/run-2/recording.jsonl")
     db = tmp_path / "e.db"
     res = runner.invoke(app, ["run", *BEST, "--seqlen", "8192", "--time-budget", "2.0", "--screen", "--budget", "30",

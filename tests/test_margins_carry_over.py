@@ -5,7 +5,7 @@ B2 H16 N8192 D128 fp16, budget 20) kept six levers by #7 (wgmma/sw128/tma/ex2/t1
 q_in=smem, 535.3 TFLOP/s), read barrier_bound, measured last_warp_refill+narrow_kv_tile at 0.6671 (#8)
 and spent #9-#15 on seven more compounds built on last_warp_refill (0.65-0.93) and #16-#19 on four built
 on persistent_grid+narrow_kv_tile (0.69-0.73), each predicted from its first lever's catalog band
-(0.97-1.15, 0.97-1.05), so no plateau fired. The fixture is that run's recording (artifacts.tgz,
+(0.97-1.15, 0.97-1.05), so no plateau fired. The fixture is that run's recording (artifacts.tar.xz,
 naive_n8192_artifacts/run-1/recording.jsonl; it ends with #19 in flight, and the replay reads the
 resumed process's recording.resume-1.jsonl after it), replayed without a GPU.
 """

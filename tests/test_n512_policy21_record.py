@@ -31,7 +31,7 @@ def test_the_final_reads_as_predicted_against_cudnn():
     assert m and float(m[1]) == 1.435 and float(m[2]) == 0.984
     assert 0.95 <= float(m[2]) <= 0.99  # the CPU record's prediction, and above policy 20's 0.892-0.894
     assert "tail_rows=skip" in text.splitlines()[-1] or "tail_rows=skip" in text
-    assert (HERE / "n512_agent_3_db.tgz").stat().st_size > 100_000
+    assert (HERE / "n512_agent_3_db.tar.xz").stat().st_size > 100_000
 
 
 def test_the_three_warpgroup_page_waits_on_mbarriers_and_the_exponentials():

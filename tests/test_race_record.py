@@ -58,7 +58,7 @@ def _param(run: str):
 def test_each_run_replays_to_what_the_device_printed(run, tmp_path_factory):
     rows_printed, comparators = _printed(_text(run))
     assert len(rows_printed) == 20
-    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     assert [(r["outcome"], round(r["margin"], 4)) for r in rows if r["kind"] == "sample"] == rows_printed
     replayed = {r["lever"]: round(r["margin"], 4) for r in rows if r["kind"] == "comparator"}
@@ -71,7 +71,7 @@ def test_the_agent_at_causal_gqa_replays_to_what_the_device_printed(tmp_path_fac
     """Policy 18 from the naive seed: 17 experiments, then the plateau; the warp-specialised mainloop measured
     alone from the barrier kernel at 0.8992 (#14) and shelved, the run's final on the barrier kernel."""
     run = "call8/gqa_agent_1"
-    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     printed = printed_history(HERE / f"{run}.txt")
     assert outcomes(rows) == printed and len(printed) == 17
@@ -88,7 +88,7 @@ def test_policy_19_at_causal_gqa_replays_to_what_the_device_printed(tmp_path_fac
     1.1045), the wide PV (1.0426) and P packed mid-wait (1.0142): 1.002x cuDNN in the run's own row, against policy
     18's 0.860."""
     run = "call11/gqa_agent_2"
-    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     printed = printed_history(HERE / f"{run}.txt")
     assert outcomes(rows) == printed and len(printed) == 20
@@ -108,7 +108,7 @@ def test_policy_19_at_the_readmes_problem_replays_across_its_resume(tmp_path_fac
     run = "call12/d128_agent_2"
     first = (HERE / "call11/d128_agent_2.txt").read_text()
     assert "exit 124" in first and "summary:" not in first and "#11 lever ws_pv_wide" in first
-    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     printed = printed_history(_text(run))
     assert outcomes(rows) == printed and len(printed) == 16
@@ -142,7 +142,7 @@ def test_policy_20_replays_to_what_the_device_printed(run, tmp_path_factory):
     the three-warpgroup mainloop from the plain 64-row kernel loses (0.862) in both runs, as it did from a later best
     under policy 17 (0.8441). The finals at the three race problems are the earlier policies' (same knobs)."""
     n, stop, figures, (at, move) = POLICY_20[run]
-    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tgz", "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, HERE / f"{run}_db.tar.xz", "fa5090_artifacts/run-1/recording.jsonl")
     out, rows = replay(rec, tmp_path_factory.mktemp("db") / "r.db")
     printed = printed_history(HERE / f"{run}.txt")
     assert outcomes(rows) == printed and len(printed) == n

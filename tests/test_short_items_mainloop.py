@@ -91,7 +91,7 @@ def test_policy_19_asks_for_it_where_policy_18_measured_the_plain_mainloop(tmp_p
     policy 19 with its catalog: the same first choice as policy 18 made for experiments 1-13, then at the 14th the
     new move (predicted 0.95-1.15, relief 1: it targets the issue_latency_chain diagnosis) where policy 18 chose the
     plain mainloop (measured 0.8992). What the move measures there is not known: it was never run on a GPU."""
-    rec = unpack_recording(tmp_path_factory, RUN.with_name("gqa_agent_1_db.tgz"), "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, RUN.with_name("gqa_agent_1_db.tar.xz"), "fa5090_artifacts/run-1/recording.jsonl")
     states, _, miss = spy_replay(rec, tmp_path_factory.mktemp("v"), 19, monkeypatch, shape=GQA)
     assert miss is None and len(states) == 18  # the recording's catalog is policy 18's: the replay runs as recorded
     measured = [lever for lever, _, _ in printed_history(RUN.with_suffix(".txt"))]
@@ -115,7 +115,7 @@ def test_at_the_other_short_problems_it_takes_the_ask_of_the_plain_mainloop(run,
     instead. Policy 19's run at N2048 D128 took it at that very ask, #10, and kept it at 1.1594
     (results/2026-12-04_h200_race/call11); at N512 D64 it has not been run."""
     d = RESULTS / run
-    rec = unpack_recording(tmp_path_factory, d.with_name(d.name + "_db.tgz"), "fa5090_artifacts/run-1/recording.jsonl")
+    rec = unpack_recording(tmp_path_factory, d.with_name(d.name + "_db.tar.xz"), "fa5090_artifacts/run-1/recording.jsonl")
     states, _, miss = spy_replay(rec, tmp_path_factory.mktemp("v"), 19, monkeypatch, shape=shape)
     assert miss is None
     assert printed_history(d.with_suffix(".txt"))[ask - 1][0] == "ws_mainloop"
@@ -128,7 +128,7 @@ def test_its_own_run_at_causal_gqa_asked_a_compound_first_for_its_lower_t_keep(t
     Both rank with relief 1 and cost 0; the rank then reads whether the band's middle reaches t_keep, then the rows/SM
     gained. That run's A/A null on the arm gave t_keep 1.0015 (the recorded run of policy 18: 1.0049), which the
     compound's middle, 1.0040, reaches; and it gains no rows where the move gives 128 up to the producer."""
-    run = RESULTS / "2026-12-04_h200_race" / "call11" / "gqa_agent_2_db.tgz"
+    run = RESULTS / "2026-12-04_h200_race" / "call11" / "gqa_agent_2_db.tar.xz"
     rec = unpack_recording(tmp_path_factory, run, "fa5090_artifacts/run-1/recording.jsonl")
     states, _, miss = spy_replay(rec, tmp_path_factory.mktemp("v"), 19, monkeypatch, shape=GQA)
     assert miss is None and len(states) == 20

@@ -29,7 +29,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tunerec")
-    with tarfile.open(REC / "call1" / "tune_db.tgz") as t:
+    with tarfile.open(REC / "call1" / "tune_db.tar.xz") as t:
         t.extractall(tmp, filter="data")
     return tmp / "llama.db"
 

@@ -227,7 +227,7 @@ def _artifact_now(db_path: Path, stored: str | None) -> str:
     for folder in dict.fromkeys((_artifacts_for(db_path), db_path.parent / "fa5090_artifacts")):
         if (folder / rel).is_file():
             return str(folder / rel)
-    packed = sorted(p.name for p in db_path.parent.glob("*.tgz"))
+    packed = sorted(p.name for pat in ("*.tgz", "*.tar.xz") for p in db_path.parent.glob(pat))  # the device's, or xz
     return f"{_artifacts_for(db_path) / rel} (not found" + (f"; it may be packed in {', '.join(packed)})" if packed else ")")
 
 

@@ -1,5 +1,5 @@
 """Agent v4's `issue_bound` rule against every ncu profile recorded under results/ (plain CSVs and those
-inside .tgz archives): each diagnosed with the rules before it (issue_bound=False, agents 1-3) and with
+inside .tgz and .tar.xz archives): each diagnosed with the rules before it (issue_bound=False, agents 1-3) and with
 it, at one and two row tiles a warp; prints every label that changes and a count. No GPU needed.
     python3 results/2026-11-30_cpu_build_checks/check_issue_bound_relabel.py > results/2026-11-30_cpu_build_checks/issue_bound_relabel.txt"""
 import sys
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2] / "results"
 def profiles():
     for p in sorted(ROOT.rglob("ncu_*.csv")):
         yield str(p.relative_to(ROOT)), p.read_text()
-    for t in sorted(ROOT.rglob("*.tgz")):
+    for t in sorted([*ROOT.rglob("*.tgz"), *ROOT.rglob("*.tar.xz")]):  # (the recorded archives recompressed to xz)
         with tarfile.open(t) as tar:
             for m in tar.getmembers():
                 if m.isfile() and Path(m.name).name.startswith("ncu_") and m.name.endswith(".csv"):

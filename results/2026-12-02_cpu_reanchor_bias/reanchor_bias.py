@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every re-anchor in the committed records, against the product of the paired keeps it checks; and every keep's
-first pair against its replicate. Reads the databases under results/ (and those packed in *_db.tgz), read-only, on the
+first pair against its replicate. Reads the databases under results/ (and those packed in *_db.tar.xz), read-only, on the
 CPU; each experiment is counted once even where a database is copied into two records (by its start time and margin).
 
     python3 results/2026-12-02_cpu_reanchor_bias/reanchor_bias.py"""
@@ -25,7 +25,7 @@ def databases(tmp: Path) -> list[Path]:
         out.parent.mkdir()
         out.write_bytes(gzip.decompress(z.read_bytes()))
         found.append(out)
-    archives = [*(ROOT / "results").rglob("*_db.tgz"), *(ROOT / "results").rglob("*_db.tar.xz")]  # (xz: later records)
+    archives = [*(ROOT / "results").rglob("*_db.tgz"), *(ROOT / "results").rglob("*_db.tar.xz")]  # (as committed: xz)
     for i, t in enumerate(sorted(archives)):
         d = tmp / str(i)
         d.mkdir()

@@ -14,7 +14,7 @@ one() {  # $1 name, $2 seconds, the rest: the run command's arguments
   tar czf $OUT/${name}_db.tgz -C $d fa5090.db fa5090_artifacts 2>/dev/null
 }
 one d128 380 --budget 20
-mkdir -p /tmp/d64r && tar xzf results/2026-12-02_h200_fast_run/call1/d64_db.tgz -C /tmp/d64r
+mkdir -p /tmp/d64r && tar xJf results/2026-12-02_h200_fast_run/call1/d64_db.tar.xz -C /tmp/d64r
 LEFT=$(( 555 - ($(date +%s) - T0) ))
 [ $LEFT -gt 60 ] && one d64r $LEFT --resume 1
 tail -12 $OUT/d128.txt; tail -12 $OUT/d64r.txt

@@ -4,7 +4,7 @@
 # rules as committed; then its final paired against call 2's final (scripts/device_pair.py, three fresh processes)
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl; export PYTHONPATH=/tmp/site:$PWD
 R=$PWD/results/2026-12-02_h200_fast_run
-mkdir -p /tmp/d128 /tmp/old && tar xzf $R/call2/d128_db.tgz -C /tmp/old
+mkdir -p /tmp/d128 /tmp/old && tar xJf $R/call2/d128_db.tar.xz -C /tmp/old
 date -u +%FT%TZ > $OUT/d128.txt
 ( cd /tmp/d128 && time timeout -s INT ${SECS:-330} python3 -m agent run --db /tmp/d128/fa5090.db --budget 20 ) >> $OUT/d128.txt 2>&1
 echo "exit $?" >> $OUT/d128.txt; date -u +%FT%TZ >> $OUT/d128.txt

@@ -10,7 +10,7 @@ R=$PWD/results/2026-12-02_h200_fast_run P=results/2026-12-02_h200_fast_run
 { echo "FA5090_CACHE=/tmp/pcache python3 $P/profile_inputs.py --out \$OUT --repeats 2"
   time FA5090_CACHE=/tmp/pcache timeout 150 python3 $P/profile_inputs.py --out $OUT --repeats 2; echo "exit $?"; } > $OUT/profile_inputs.txt 2>&1
 export FA5090_PROFILE_INPUTS=driver
-mkdir -p /tmp/d128 /tmp/c2 && tar xzf $R/call2/d128_db.tgz -C /tmp/c2
+mkdir -p /tmp/d128 /tmp/c2 && tar xJf $R/call2/d128_db.tar.xz -C /tmp/c2
 { date -u +%FT%TZ; echo "FA5090_PROFILE_INPUTS=driver python3 -m agent run --db /tmp/d128/fa5090.db --budget 20"
   cd /tmp/d128 && time timeout -s INT ${SECS:-320} python3 -m agent run --db /tmp/d128/fa5090.db --budget 20
   echo "exit $?"; date -u +%FT%TZ; } > $OUT/d128.txt 2>&1

@@ -1,6 +1,6 @@
 """Where each run of this record spent its wall time, from its database alone (run from the repository root):
 python3 results/2026-12-02_h200_fast_run/where_the_time_went.py [unpacked-dir]. The databases are in the
-<call>/<name>_db.tgz files; they are unpacked into the given directory (default: a temporary one)."""
+<call>/<name>_db.tar.xz files; they are unpacked into the given directory (default: a temporary one)."""
 import json
 import sqlite3
 import statistics
@@ -29,7 +29,7 @@ def main(out: Path) -> None:
     for name, what in RUNS:
         d = out / name
         d.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(HERE / f"{name}_db.tgz") as tf:
+        with tarfile.open(HERE / f"{name}_db.tar.xz") as tf:
             tf.extractall(d, filter="data")
         db = sqlite3.connect(f"file:{d / 'fa5090.db'}?immutable=1", uri=True)
         db.row_factory = sqlite3.Row

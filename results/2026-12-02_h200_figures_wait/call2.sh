@@ -10,7 +10,7 @@ F=$PWD/results/2026-12-02_h200_fast_run REPO=$PWD
 S=$PWD/results/2026-12-02_h200_short_ncu
 { time timeout 150 python3 $S/short_ncu.py /tmp/ncu ws_op_lazy_qp_w_ot ws_op_lazy_qp_w; echo "exit $?"; } > $OUT/short_ncu.txt 2>&1
 tar czf $OUT/ncu.tgz -C /tmp ncu
-mkdir -p /tmp/d128 /tmp/c5 && tar xzf $F/call5/d128_resumed_db.tgz -C /tmp/c5
+mkdir -p /tmp/d128 /tmp/c5 && tar xJf $F/call5/d128_resumed_db.tar.xz -C /tmp/c5
 { date -u +%FT%TZ; echo "python3 -m agent run --db /tmp/d128/fa5090.db --budget 20"
   cd /tmp/d128 && time timeout -s INT 420 python3 -m agent run --db /tmp/d128/fa5090.db --budget 20
   echo "exit $?"; date -u +%FT%TZ; } > $OUT/d128.txt 2>&1

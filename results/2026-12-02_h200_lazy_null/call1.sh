@@ -5,7 +5,7 @@
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl; export PYTHONPATH=/tmp/site:$PWD
 { echo "source $SOURCE"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } > $OUT/gpu.txt
 F=$PWD/results/2026-12-02_h200_fast_run REPO=$PWD
-mkdir -p /tmp/d128 /tmp/c5 && tar xzf $F/call5/d128_resumed_db.tgz -C /tmp/c5
+mkdir -p /tmp/d128 /tmp/c5 && tar xJf $F/call5/d128_resumed_db.tar.xz -C /tmp/c5
 { date -u +%FT%TZ; echo "python3 -m agent run --db /tmp/d128/fa5090.db --budget 20"
   cd /tmp/d128 && time timeout -s INT 420 python3 -m agent run --db /tmp/d128/fa5090.db --budget 20
   echo "exit $?"; date -u +%FT%TZ; } > $OUT/d128.txt 2>&1

@@ -16,7 +16,7 @@ SEED="compute=wgmma layout=sw128 staging=tma exp=ex2 br=128 bc=128 warps=8 kv_st
       pingpong=on mainloop=ws pv_wide=on o_store=tma_in_q"
 ARGS="--config $PWD/$R/llama_gqa_config.json --seqlen 2048 --seqlen 4096 --seqlen 8192 --batch 1 --budget 8"
 for k in $SEED; do ARGS="$ARGS --seed-knob $k"; done
-mkdir -p /tmp/tune && tar xzf $R/call1/tune_db.tgz -C /tmp/tune && cd /tmp/tune
+mkdir -p /tmp/tune && tar xJf $R/call1/tune_db.tar.xz -C /tmp/tune && cd /tmp/tune
 { echo "python3 -m agent tune $ARGS --db /tmp/tune/llama.db --export-torch /tmp/pkg"
   time timeout 200 python3 -m agent tune $ARGS --db /tmp/tune/llama.db --export-torch /tmp/pkg; echo "exit $?"
   set -x; TSITE=$(python3 -c "import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))")

@@ -9,7 +9,7 @@ echo "$SOURCE" > $OUT/source.txt
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $OUT/gpu.txt
 mkdir -p $OUT/best /tmp/d128
 F=$PWD/results/2026-12-02_h200_fast_run
-tar xzf $F/call5/d128_db.tgz -C /tmp/d128
+tar xJf $F/call5/d128_db.tar.xz -C /tmp/d128
 { date -u +%FT%TZ; echo "FA5090_PROFILE_INPUTS=driver python3 -m agent run --db /tmp/d128/fa5090.db --resume 1"
   ( cd /tmp/d128 && time FA5090_PROFILE_INPUTS=driver timeout -s INT 130 python3 -m agent run --db /tmp/d128/fa5090.db --resume 1 )
   echo "exit $?"; date -u +%FT%TZ; } > $OUT/resume.txt 2>&1

@@ -70,7 +70,8 @@ def read(run: str) -> dict:
 def tpe_draw(run: str) -> str:
     """How a TPE run drew (its database's search options; runs recorded before the setting drew uniformly)."""
     with tempfile.TemporaryDirectory() as d:
-        with tarfile.open(RESULTS / f"{run}_db.tgz") as t:
+        xz = RESULTS / f"{run}_db.tar.xz"  # as committed (recompressed to xz, results/README.md), else the device's .tgz
+        with tarfile.open(xz if xz.exists() else RESULTS / f"{run}_db.tgz") as t:
             t.extractall(d, members=[t.getmember("fa5090.db")], filter="data")
         con = sqlite3.connect(Path(d) / "fa5090.db")
         (options,) = con.execute("SELECT options FROM runs ORDER BY id LIMIT 1").fetchone()

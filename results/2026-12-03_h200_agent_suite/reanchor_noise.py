@@ -22,7 +22,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         for call, name in RUNS:
             tmp = Path(d)
-            with tarfile.open(HERE / call / f"{name}_db.tgz") as tf:
+            with tarfile.open(HERE / call / f"{name}_db.tar.xz") as tf:
                 tf.extractall(tmp / name, filter="data")
             db = tmp / f"{name}.db"
             rec = tmp / name / "fa5090_artifacts" / "run-1" / "recording.jsonl"

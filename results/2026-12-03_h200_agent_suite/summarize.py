@@ -1,4 +1,4 @@
-"""The runs of this record as one table: each run's recording (callN/<name>_db.tgz) replayed into a fresh
+"""The runs of this record as one table: each run's recording (callN/<name>_db.tar.xz) replayed into a fresh
 database on the CPU, read beside what the device printed (callN/<name>.txt: wall time, median experiment).
 
 The databases archived by calls 1 and 4 hold only their header (the WAL was not checkpointed when the archive was
@@ -24,7 +24,7 @@ FINAL = ("mainloop", "br", "bc", "warps", "o_store", "q_load", "persistent", "ct
 
 def replayed(call: str, name: str, tmp: Path) -> tuple[dict, list[dict]]:
     """The run row and experiments of the recording replayed into tmp/<name>.db."""
-    with tarfile.open(HERE / call / f"{name}_db.tgz") as tf:
+    with tarfile.open(HERE / call / f"{name}_db.tar.xz") as tf:
         tf.extractall(tmp / name, filter="data")
     db = tmp / f"{name}.db"
     rec = tmp / name / "fa5090_artifacts" / "run-1" / "recording.jsonl"

@@ -38,7 +38,7 @@ def shape_of(key: str) -> Shape:
 
 def states_of(run: str, work: Path):
     """The State of every ask of the recorded run, replayed with the policy it ran."""
-    xz = RESULTS / f"{run}_db.tar.xz"  # the later records keep their archives in xz (results/README.md)
+    xz = RESULTS / f"{run}_db.tar.xz"  # the archives as committed, in xz (results/README.md)
     with tarfile.open(xz if xz.exists() else RESULTS / f"{run}_db.tgz") as t:
         t.extractall(work, filter="data")
     con = sqlite3.connect(work / "fa5090.db")

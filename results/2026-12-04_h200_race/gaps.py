@@ -32,7 +32,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for run in RUNS:
         with tempfile.TemporaryDirectory() as d:
-            with tarfile.open(HERE / f"{run}_db.tgz") as t:
+            with tarfile.open(HERE / f"{run}_db.tar.xz") as t:
                 t.extractall(d, members=[t.getmember("fa5090.db")], filter="data")
             con = sqlite3.connect(Path(d) / "fa5090.db")
             rows = con.execute("SELECT started_at, finished_at, knobs FROM experiments WHERE kind IN "

@@ -35,7 +35,7 @@ def main() -> None:
     for run in ("call3/d128_tpe_1", "call6/d128_tpe_2", "call4/d128_tpe_3"):
         spent.update(ask=0.0, tell=0.0, suggest=0.0, asks=0)
         with tempfile.TemporaryDirectory() as d:
-            with tarfile.open(HERE / f"{run}_db.tgz") as tf:
+            with tarfile.open(HERE / f"{run}_db.tar.xz") as tf:
                 tf.extractall(d, filter="data")
             t0 = time.perf_counter()
             res = CliRunner().invoke(app, ["run", "--replay", f"{d}/fa5090_artifacts/run-1/recording.jsonl",

@@ -10,7 +10,7 @@
 # Usage: [LIMIT=<s>] [GQA=1 | RESUME=1] [NCU=1] SOURCE=<commit> bash results/2026-12-05_cpu_policy22/device_call.sh   (carry .whl)
 R=results/2026-12-03_h200_agent_suite/race.sh
 if [ -n "$RESUME" ]; then
-  mkdir -p /tmp/n512_agent_4 && tar xzf results/2026-12-05_h200_n512_policy22/n512_agent_4_db.tgz -C /tmp/n512_agent_4
+  mkdir -p /tmp/n512_agent_4 && tar xJf results/2026-12-05_h200_n512_policy22/n512_agent_4_db.tar.xz -C /tmp/n512_agent_4
   bash $R n512 "" resume:n512_agent_4
 elif [ -z "$GQA" ]; then
   bash $R n512 "--batch 16 --seqlen 512 --head-dim 64" agent:4
