@@ -95,7 +95,7 @@ def test_where_only_candidates_crash_the_best_re_checks_fine_and_the_run_goes_on
     w_db, w = whole
     counted = {e["seq"]: e for e in q.history(w_db, w) if e["seq"]}
     # two experiments in a row that the uninterrupted run measured as rejections now fault in their worker
-    assert (counted[7]["outcome"], counted[8]["outcome"]) == ("SLOWER", "NULL")
+    assert {counted[7]["outcome"], counted[8]["outcome"]} <= {"SLOWER", "NULL"}
     bench = CrashingSimBench({counted[7]["knob_key"], counted[8]["knob_key"]})
     db, rid = _search(bench, tmp_path / "crash.db", tmp_path)
     run = q.get_run(db, rid)
