@@ -22,7 +22,7 @@ def main() -> int:
     from kernel_src.knobs import Knobs
 
     if len(sys.argv) != 3 or sys.argv[1] not in KERNELS:
-        print(f"usage: device_memcheck.py KERNEL 'SHAPE', KERNEL one of device_suite.KERNELS", file=sys.stderr)
+        print("usage: device_memcheck.py KERNEL 'SHAPE', KERNEL one of device_suite.KERNELS", file=sys.stderr)
         return 2
     name, sh = sys.argv[1], shape(sys.argv[2])
     dev = probe()

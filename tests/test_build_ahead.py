@@ -71,7 +71,6 @@ def test_a_figure_build_reads_as_the_library_does(shared_cache):
 
 
 def test_a_paused_build_is_stopped_until_continued(tmp_path):
-    import os
 
     from experiments.build import pause_build, process_tree
 

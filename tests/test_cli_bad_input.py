@@ -145,9 +145,9 @@ def test_a_folder_given_as_a_recording_names_the_recordings_in_it(run2, tmp_path
 
 
 def test_an_unknown_lever_in_history_is_a_usage_error_with_the_known_ones(good):
-    last = said(invoke("history", "--lever", "nosuchlever", "--db", good), 2, "unknown lever 'nosuchlever'", "known:",
-                "tensor_cores", "`fa5090-search levers`")
-    last = said(invoke("history", "--lever", "swizle", "--db", good), 2, "did you mean swizzle")
+    said(invoke("history", "--lever", "nosuchlever", "--db", good), 2, "unknown lever 'nosuchlever'", "known:",
+         "tensor_cores", "`fa5090-search levers`")
+    said(invoke("history", "--lever", "swizle", "--db", good), 2, "did you mean swizzle")
     ok = invoke("history", "--lever", "swizzle", "--json", "--db", good)
     assert ok.exit_code == 0 and {r["lever"] for r in json.loads(ok.output)} == {"swizzle"}
 
@@ -187,8 +187,8 @@ def test_export_best_of_a_run_that_kept_nothing_says_it_is_the_naive_seed(tmp_pa
 
 def test_a_problem_larger_than_any_gpu_is_refused_before_anything_is_built(tmp_path):
     res = invoke("run", "--seqlen", 100_000_000_000, "--db", tmp_path / "n.db")
-    last = said(res, 2, "does not fit", "q, k, v and o take 2 B x B2 x (2 x H16 + 2 x Hkv16) x N100000000000 x D128",
-                "3.277e+15 B", "more than any single GPU holds")
+    said(res, 2, "does not fit", "q, k, v and o take 2 B x B2 x (2 x H16 + 2 x Hkv16) x N100000000000 x D128",
+         "3.277e+15 B", "more than any single GPU holds")
     assert not (tmp_path / "n.db").exists() and not (tmp_path / "n_artifacts").exists()
     from experiments.problem import memory_refusal
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from agent import levers
-from agent.policy import CURRENT, POLICIES
+from agent.policy import POLICIES
 from agent.replay.catalog import as_read_by
 from kernel_src.knobs import SEED, Knobs
 from recorded import RESULTS, device_pairs

@@ -17,15 +17,11 @@ from recorded import RESULTS, outcomes, recorded, recordings_fixture
 from recorded import spy_replay as _replay
 
 from agent import strategies
-from agent.bench import Replay, ReplayMiss
-from agent.loop import SearchOptions, run_search
+from agent.loop import SearchOptions
 from agent.policy import CURRENT, POLICIES
 from agent.strategies.base import State
 from agent.strategies.lever_factors import Prior, fit, prior_of
 from agent.strategies.limiter import LimiterAgent
-from experiments.problem import Shape
-from kernel_src.knobs import SEED
-from store.db import open_db
 
 RES = RESULTS / "2026-11-30_h200_kv_release_ws"
 recordings = recordings_fixture(RES)

@@ -2,7 +2,6 @@
 FA2-era winners stacked, unrolled K/V copies (copies=unrolled) with their tier, margin table and compiler
 figures, the kernels at N8192, causal and D=64 against SDPA flash in fresh processes, and exp_poly's tiers and
 margin table. The replays reuse each recording's own options."""
-import json
 import re
 
 import pytest

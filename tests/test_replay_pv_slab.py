@@ -2,7 +2,6 @@
 its tier bitwise against off, its margin table, FlashAttention-2's 128 x 64 tile on 4 warps against SDPA flash
 with it and with the predicate mask, the lean BC-64 kernel (B64L: 0 spills on sm_80, sm_90 and sm_120), causal
 and D=64, and the compiler figures recorded on the CPU machine."""
-import json
 import re
 
 from recorded import RESULTS, outcomes, recorded, recordings_fixture, read_record

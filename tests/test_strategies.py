@@ -6,7 +6,6 @@ timing streams and ncu CSVs. The logic around them (compound moves, the plateau 
 re-measured on the kernel being compared) is exercised on tests/fakes.SimBench, a synthetic bench
 whose numbers are not measurements."""
 import ast
-import json
 import tarfile
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from agent.strategies.limiter import LimiterAgent
 from agent import levers
 from experiments.problem import Shape
 from kernel_src.arch import TABLE
-from kernel_src.knobs import SEED, Knobs
+from kernel_src.knobs import SEED
 from profiler.diagnosis import Diagnosis
 from profiler.static import StaticFigures
 from store import queries as q

@@ -199,7 +199,7 @@ def test_a_transformers_llama_runs_through_the_package_as_it_runs_through_sdpa(p
     ids = torch.randint(0, 96, (2, 12), generator=torch.Generator().manual_seed(1))
     pad = torch.ones(2, 12, dtype=torch.long)
     pad[1, :3] = 0  # left padding on the second sequence: a mask reaches the function
-    with torch.no_grad(), warnings.catch_warnings(record=True) as w:
+    with torch.no_grad(), warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         for mask in (None, pad):
             got, want = ours(ids, attention_mask=mask).logits, ref(ids, attention_mask=mask).logits
