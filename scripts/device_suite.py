@@ -642,6 +642,11 @@ BEST[64] += [f"{RSB2}_el_sl_st_wu_ls"]
 # results/2026-12-07_h100_tier_policy31); against the bound alone (the stream sums the last items in another order)
 KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu_ls"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu"], "last_round": "key_stream"}
 BEST[64] += ["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu_ls"]
+# `G` in launch order with the tail rows computed: the final of policy 32's run at B8 H16/4 N2048 D64 on an H100, whose
+# own row read 1.107x cuDNN where plan best read `G` at 1.137 (results/2026-12-07_h100_policy32_shapes); paired
+# against `G` and cuDNN in one process by plan margins (results/2026-12-07_cpu_policy33/device_call.sh)
+KERNELS["ws3_lazy_qp_ot_pm_s3_dm_wu"] = {**KERNELS["ws3_lazy_qp_hf_ot_pm_ts_s3_dm_wu"], "cta_order": "launch",
+                                         "tail_rows": "compute"}
 # a quarter and a half of P's exponentials by the cubic on the FMA pipe (`_eq`, `_eh`: exp_poly; last measured on the
 # warp-specialised mainloop on an H200 in 2026-12-02, 0.78-0.97, before the row sums on the tensor cores, the static
 # schedule and the stream) on the suite's D=64 bests at N8192 and at N2048 GQA; exp_poly changes the bits: each is
