@@ -272,3 +272,16 @@ def device_pairs(suffix: str, bases: list[str], **off) -> dict:
     for cand, base in pairs:
         assert Knobs.parse(ds.KERNELS[cand]).replace(**off) == Knobs.parse(ds.KERNELS[base]), cand
     return ds.KERNELS
+
+
+def pairing_segments(folder: Path) -> tuple[dict, dict[str, list[dict]]]:
+    """The pairing's clocks record in `folder` (pairing_clocks.json.gz, written by
+    results/2026-12-07_cpu_h200_tier_policy31/pairing_clocks.py): the record, and its segments by partner (self, cudnn,
+    flash), each asserted under the software power cap with no thermal or hardware slowdown, 400 alternations."""
+    rec = json.loads(gzip.decompress((folder / "pairing_clocks.json.gz").read_bytes()))
+    seg: dict[str, list[dict]] = {}
+    for s in rec["segments"]:
+        seg.setdefault(s["partner"], []).append(s)
+        assert s["sw_power_cap"] == 1.0 and s["thermal"] == 0.0 and s["hw_slowdown"] == 0.0 and s["alternations"] == 400
+    assert rec["power_limit_w"] == 700.0
+    return rec, seg
